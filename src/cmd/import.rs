@@ -1,0 +1,27 @@
+//! `pgnlake import`: runs the import pipeline and reports the summary.
+
+use std::process::ExitCode;
+
+use crate::cli::ImportArgs;
+use crate::import::{ImportOptions, run_import};
+
+/// Exit code when `--strict` is given and some game was rejected.
+pub const EXIT_REJECTED: u8 = 1;
+
+pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let options = ImportOptions {
+        inputs: args.inputs,
+        out: args.out,
+        threads: args.threads,
+        quiet: args.quiet,
+        strict: args.strict,
+    };
+    let summary = run_import(&options)?;
+    if !options.quiet {
+        eprint!("{}", summary.to_text());
+    }
+    if options.strict && summary.rejected > 0 {
+        return Ok(ExitCode::from(EXIT_REJECTED));
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,14 @@
+//! Subcommands: one file each, wiring the library to the command line.
+
+pub mod import;
+
+use std::process::ExitCode;
+
+use crate::cli::{Cli, Command};
+
+/// Runs the chosen subcommand and returns its exit code.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        Command::Import(args) => import::run(args),
+    }
+}

@@ -1,0 +1,278 @@
+//! Per-game glue between the stages: framed bytes → pgn-reader parse and
+//! token audit → replay and result audit → a games row or a rejects row.
+
+use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::movetext::{self, TokenProblemKind};
+use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
+use crate::pgn::{encoding, framer};
+use crate::replay::audit::{self, Declared};
+use crate::replay::reject::{RejectReason, Rejection};
+use crate::replay::{self, color_name};
+use crate::sink::rows::{GameRow, RejectRow};
+use crate::stats::RunCounts;
+
+/// What a batch of games turned into.
+#[derive(Debug, Default)]
+pub struct BatchOutput {
+    pub games: Vec<GameRow>,
+    pub rejects: Vec<RejectRow>,
+    pub counts: RunCounts,
+}
+
+/// Parses, audits and replays every game of a batch, in order.
+pub fn process_batch(batch: &Batch) -> BatchOutput {
+    let holder = FeedHolder::new(&batch.data);
+    let mut parser = BatchParser::new(&holder);
+    let mut out = BatchOutput::default();
+    for raw in &batch.games {
+        match process_game(batch, raw, &mut parser) {
+            Ok(row) => {
+                out.counts.count_accepted(row.end_state, row.result_check);
+                out.games.push(row);
+            }
+            Err(row) => {
+                out.counts.count_rejected(row.reason);
+                out.rejects.push(*row);
+            }
+        }
+    }
+    out
+}
+
+fn process_game(
+    batch: &Batch,
+    raw: &RawGame,
+    parser: &mut BatchParser<'_>,
+) -> Result<GameRow, Box<RejectRow>> {
+    let bytes = batch.game_bytes(raw);
+    let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
+        Box::new(reject_row(batch, raw, bytes, game, rejection))
+    };
+    if raw.oversized {
+        let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
+        return Err(reject(None, Rejection::new(RejectReason::OversizedGame, message)));
+    }
+    let report = movetext::scan(bytes, raw.line);
+    let game = match parser.parse(raw.start, raw.end) {
+        ParseOutcome::Game(game) => game,
+        ParseOutcome::SyntaxError(error) => {
+            let rejection = match &report.problem {
+                Some(p) if p.kind == TokenProblemKind::UnterminatedComment => {
+                    token_rejection(RejectReason::UnterminatedComment, "unterminated comment", p)
+                }
+                _ => Rejection::new(RejectReason::MalformedTag, format!("malformed tag: {error}")),
+            };
+            return Err(reject(None, rejection));
+        }
+        ParseOutcome::Split(n) => {
+            let message = format!("pgn-reader reads {n} games in this text");
+            return Err(reject(None, Rejection::new(RejectReason::Garbage, message)));
+        }
+    };
+    if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
+        let text = encoding::decode(bytes).0;
+        let preview: String = text.trim().chars().take(60).collect();
+        let message = format!("text between games: {preview:?}");
+        return Err(reject(Some(&game), Rejection::new(RejectReason::Garbage, message)));
+    }
+    if let Some(problem) = &report.problem {
+        let (reason, what) = match problem.kind {
+            TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
+            TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
+            TokenProblemKind::UnterminatedComment => {
+                (RejectReason::UnterminatedComment, "unterminated comment")
+            }
+        };
+        return Err(reject(Some(&game), token_rejection(reason, what, problem)));
+    }
+    if report.mainline_moves as usize != game.sans.len() {
+        let message = format!(
+            "token audit counts {} mainline moves, pgn-reader {}",
+            report.mainline_moves,
+            game.sans.len()
+        );
+        return Err(reject(Some(&game), Rejection::new(RejectReason::UnknownToken, message)));
+    }
+    let start = replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
+    let start_fen = start.start_fen.clone();
+    let chess960 = start.chess960;
+    let replayed = replay::replay(start, &game.sans).map_err(|mut rejection| {
+        if let Some(ply) = rejection.ply
+            && let Some((line, _)) = movetext::locate_mainline_ply(bytes, raw.line, ply)
+        {
+            rejection.token_line = Some(line);
+        }
+        reject(Some(&game), rejection)
+    })?;
+    let declared = Declared {
+        tag: game.tag("Result"),
+        marker: report.marker,
+    };
+    let check = audit::check(declared, &replayed);
+    let declared_result = declared.result().map(|r| r.as_str());
+    let mut row = GameRow {
+        game_id: raw.game_id,
+        source: batch.source,
+        game_index: raw.game_index,
+        offset: raw.offset,
+        line: raw.line,
+        chess960,
+        start_fen,
+        plies: replayed.plies,
+        result_marker: report.marker.map(|m| m.as_str()),
+        declared_result,
+        result_by_rule: replayed.result_by_rule.map(|r| r.as_str()),
+        result_check: check,
+        end_state: replayed.end_state,
+        winner_by_rule: replayed.winner_by_rule.map(color_name),
+        threefold_first_ply: replayed.threefold_first_ply,
+        fifty_first_ply: replayed.fifty_first_ply,
+        threefold_final: replayed.threefold_final,
+        fifty_final: replayed.fifty_final,
+        automatic_end_ply: replayed.automatic_end_ply,
+        plies_after_end: replayed.plies_after_end,
+        perpetual_check: replayed.perpetual_check,
+        final_fen: replayed.final_fen,
+        moves_uci: replayed.moves_uci,
+        encoding_repaired: game.encoding_repaired,
+        ..GameRow::default()
+    };
+    fill_tags(&mut row, game.tags);
+    Ok(row)
+}
+
+fn token_rejection(reason: RejectReason, what: &str, problem: &movetext::TokenProblem) -> Rejection {
+    let mut rejection = Rejection::new(
+        reason,
+        format!(
+            "{what} {:?} at line {} (before ply {})",
+            problem.token, problem.line, problem.ply
+        ),
+    )
+    .at(problem.ply, problem.token.clone());
+    rejection.token_line = Some(problem.line);
+    rejection
+}
+
+fn reject_row(
+    batch: &Batch,
+    raw: &RawGame,
+    bytes: &[u8],
+    game: Option<&ParsedGame>,
+    rejection: Rejection,
+) -> RejectRow {
+    let tag = |name: &str| game.and_then(|g| g.tag(name)).map(str::to_owned);
+    let (raw_pgn, raw_repaired) = encoding::decode(bytes);
+    RejectRow {
+        game_id: raw.game_id,
+        source: batch.source,
+        game_index: raw.game_index,
+        offset: raw.offset,
+        line: raw.line,
+        reason: rejection.reason,
+        message: rejection.message,
+        ply: rejection.ply,
+        token: rejection.token,
+        token_line: rejection.token_line,
+        white: tag("White"),
+        black: tag("Black"),
+        event: tag("Event"),
+        date: tag("Date"),
+        encoding_repaired: game.is_some_and(|g| g.encoding_repaired) || raw_repaired,
+        raw_pgn,
+    }
+}
+
+/// `?`, empty and non-numbers give null. The raw text of an unreadable
+/// rating stays in `extra_tags`.
+fn parse_elo(value: &str) -> Option<i32> {
+    value.trim().parse::<i32>().ok().filter(|&e| e > 0)
+}
+
+/// The year of a PGN date (`2025.05.01`, `1999.??.??`), when it has one.
+fn parse_year(date: &str) -> Option<i32> {
+    let digits = date.get(..4)?;
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Moves tag values into their columns; every other tag (and every repeat
+/// of a column's tag) goes to `extra_tags`.
+fn fill_tags(row: &mut GameRow, tags: Vec<(String, String)>) {
+    for (name, value) in tags {
+        let slot = match name.as_str() {
+            "Event" => &mut row.event,
+            "Site" => &mut row.site,
+            "Date" => &mut row.date,
+            "Round" => &mut row.round,
+            "White" => &mut row.white,
+            "Black" => &mut row.black,
+            "WhiteTitle" => &mut row.white_title,
+            "BlackTitle" => &mut row.black_title,
+            "TimeControl" => &mut row.time_control,
+            "Termination" => &mut row.termination,
+            "ECO" => &mut row.eco_tag,
+            "Opening" => &mut row.opening_tag,
+            "Variant" => &mut row.variant,
+            "Result" => &mut row.result_tag,
+            "WhiteElo" | "BlackElo" => {
+                let elo = if name == "WhiteElo" {
+                    &mut row.white_elo
+                } else {
+                    &mut row.black_elo
+                };
+                let parsed = parse_elo(&value);
+                let blank = matches!(value.trim(), "" | "?" | "-");
+                if elo.is_none() && (parsed.is_some() || blank) {
+                    *elo = parsed;
+                } else {
+                    row.extra_tags.push((name, value));
+                }
+                continue;
+            }
+            _ => {
+                row.extra_tags.push((name, value));
+                continue;
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(value);
+        } else {
+            row.extra_tags.push((name, value));
+        }
+    }
+    row.year = row.date.as_deref().and_then(parse_year);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn years_and_elos() {
+        assert_eq!(parse_year("2025.05.01"), Some(2025));
+        assert_eq!(parse_year("1999.??.??"), Some(1999));
+        assert_eq!(parse_year("????.??.??"), None);
+        assert_eq!(parse_elo(" 2700 "), Some(2700));
+        assert_eq!(parse_elo("?"), None);
+        assert_eq!(parse_elo(""), None);
+    }
+
+    #[test]
+    fn tags_fill_columns_and_extras() {
+        let mut row = GameRow::default();
+        let tags = [("White", "A"), ("WhiteElo", "2500"), ("BlackElo", "x"), ("Foo", "bar"), ("White", "B"), ("Date", "2001.01.01")]
+            .map(|(n, v)| (n.to_string(), v.to_string()))
+            .to_vec();
+        fill_tags(&mut row, tags);
+        assert_eq!(row.white.as_deref(), Some("A"));
+        assert_eq!(row.white_elo, Some(2500));
+        assert_eq!(row.black_elo, None);
+        assert_eq!(row.year, Some(2001));
+        let extras: Vec<(&str, &str)> = row.extra_tags.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+        assert_eq!(extras, vec![("BlackElo", "x"), ("Foo", "bar"), ("White", "B")]);
+    }
+}

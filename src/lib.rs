@@ -1,0 +1,16 @@
+//! pgnlake: PGN archives in, verified Parquet tables out.
+//!
+//! The pipeline, in the order data flows: [`input`] opens and decompresses,
+//! [`pgn`] frames, parses and audits tokens, [`replay`] proves legality and
+//! outcomes, [`stats`] counts, [`sink`] writes tables. [`import`] drives them;
+//! [`cmd`] and [`cli`] are the command line.
+
+pub mod cli;
+pub mod cmd;
+pub mod game;
+pub mod import;
+pub mod input;
+pub mod pgn;
+pub mod replay;
+pub mod sink;
+pub mod stats;

@@ -1,0 +1,518 @@
+//! PGN stage, framing: cuts a decompressed byte stream into games, recording
+//! each game's byte offset and first line, so that workers can parse and
+//! replay games in parallel and every reject can point at its place.
+//!
+//! The boundaries follow pgn-reader's own rules (a movetext ends at a blank
+//! line or at a line starting with `[`, outside `{}` and `;` comments), with
+//! two deliberate differences, both so that no game hides inside another:
+//! - a blank line followed by `[Event ` inside a header starts a new game
+//!   (pgn-reader would merge a tags-only game with the next one);
+//! - a `{` comment still open at a blank line followed by a tag pair is cut
+//!   there, so an unterminated comment loses one game, not the rest of the file.
+//!
+//! A game longer than [`MAX_GAME_BYTES`] is cut at that size, which keeps
+//! memory bounded on pathological input; the worker rejects it.
+
+use std::io::{self, Read};
+
+/// Longest game the framer keeps whole.
+pub const MAX_GAME_BYTES: usize = 32 << 20;
+const READ_CHUNK: usize = 1 << 20;
+
+/// One game's bytes within a [`Batch`], with where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RawGame {
+    /// Global ordinal over all games read in this run (input order).
+    pub game_id: u64,
+    /// 1-based ordinal of the game within its source.
+    pub game_index: u64,
+    /// Byte offset of the game's first byte in the uncompressed stream.
+    pub offset: u64,
+    /// 1-based line number of the game's first byte.
+    pub line: u64,
+    /// Range of the game's bytes in [`Batch::data`].
+    pub start: usize,
+    pub end: usize,
+    /// True when the framer cut the game at [`MAX_GAME_BYTES`].
+    pub oversized: bool,
+}
+
+/// A run of consecutive games from one source, the unit of parallel work.
+#[derive(Debug, Default)]
+pub struct Batch {
+    pub source: u32,
+    pub data: Vec<u8>,
+    pub games: Vec<RawGame>,
+}
+
+impl Batch {
+    pub fn game_bytes(&self, game: &RawGame) -> &[u8] {
+        self.data.get(game.start..game.end).unwrap_or_default()
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// Skipping whitespace and `%` escape lines before a game.
+    Between { line_start: bool },
+    /// Inside the tag section.
+    Tags { line_start: bool },
+    /// Inside movetext, outside comments.
+    Movetext,
+    /// Inside a `{` comment.
+    Comment,
+    /// Inside a `;` comment or `%` escape line (runs to the newline).
+    LineComment,
+}
+
+/// Where the scan stopped.
+enum Step {
+    /// The current game ends at this index (exclusive).
+    GameEnd(usize),
+    /// More bytes are needed to decide.
+    NeedMore,
+}
+
+/// Streams games out of a reader.
+pub struct Framer<R> {
+    src: R,
+    buf: Vec<u8>,
+    /// Scan position in `buf`.
+    pos: usize,
+    /// Start of the current game in `buf`, if one has begun.
+    game_start: Option<usize>,
+    game_line: u64,
+    state: State,
+    eof: bool,
+    /// Stream offset of `buf[0]`.
+    base_offset: u64,
+    /// Line number at `pos`.
+    line: u64,
+    games_in_source: u64,
+}
+
+impl<R: Read> Framer<R> {
+    pub fn new(src: R) -> Self {
+        Framer {
+            src,
+            buf: Vec::with_capacity(READ_CHUNK * 2),
+            pos: 0,
+            game_start: None,
+            game_line: 1,
+            state: State::Between { line_start: true },
+            eof: false,
+            base_offset: 0,
+            line: 1,
+            games_in_source: 0,
+        }
+    }
+
+    /// Uncompressed bytes read from the source so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.base_offset + self.buf.len() as u64
+    }
+
+    /// Fills `batch` with games until it holds `max_bytes` or `max_games`, or
+    /// the source ends. Returns false when the source is exhausted and the
+    /// batch got nothing.
+    pub fn fill_batch(
+        &mut self,
+        batch: &mut Batch,
+        next_game_id: &mut u64,
+        max_bytes: usize,
+        max_games: usize,
+    ) -> io::Result<bool> {
+        while batch.data.len() < max_bytes && batch.games.len() < max_games {
+            match self.next_game()? {
+                Some((offset, line, range, oversized)) => {
+                    let bytes = self.buf.get(range).unwrap_or_default();
+                    let start = batch.data.len();
+                    batch.data.extend_from_slice(bytes);
+                    self.games_in_source += 1;
+                    batch.games.push(RawGame {
+                        game_id: *next_game_id,
+                        game_index: self.games_in_source,
+                        offset,
+                        line,
+                        start,
+                        end: batch.data.len(),
+                        oversized,
+                    });
+                    *next_game_id += 1;
+                }
+                None => break,
+            }
+        }
+        Ok(!batch.games.is_empty())
+    }
+
+    /// Finds the next game: (offset, first line, range in `buf`, oversized).
+    fn next_game(&mut self) -> io::Result<Option<(u64, u64, std::ops::Range<usize>, bool)>> {
+        loop {
+            let step = self.scan();
+            let end = match step {
+                Step::GameEnd(end) => Some((end, false)),
+                Step::NeedMore if self.eof => {
+                    let end = self.buf.len();
+                    self.pos = end;
+                    self.game_start.map(|_| (end, false))
+                }
+                Step::NeedMore => {
+                    let too_big = self
+                        .game_start
+                        .is_some_and(|start| self.buf.len() - start >= MAX_GAME_BYTES);
+                    if too_big {
+                        let end = self.buf.len();
+                        self.pos = end;
+                        Some((end, true))
+                    } else {
+                        self.refill()?;
+                        continue;
+                    }
+                }
+            };
+            let Some((end, oversized)) = end else {
+                return Ok(None);
+            };
+            let Some(start) = self.game_start.take() else {
+                return Ok(None);
+            };
+            self.state = State::Between { line_start: true };
+            if oversized {
+                // Resume mid-line after a cut.
+                self.state = State::Between { line_start: false };
+            }
+            let offset = self.base_offset + start as u64;
+            return Ok(Some((offset, self.game_line, start..end, oversized)));
+        }
+    }
+
+    /// Drops consumed bytes and reads more.
+    fn refill(&mut self) -> io::Result<()> {
+        let keep = self.game_start.unwrap_or(self.pos);
+        if keep > 0 {
+            self.buf.drain(..keep);
+            self.base_offset += keep as u64;
+            self.pos -= keep;
+            if let Some(start) = self.game_start.as_mut() {
+                *start -= keep;
+            }
+        }
+        let old_len = self.buf.len();
+        self.buf.resize(old_len + READ_CHUNK, 0);
+        let n = loop {
+            match self.src.read(&mut self.buf[old_len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.buf.truncate(old_len);
+                    return Err(e);
+                }
+            }
+        };
+        self.buf.truncate(old_len + n);
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(())
+    }
+
+    /// Runs the state machine from `pos` until a game ends or bytes run out.
+    fn scan(&mut self) -> Step {
+        loop {
+            let Some(&byte) = self.buf.get(self.pos) else {
+                return Step::NeedMore;
+            };
+            match self.state {
+                State::Between { line_start } => match byte {
+                    b'\n' => self.advance_newline(State::Between { line_start: true }),
+                    b' ' | b'\t' | b'\r' => {
+                        self.pos += 1;
+                        self.state = State::Between { line_start: false };
+                    }
+                    b'%' if line_start => {
+                        self.state = State::LineComment;
+                        self.game_start = None;
+                    }
+                    0xef if self.buf.get(self.pos..self.pos + 3) == Some(b"\xef\xbb\xbf") => {
+                        self.pos += 3;
+                    }
+                    0xef if self.buf.len() - self.pos < 3 && !self.eof => return Step::NeedMore,
+                    _ => {
+                        self.game_start = Some(self.pos);
+                        self.game_line = self.line;
+                        self.state = if byte == b'[' {
+                            State::Tags { line_start: true }
+                        } else {
+                            State::Movetext
+                        };
+                    }
+                },
+                State::Tags { line_start } => match byte {
+                    b'[' if line_start => {
+                        // A tag line: skip to its end. Newlines inside quotes end a
+                        // tag value in pgn-reader too.
+                        match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+                            Some(i) => self.pos += i,
+                            None if self.eof => self.pos = self.buf.len(),
+                            None => return Step::NeedMore,
+                        }
+                    }
+                    b'\n' => {
+                        // A blank line then `[Event ` starts a new game.
+                        let rest = &self.buf[self.pos..];
+                        match blank_line_then(rest, b"[Event ") {
+                            Lookahead::Yes(_) => {
+                                let end = self.pos + 1;
+                                self.advance_newline(State::Tags { line_start: true });
+                                return Step::GameEnd(end);
+                            }
+                            Lookahead::Unknown if !self.eof => return Step::NeedMore,
+                            _ => self.advance_newline(State::Tags { line_start: true }),
+                        }
+                    }
+                    b' ' | b'\t' | b'\r' => self.pos += 1,
+                    b'%' if line_start => {
+                        // pgn-reader skips escape lines between tags.
+                        match memchr::memchr(b'\n', &self.buf[self.pos..]) {
+                            Some(i) => self.pos += i,
+                            None if self.eof => self.pos = self.buf.len(),
+                            None => return Step::NeedMore,
+                        }
+                    }
+                    _ if line_start => self.state = State::Movetext,
+                    _ => self.pos += 1,
+                },
+                State::Movetext => {
+                    let rest = &self.buf[self.pos..];
+                    let Some(i) = memchr::memchr3(b'\n', b'{', b';', rest) else {
+                        self.pos = self.buf.len();
+                        return Step::NeedMore;
+                    };
+                    self.pos += i;
+                    match rest[i] {
+                        b'{' => {
+                            self.pos += 1;
+                            self.state = State::Comment;
+                        }
+                        b';' => self.state = State::LineComment,
+                        _ => {
+                            // A newline: the game ends before a blank line or a `[`.
+                            let after = self.buf.get(self.pos + 1..self.pos + 3);
+                            let ends = match after {
+                                Some([b'\n', _]) | Some([b'[', _]) | Some([b'\r', b'\n']) => {
+                                    Some(true)
+                                }
+                                Some(_) => Some(false),
+                                None if self.eof => Some(matches!(
+                                    self.buf.get(self.pos + 1),
+                                    Some(b'\n' | b'[')
+                                )),
+                                None => None,
+                            };
+                            match ends {
+                                None => return Step::NeedMore,
+                                Some(true) => {
+                                    let end = self.pos + 1;
+                                    self.advance_newline(State::Between { line_start: true });
+                                    return Step::GameEnd(end);
+                                }
+                                Some(false) => {
+                                    if self.buf.get(self.pos + 1) == Some(&b'%') {
+                                        self.advance_newline(State::LineComment);
+                                    } else {
+                                        self.advance_newline(State::Movetext);
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+                State::Comment => {
+                    let rest = &self.buf[self.pos..];
+                    let Some(i) = memchr::memchr2(b'}', b'\n', rest) else {
+                        self.pos = self.buf.len();
+                        return Step::NeedMore;
+                    };
+                    self.pos += i;
+                    if rest[i] == b'}' {
+                        self.pos += 1;
+                        self.state = State::Movetext;
+                        continue;
+                    }
+                    match blank_line_then_tag(&self.buf[self.pos..]) {
+                        Lookahead::Yes(_) => {
+                            // Unterminated comment: cut the game here.
+                            let end = self.pos + 1;
+                            self.advance_newline(State::Between { line_start: true });
+                            return Step::GameEnd(end);
+                        }
+                        Lookahead::Unknown if !self.eof => return Step::NeedMore,
+                        _ => self.advance_newline(State::Comment),
+                    }
+                }
+                State::LineComment => {
+                    let rest = &self.buf[self.pos..];
+                    match memchr::memchr(b'\n', rest) {
+                        Some(i) => {
+                            self.pos += i;
+                            self.state = if self.game_start.is_some() {
+                                State::Movetext
+                            } else {
+                                State::Between { line_start: false }
+                            };
+                        }
+                        None => {
+                            self.pos = self.buf.len();
+                            return Step::NeedMore;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Steps over the newline at `pos` and enters `next`.
+    fn advance_newline(&mut self, next: State) {
+        self.pos += 1;
+        self.line += 1;
+        self.state = next;
+    }
+}
+
+enum Lookahead {
+    Yes(usize),
+    No,
+    Unknown,
+}
+
+/// Does `rest` (starting at a newline) continue with a blank line and then `needle`?
+fn blank_line_then(rest: &[u8], needle: &[u8]) -> Lookahead {
+    let mut i = 1;
+    // Skip `\r` and spaces on the (supposedly) empty line.
+    while let Some(b' ' | b'\t' | b'\r') = rest.get(i) {
+        i += 1;
+    }
+    match rest.get(i) {
+        None => return Lookahead::Unknown,
+        Some(b'\n') => i += 1,
+        Some(_) => return Lookahead::No,
+    }
+    match rest.get(i..i + needle.len()) {
+        Some(s) if s == needle => Lookahead::Yes(i),
+        Some(_) => Lookahead::No,
+        None if needle.starts_with(rest.get(i..).unwrap_or_default()) => Lookahead::Unknown,
+        None => Lookahead::No,
+    }
+}
+
+/// Does `rest` (at a newline) continue with a blank line and a tag pair
+/// (`[Name "`)? Used to end an unterminated comment.
+fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
+    let i = match blank_line_then(rest, b"[") {
+        Lookahead::Yes(i) => i + 1,
+        other => return other,
+    };
+    let name_len = rest
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    match rest.get(i + name_len..i + name_len + 2) {
+        _ if name_len == 0 => Lookahead::No,
+        Some(b" \"") => Lookahead::Yes(i),
+        Some(_) => Lookahead::No,
+        None => Lookahead::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame_all<R: Read>(src: R, max_games: usize) -> Vec<(u64, u64, String)> {
+        let mut framer = Framer::new(src);
+        let mut id = 0;
+        let mut out = Vec::new();
+        loop {
+            let mut batch = Batch::default();
+            if !framer
+                .fill_batch(&mut batch, &mut id, usize::MAX, max_games)
+                .unwrap_or(false)
+            {
+                return out;
+            }
+            for g in &batch.games {
+                let text = String::from_utf8_lossy(batch.game_bytes(g)).into_owned();
+                out.push((g.offset, g.line, text));
+            }
+        }
+    }
+
+    fn frame(text: &str) -> Vec<(u64, u64, String)> {
+        frame_all(text.as_bytes(), usize::MAX)
+    }
+
+    #[test]
+    fn splits_at_blank_lines_and_tags() {
+        let games = frame("[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n1. d4 *\n[Event \"c\"]\n*");
+        assert_eq!(
+            games,
+            vec![
+                (0, 1, "[Event \"a\"]\n\n1. e4 e5 *\n".to_string()),
+                (25, 5, "[Event \"b\"]\n1. d4 *\n".to_string()),
+                (45, 7, "[Event \"c\"]\n*".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn comments_hide_boundaries() {
+        let games = frame("1. e4 { a\n\n[b] } e5 ; x {\n2. Nf3 *\n\n1. d4 *\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].1, 6);
+        assert_eq!(games[1].2, "1. d4 *\n");
+    }
+
+    #[test]
+    fn unterminated_comment_is_cut_at_next_header() {
+        let games = frame("[Event \"a\"]\n1. e4 { oops\n\n[Event \"b\"]\n1. d4 *\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].2, "[Event \"a\"]\n1. e4 { oops\n");
+        assert_eq!(games[1].2, "[Event \"b\"]\n1. d4 *\n");
+    }
+
+    #[test]
+    fn tags_only_game_is_not_merged_with_the_next() {
+        let games = frame("[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n1. d4 *\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].0, 26);
+    }
+
+    #[test]
+    fn escape_lines_bom_and_crlf() {
+        let games = frame("\u{feff}% header\r\n[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\n1. d4 *");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[0].1, 2);
+        assert_eq!(games[1].1, 6);
+    }
+
+    #[test]
+    fn small_reads_give_the_same_games() {
+        struct Trickle<'a>(&'a [u8]);
+        impl Read for Trickle<'_> {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                let n = self.0.len().min(out.len()).min(3);
+                out[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let text = "[Event \"a\"]\n\n1. e4 {c\n\nd} e5 *\n\n[Event \"b\"]\n1. d4 *\n";
+        let games = frame_all(Trickle(text.as_bytes()), 1);
+        assert_eq!(games, frame(text));
+        let offsets: Vec<u64> = games.iter().map(|g| g.0).collect();
+        assert_eq!(offsets, vec![0, 32]);
+    }
+}

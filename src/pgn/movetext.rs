@@ -1,0 +1,391 @@
+//! PGN stage, token audit: pgn-reader skips movetext tokens it does not
+//! understand, so a game like `1. e4 Zz9 e5` would look clean. This scanner
+//! walks a game's raw movetext and classifies every token, so that such games
+//! are rejected with the token and its line. It also reads the termination
+//! marker, including the common non-standard spellings (`1:0`, `½-½`, ...).
+
+use pgn_reader::shakmaty::san::SanPlus;
+
+use crate::replay::result::GameResult;
+
+/// The kind of a movetext problem found by the scanner.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenProblemKind {
+    /// Not any kind of PGN token.
+    Unknown,
+    /// Shaped like SAN (`Nf9`, `e9`, `Qxi4`) but not valid SAN.
+    UnparsableSan,
+    /// A `{` comment that never closes.
+    UnterminatedComment,
+}
+
+/// The first problem token of a game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenProblem {
+    pub kind: TokenProblemKind,
+    pub token: String,
+    pub line: u64,
+    /// Ply of the mainline move the token stands before (1-based).
+    pub ply: u32,
+}
+
+/// What the scanner learned about a game's movetext.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MovetextReport {
+    /// Number of SAN tokens in the mainline (outside variations).
+    pub mainline_moves: u32,
+    /// The termination marker, normalised.
+    pub marker: Option<GameResult>,
+    pub problem: Option<TokenProblem>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok<'a> {
+    San(&'a [u8]),
+    Result(GameResult),
+    Open,
+    Close,
+    Unknown(&'a [u8], TokenProblemKind),
+}
+
+/// Walks the tokens of one game's bytes (tag lines are skipped).
+struct Tokens<'a> {
+    text: &'a [u8],
+    pos: usize,
+    line: u64,
+    line_start: bool,
+}
+
+fn is_delimiter(b: u8) -> bool {
+    matches!(
+        b,
+        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'!' | b'?' | b'*'
+    )
+}
+
+impl<'a> Tokens<'a> {
+    fn new(game: &'a [u8], first_line: u64) -> Self {
+        let mut tokens = Tokens {
+            text: game,
+            pos: 0,
+            line: first_line,
+            line_start: true,
+        };
+        tokens.skip_tag_lines();
+        tokens
+    }
+
+    fn skip_tag_lines(&mut self) {
+        loop {
+            self.skip_whitespace();
+            if self.text.get(self.pos) != Some(&b'[') {
+                return;
+            }
+            self.skip_to_newline();
+        }
+    }
+
+    fn skip_to_newline(&mut self) {
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        self.pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+    }
+
+    fn skip_whitespace(&mut self) {
+        while let Some(&b) = self.text.get(self.pos) {
+            match b {
+                b'\n' => {
+                    self.line += 1;
+                    self.line_start = true;
+                }
+                b' ' | b'\t' | b'\r' => {}
+                b'%' if self.line_start => {
+                    self.skip_to_newline();
+                    continue;
+                }
+                _ => return,
+            }
+            self.pos += 1;
+        }
+    }
+
+    /// Next token with its line, or None at the end.
+    fn next_token(&mut self) -> Option<(Tok<'a>, u64)> {
+        loop {
+            self.skip_whitespace();
+            let &b = self.text.get(self.pos)?;
+            self.line_start = false;
+            let line = self.line;
+            let start = self.pos;
+            match b {
+                b'{' => {
+                    let rest = self.text.get(self.pos..).unwrap_or_default();
+                    match memchr::memchr(b'}', rest) {
+                        Some(i) => {
+                            self.line += memchr::memchr_iter(b'\n', &rest[..i]).count() as u64;
+                            self.pos += i + 1;
+                        }
+                        None => {
+                            self.pos = self.text.len();
+                            return Some((
+                                Tok::Unknown(b"{", TokenProblemKind::UnterminatedComment),
+                                line,
+                            ));
+                        }
+                    }
+                }
+                b';' => self.skip_to_newline(),
+                b'(' => {
+                    self.pos += 1;
+                    return Some((Tok::Open, line));
+                }
+                b')' => {
+                    self.pos += 1;
+                    return Some((Tok::Close, line));
+                }
+                b'*' => {
+                    self.pos += 1;
+                    return Some((Tok::Result(GameResult::Unfinished), line));
+                }
+                b'$' => {
+                    self.pos += 1;
+                    let digits = self.take_while(|c| c.is_ascii_digit());
+                    if digits == 0 || !self.at_delimiter() {
+                        self.take_while(|c| !is_delimiter(c));
+                        return Some((self.unknown(start), line));
+                    }
+                }
+                b'!' | b'?' => {
+                    let n = self.take_while(|c| c == b'!' || c == b'?');
+                    if n > 2 {
+                        return Some((self.unknown(start), line));
+                    }
+                }
+                b'.' => {
+                    self.take_while(|c| c == b'.');
+                }
+                _ => {
+                    let len = self.take_while(|c| !is_delimiter(c));
+                    let word = self.text.get(start..start + len).unwrap_or_default();
+                    return Some((classify_word(word), line));
+                }
+            }
+        }
+    }
+
+    fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
+        let start = self.pos;
+        while self.text.get(self.pos).is_some_and(|&c| pred(c)) {
+            self.pos += 1;
+        }
+        self.pos - start
+    }
+
+    fn at_delimiter(&self) -> bool {
+        self.text.get(self.pos).is_none_or(|&c| is_delimiter(c))
+    }
+
+    fn unknown(&self, start: usize) -> Tok<'a> {
+        let word = self.text.get(start..self.pos).unwrap_or_default();
+        Tok::Unknown(word, TokenProblemKind::Unknown)
+    }
+}
+
+/// Classifies a word (a run of non-delimiters): result, move number, SAN.
+fn classify_word(word: &[u8]) -> Tok<'_> {
+    if let Some(result) = GameResult::from_marker(word) {
+        return Tok::Result(result);
+    }
+    // Move numbers, possibly glued to the move: `12.`, `12...`, `1.e4`.
+    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
+    let san = if digits > 0 && !word.starts_with(b"0-0") {
+        let rest = word.get(digits..).unwrap_or_default();
+        let dots = rest.iter().take_while(|&&c| c == b'.').count();
+        match rest.get(dots..) {
+            Some([]) | None => return Tok::San(b""),
+            Some(after) if dots > 0 => after,
+            Some(_) => word,
+        }
+    } else {
+        word
+    };
+    if SanPlus::from_ascii(san).is_ok() || is_zero_castling(san) {
+        Tok::San(san)
+    } else if looks_like_san(san) {
+        Tok::Unknown(word, TokenProblemKind::UnparsableSan)
+    } else {
+        Tok::Unknown(word, TokenProblemKind::Unknown)
+    }
+}
+
+/// `0-0` and `0-0-0`, which pgn-reader reads as castling.
+fn is_zero_castling(word: &[u8]) -> bool {
+    let body = word.strip_suffix(b"+").or(word.strip_suffix(b"#")).unwrap_or(word);
+    body == b"0-0" || body == b"0-0-0"
+}
+
+/// SAN shape: optional piece letter, optional disambiguation, optional
+/// capture, a letter-digit destination, optional promotion and check.
+fn looks_like_san(word: &[u8]) -> bool {
+    let mut rest = word;
+    if let [b'K' | b'Q' | b'R' | b'B' | b'N' | b'P', tail @ ..] = rest {
+        rest = tail;
+    }
+    while let [c, tail @ ..] = rest {
+        if c.is_ascii_lowercase() || c.is_ascii_digit() || *c == b'x' || *c == b':' {
+            rest = tail;
+        } else {
+            break;
+        }
+    }
+    if let [b'=', p, tail @ ..] = rest
+        && p.is_ascii_uppercase()
+    {
+        rest = tail;
+    }
+    if let [b'+' | b'#', tail @ ..] = rest {
+        rest = tail;
+    }
+    let body = &word[..word.len() - rest.len()];
+    rest.is_empty()
+        && body.iter().any(|c| c.is_ascii_lowercase())
+        && body.iter().any(|c| c.is_ascii_digit())
+}
+
+/// Scans a whole game.
+pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
+    let mut tokens = Tokens::new(game, first_line);
+    let mut report = MovetextReport::default();
+    let mut depth = 0usize;
+    let problem = |kind, token: &[u8], line, ply| TokenProblem {
+        kind,
+        token: crate::pgn::encoding::decode(token).0,
+        line,
+        ply,
+    };
+    while let Some((tok, line)) = tokens.next_token() {
+        let ply = report.mainline_moves + 1;
+        if report.marker.is_some() {
+            // Anything after the termination marker does not belong to the game.
+            let text = match tok {
+                Tok::San(s) if s.is_empty() => continue,
+                Tok::San(s) | Tok::Unknown(s, _) => s,
+                Tok::Result(_) => b"(second result)".as_slice(),
+                Tok::Open => b"(",
+                Tok::Close => b")",
+            };
+            report.problem = Some(problem(TokenProblemKind::Unknown, text, line, ply));
+            return report;
+        }
+        match tok {
+            Tok::San(s) if s.is_empty() => {}
+            Tok::San(_) if depth == 0 => report.mainline_moves += 1,
+            Tok::San(_) => {}
+            Tok::Open => depth += 1,
+            Tok::Close if depth == 0 => {
+                report.problem = Some(problem(TokenProblemKind::Unknown, b")", line, ply));
+                return report;
+            }
+            Tok::Close => depth -= 1,
+            Tok::Result(r) if depth == 0 => report.marker = Some(r),
+            Tok::Result(_) => {}
+            Tok::Unknown(s, kind) => {
+                report.problem = Some(problem(kind, s, line, ply));
+                return report;
+            }
+        }
+    }
+    if depth > 0 {
+        let ply = report.mainline_moves + 1;
+        report.problem = Some(problem(
+            TokenProblemKind::Unknown,
+            b"(",
+            tokens.line,
+            ply,
+        ));
+    }
+    report
+}
+
+/// Line and text of the mainline SAN token for `ply` (1-based), to locate
+/// illegal moves found during replay.
+pub fn locate_mainline_ply(game: &[u8], first_line: u64, ply: u32) -> Option<(u64, String)> {
+    let mut tokens = Tokens::new(game, first_line);
+    let mut depth = 0usize;
+    let mut seen = 0u32;
+    while let Some((tok, line)) = tokens.next_token() {
+        match tok {
+            Tok::Open => depth += 1,
+            Tok::Close => depth = depth.saturating_sub(1),
+            Tok::San(s) if depth == 0 && !s.is_empty() => {
+                seen += 1;
+                if seen == ply {
+                    return Some((line, String::from_utf8_lossy(s).into_owned()));
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn problem(text: &str) -> Option<(TokenProblemKind, String, u64, u32)> {
+        scan(text.as_bytes(), 1)
+            .problem
+            .map(|p| (p.kind, p.token, p.line, p.ply))
+    }
+
+    #[test]
+    fn clean_movetext_has_no_problem() {
+        let text = "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 $1 e5!? 2.Nf3 {a (b} (2. d4 exd4) 2... Nc6?? ; c\n% esc\n3. Bb5 a6 1-0\n";
+        let report = scan(text.as_bytes(), 1);
+        assert_eq!(report.problem, None);
+        assert_eq!(report.mainline_moves, 6);
+        assert_eq!(report.marker, Some(GameResult::WhiteWins));
+    }
+
+    #[test]
+    fn unknown_tokens_are_found_with_line_and_ply() {
+        assert_eq!(
+            problem("1. e4 Zz9 e5 2. Nf3 *"),
+            Some((TokenProblemKind::Unknown, "Zz9".into(), 1, 2))
+        );
+        assert_eq!(
+            problem("[A \"b\"]\n\n1. e4 e5\n2. e2-e4 *"),
+            Some((TokenProblemKind::Unknown, "e2-e4".into(), 4, 3))
+        );
+        assert_eq!(
+            problem("1. e4 马f6 *"),
+            Some((TokenProblemKind::Unknown, "马f6".into(), 1, 2))
+        );
+        assert_eq!(
+            problem("1. e4 Nf9 *"),
+            Some((TokenProblemKind::UnparsableSan, "Nf9".into(), 1, 2))
+        );
+        assert_eq!(problem("1. e4 $x *").map(|p| p.1), Some("$x".into()));
+        assert_eq!(problem("1. e4 e5 ) *").map(|p| p.1), Some(")".into()));
+        assert_eq!(problem("1. e4 e5 1-0 Nf3").map(|p| p.1), Some("Nf3".into()));
+        assert_eq!(
+            problem("1. e4 {never closed").map(|p| p.0),
+            Some(TokenProblemKind::UnterminatedComment)
+        );
+    }
+
+    #[test]
+    fn nonstandard_markers_and_null_moves() {
+        assert_eq!(scan(b"1. e4 1:0", 1).marker, Some(GameResult::WhiteWins));
+        assert_eq!(scan("1. e4 ½-½".as_bytes(), 1).marker, Some(GameResult::Draw));
+        assert_eq!(scan(b"1. e4 0.5-0.5", 1).marker, Some(GameResult::Draw));
+        assert_eq!(scan(b"1. e4 -- 2. Nf3 Z0 *", 1).problem, None);
+        assert_eq!(scan(b"1. O-O 0-0-0 *", 1).mainline_moves, 2);
+    }
+
+    #[test]
+    fn locates_a_mainline_ply() {
+        let text = b"1. e4 (1. d4 d5) e5\n2. Nf3 *";
+        assert_eq!(locate_mainline_ply(text, 10, 3), Some((11, "Nf3".to_string())));
+    }
+}

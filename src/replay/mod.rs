@@ -1,0 +1,449 @@
+//! Replay stage: set up each game's start position (standard, FEN, Chess960),
+//! play its mainline through shakmaty to prove every move legal, and record
+//! how the game ended under the FIDE Laws (articles 5 and 9).
+
+pub mod audit;
+pub mod reject;
+pub mod result;
+
+use pgn_reader::SanPlus;
+use pgn_reader::shakmaty::fen::Fen;
+use pgn_reader::shakmaty::san::{San, SanError};
+use pgn_reader::shakmaty::zobrist::Zobrist64;
+use pgn_reader::shakmaty::{
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Position, Role,
+};
+
+use reject::{RejectReason, Rejection};
+use result::GameResult;
+
+/// The state of the final position.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum EndState {
+    Checkmate,
+    Stalemate,
+    InsufficientMaterial,
+    FivefoldRepetition,
+    SeventyfiveMoves,
+    #[default]
+    None,
+}
+
+impl EndState {
+    pub const ALL: [EndState; 6] = [
+        EndState::Checkmate,
+        EndState::Stalemate,
+        EndState::InsufficientMaterial,
+        EndState::FivefoldRepetition,
+        EndState::SeventyfiveMoves,
+        EndState::None,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndState::Checkmate => "checkmate",
+            EndState::Stalemate => "stalemate",
+            EndState::InsufficientMaterial => "insufficient_material",
+            EndState::FivefoldRepetition => "fivefold_repetition",
+            EndState::SeventyfiveMoves => "seventyfive_moves",
+            EndState::None => "none",
+        }
+    }
+}
+
+pub fn color_name(color: Color) -> &'static str {
+    match color {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+/// Where a game starts.
+#[derive(Debug, Clone)]
+pub struct Start {
+    pub pos: Chess,
+    pub chess960: bool,
+    /// The FEN tag, when the start is not the standard position.
+    pub start_fen: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum VariantKind {
+    Standard,
+    Chess960,
+}
+
+/// Reads the `Variant` tag: case-insensitive, spaces and dashes ignored.
+fn variant_kind(tag: Option<&str>) -> Result<VariantKind, Rejection> {
+    let Some(tag) = tag else {
+        return Ok(VariantKind::Standard);
+    };
+    let key: String = tag
+        .chars()
+        .filter(|c| !matches!(c, ' ' | '-' | '_'))
+        .flat_map(char::to_lowercase)
+        .collect();
+    match key.as_str() {
+        "" | "standard" | "normal" | "fromposition" => Ok(VariantKind::Standard),
+        "chess960" | "fischerandom" | "fischerrandom" | "frc" => Ok(VariantKind::Chess960),
+        _ => Err(Rejection::new(
+            RejectReason::UnsupportedVariant,
+            format!("unsupported variant {tag:?}"),
+        )),
+    }
+}
+
+/// Builds the start position from the `Variant` and `FEN` tags.
+pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejection> {
+    let declared_960 = variant_kind(variant)? == VariantKind::Chess960;
+    let Some(fen_text) = fen else {
+        return Ok(Start {
+            pos: Chess::default(),
+            chess960: declared_960,
+            start_fen: None,
+        });
+    };
+    let invalid = |why: String| {
+        Rejection::new(RejectReason::InvalidFen, format!("invalid FEN {fen_text:?}: {why}"))
+    };
+    let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| invalid(e.to_string()))?;
+    let pos: Chess = parsed
+        .clone()
+        .into_position(CastlingMode::Chess960)
+        .map_err(|e| invalid(e.to_string()))?;
+    let chess960 = declared_960 || fen_needs_960(fen_text, &parsed);
+    let start_fen = (pos != Chess::default()).then(|| fen_text.trim().to_string());
+    Ok(Start {
+        pos,
+        chess960,
+        start_fen,
+    })
+}
+
+/// True when the FEN's castling field uses Shredder/X-FEN letters, or
+/// names a castling rook that standard chess does not allow.
+fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
+    let castling_field = fen_text.split_whitespace().nth(2).unwrap_or("-");
+    let letters = castling_field.chars().any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
+    letters
+        || parsed
+            .clone()
+            .into_position::<Chess>(CastlingMode::Standard)
+            .is_err()
+}
+
+/// Everything replay learned about a legal game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Replayed {
+    pub plies: u32,
+    pub moves_uci: String,
+    pub final_fen: String,
+    pub end_state: EndState,
+    pub winner_by_rule: Option<Color>,
+    pub result_by_rule: Option<GameResult>,
+    pub threefold_first_ply: Option<u32>,
+    pub fifty_first_ply: Option<u32>,
+    pub threefold_final: bool,
+    pub fifty_final: bool,
+    pub automatic_end_ply: Option<u32>,
+    pub plies_after_end: u32,
+    pub perpetual_check: bool,
+    /// Per side: cannot checkmate by any legal sequence in the final position.
+    pub white_insufficient: bool,
+    pub black_insufficient: bool,
+}
+
+/// One position of the game, as repetition detection needs it.
+#[derive(Clone, Copy)]
+struct Seen {
+    hash: u64,
+    /// The move that led here gave check.
+    gave_check: bool,
+}
+
+/// Plays `sans` from `start`. The first illegal, ambiguous or null move
+/// rejects the game.
+pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
+    let mode = if start.chess960 {
+        CastlingMode::Chess960
+    } else {
+        CastlingMode::Standard
+    };
+    let ep = EnPassantMode::Legal;
+    let mut pos = start.pos;
+    let start_turn = pos.turn();
+    let mut hash: Zobrist64 = pos.zobrist_hash(ep);
+    let mut history = Vec::with_capacity(sans.len() + 1);
+    history.push(Seen {
+        hash: hash.0,
+        gave_check: false,
+    });
+    // Positions before the last zeroing move can never recur.
+    let mut window_start = 0usize;
+    let mut moves_uci = String::with_capacity(sans.len() * 5);
+    let mut threefold_first_ply = None;
+    let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
+    let mut automatic_end_ply = (pos.halfmoves() >= 150 && !pos.is_checkmate()).then_some(0);
+    let mut final_repetitions = 1u32;
+
+    for (index, san_plus) in sans.iter().enumerate() {
+        let ply = index as u32 + 1;
+        let m = match san_plus.san {
+            San::Null => {
+                return Err(Rejection::new(
+                    RejectReason::NullMove,
+                    format!("null move {} at ply {ply}", san_plus),
+                )
+                .at(ply, san_plus.to_string()));
+            }
+            san => san.to_move(&pos).map_err(|e| move_error(&pos, san_plus, e, ply))?,
+        };
+        if !moves_uci.is_empty() {
+            moves_uci.push(' ');
+        }
+        moves_uci.push_str(&m.to_uci(mode).to_string());
+        let next_hash = pos.update_zobrist_hash(hash, m, ep);
+        pos.play_unchecked(m);
+        hash = next_hash.unwrap_or_else(|| pos.zobrist_hash(ep));
+        history.push(Seen {
+            hash: hash.0,
+            gave_check: pos.is_check(),
+        });
+        let current = history.len() - 1;
+        if pos.halfmoves() == 0 {
+            window_start = current;
+        }
+        let repetitions = 1 + count_earlier(&history, window_start, current);
+        final_repetitions = repetitions;
+        if repetitions >= 3 && threefold_first_ply.is_none() {
+            threefold_first_ply = Some(ply);
+        }
+        if pos.halfmoves() >= 100 && fifty_first_ply.is_none() {
+            fifty_first_ply = Some(ply);
+        }
+        if automatic_end_ply.is_none()
+            && (repetitions >= 5 || (pos.halfmoves() >= 150 && !pos.is_checkmate()))
+        {
+            automatic_end_ply = Some(ply);
+        }
+    }
+
+    let plies = sans.len() as u32;
+    let end_state = if pos.is_checkmate() {
+        EndState::Checkmate
+    } else if pos.is_stalemate() {
+        EndState::Stalemate
+    } else if pos.is_insufficient_material() {
+        EndState::InsufficientMaterial
+    } else if final_repetitions >= 5 {
+        EndState::FivefoldRepetition
+    } else if pos.halfmoves() >= 150 {
+        EndState::SeventyfiveMoves
+    } else {
+        EndState::None
+    };
+    let winner_by_rule = (end_state == EndState::Checkmate).then(|| !pos.turn());
+    let result_by_rule = match (automatic_end_ply, end_state) {
+        (Some(ply), _) if ply < plies => Some(GameResult::Draw),
+        (_, EndState::Checkmate) => Some(match winner_by_rule {
+            Some(Color::White) => GameResult::WhiteWins,
+            _ => GameResult::BlackWins,
+        }),
+        (_, EndState::None) => None,
+        _ => Some(GameResult::Draw),
+    };
+    let threefold_final = final_repetitions >= 3;
+    let perpetual_check =
+        threefold_final && is_perpetual(&history, window_start, start_turn);
+    Ok(Replayed {
+        plies,
+        moves_uci,
+        final_fen: Fen::from_position(&pos, ep).to_string(),
+        end_state,
+        winner_by_rule,
+        result_by_rule,
+        threefold_first_ply,
+        fifty_first_ply,
+        threefold_final,
+        fifty_final: pos.halfmoves() >= 100 && end_state != EndState::Checkmate,
+        automatic_end_ply,
+        plies_after_end: automatic_end_ply.map_or(0, |ply| plies - ply),
+        perpetual_check,
+        white_insufficient: pos.has_insufficient_material(Color::White),
+        black_insufficient: pos.has_insufficient_material(Color::Black),
+    })
+}
+
+/// Occurrences of `history[current]` among earlier positions with the same
+/// side to move, since `window_start`.
+fn count_earlier(history: &[Seen], window_start: usize, current: usize) -> u32 {
+    let Some(target) = history.get(current).map(|s| s.hash) else {
+        return 0;
+    };
+    let mut count = 0;
+    let mut i = current;
+    while i >= window_start + 2 {
+        i -= 2;
+        if history.get(i).is_some_and(|s| s.hash == target) {
+            count += 1;
+        }
+    }
+    count
+}
+
+/// The game ends in a repetition (final position seen three times): is every
+/// move of one side, from the first occurrence of that position to the end,
+/// a check?
+fn is_perpetual(history: &[Seen], window_start: usize, start_turn: Color) -> bool {
+    let Some(last) = history.len().checked_sub(1) else {
+        return false;
+    };
+    let target = history[last].hash;
+    let mut first = last;
+    let mut i = last;
+    while i >= window_start + 2 {
+        i -= 2;
+        if history[i].hash == target {
+            first = i;
+        }
+    }
+    if first == last {
+        return false;
+    }
+    // history[k] is reached by ply k; ply k was played by start_turn when k is odd.
+    [Color::White, Color::Black].into_iter().any(|side| {
+        let mut moves = (first + 1..=last).filter(|&k| {
+            let mover = if k % 2 == 1 { start_turn } else { !start_turn };
+            mover == side
+        });
+        moves.all(|k| history[k].gave_check)
+    })
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
+    }
+}
+
+/// A rejection for a SAN that does not give exactly one legal move.
+fn move_error(pos: &Chess, san_plus: &SanPlus, error: SanError, ply: u32) -> Rejection {
+    let side = color_name(pos.turn());
+    let (reason, why) = match error {
+        SanError::AmbiguousSan => (RejectReason::AmbiguousMove, ambiguity(pos, &san_plus.san)),
+        _ => (RejectReason::IllegalMove, illegality(pos, &san_plus.san)),
+    };
+    let what = match reason {
+        RejectReason::AmbiguousMove => "ambiguous move",
+        _ => "illegal move",
+    };
+    Rejection::new(
+        reason,
+        format!("{what} {san_plus} at ply {ply} ({side} to move): {why}"),
+    )
+    .at(ply, san_plus.to_string())
+}
+
+fn illegality(pos: &Chess, san: &San) -> String {
+    match *san {
+        San::Normal { role, to, .. } => {
+            if pos.our(role).is_empty() {
+                format!("{} has no {}", color_name(pos.turn()), role_name(role))
+            } else if pos.san_candidates(role, to).is_empty() {
+                format!("no {} can reach {}", role_name(role), to)
+            } else {
+                format!("no legal {} move to {} matches", role_name(role), to)
+            }
+        }
+        San::Castle(CastlingSide::KingSide) => "kingside castling is not legal here".into(),
+        San::Castle(CastlingSide::QueenSide) => "queenside castling is not legal here".into(),
+        _ => "not a legal move".into(),
+    }
+}
+
+fn ambiguity(pos: &Chess, san: &San) -> String {
+    match *san {
+        San::Normal { role, to, .. } => format!(
+            "{} {}s can reach {}",
+            pos.san_candidates(role, to).len(),
+            role_name(role),
+            to
+        ),
+        _ => "several legal moves match".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sans(text: &str) -> Vec<SanPlus> {
+        text.split_whitespace()
+            .filter_map(|t| SanPlus::from_ascii(t.as_bytes()).ok())
+            .collect()
+    }
+
+    fn play(moves: &str) -> Result<Replayed, Rejection> {
+        let start = setup(None, None).map_err(|e| e)?;
+        replay(start, &sans(moves))
+    }
+
+    #[test]
+    fn fools_mate_is_checkmate() {
+        let r = play("f3 e5 g4 Qh4#").ok();
+        let r = r.as_ref();
+        assert_eq!(r.map(|r| r.end_state), Some(EndState::Checkmate));
+        assert_eq!(r.and_then(|r| r.winner_by_rule), Some(Color::Black));
+        assert_eq!(r.and_then(|r| r.result_by_rule), Some(GameResult::BlackWins));
+        assert_eq!(r.map(|r| r.moves_uci.as_str()), Some("f2f3 e7e5 g2g4 d8h4"));
+    }
+
+    #[test]
+    fn illegal_move_message_names_the_problem() {
+        let err = play("e4 e5 Rxh7").err();
+        assert_eq!(err.as_ref().map(|e| e.reason), Some(RejectReason::IllegalMove));
+        assert_eq!(
+            err.map(|e| e.message),
+            Some("illegal move Rxh7 at ply 3 (white to move): no rook can reach h7".into())
+        );
+    }
+
+    #[test]
+    fn knight_shuffle_repeats() {
+        // Start position recurs after plies 4 and 8: third occurrence at ply 8.
+        let r = play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8").ok();
+        assert_eq!(r.as_ref().and_then(|r| r.threefold_first_ply), Some(8));
+        assert_eq!(r.as_ref().map(|r| r.threefold_final), Some(true));
+        assert_eq!(r.as_ref().map(|r| r.perpetual_check), Some(false));
+        let r = play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3").ok();
+        assert_eq!(r.as_ref().and_then(|r| r.automatic_end_ply), Some(16));
+        assert_eq!(r.as_ref().map(|r| r.plies_after_end), Some(1));
+        assert_eq!(r.as_ref().and_then(|r| r.result_by_rule), Some(GameResult::Draw));
+    }
+
+    #[test]
+    fn variants() {
+        assert!(setup(Some("Chess 960"), None).is_ok_and(|s| s.chess960));
+        assert!(setup(Some("Fische-Random"), None).is_ok_and(|s| s.chess960));
+        assert!(setup(Some("Crazyhouse"), None).is_err());
+        assert!(setup(Some("FRC"), None).is_ok_and(|s| s.chess960));
+        assert!(setup(Some("From Position"), None).is_ok_and(|s| !s.chess960));
+        assert_eq!(
+            setup(Some("Atomic"), None).err().map(|e| e.reason),
+            Some(RejectReason::UnsupportedVariant)
+        );
+        let shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
+        assert!(setup(None, Some(shredder)).is_ok_and(|s| s.chess960));
+        let xfen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert!(setup(None, Some(xfen)).is_ok_and(|s| !s.chess960 && s.start_fen.is_none()));
+        assert_eq!(
+            setup(None, Some("nonsense")).err().map(|e| e.reason),
+            Some(RejectReason::InvalidFen)
+        );
+    }
+}

@@ -1,0 +1,95 @@
+//! Replay stage, rejects: why a game was not accepted. One enum, so that
+//! every reject in every table and summary uses the same vocabulary.
+
+use thiserror::Error;
+
+/// The reason a game was rejected.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Error)]
+pub enum RejectReason {
+    #[error("illegal move")]
+    IllegalMove,
+    #[error("ambiguous move")]
+    AmbiguousMove,
+    #[error("unparsable SAN")]
+    UnparsableSan,
+    #[error("unknown token")]
+    UnknownToken,
+    #[error("unterminated comment")]
+    UnterminatedComment,
+    #[error("malformed tag")]
+    MalformedTag,
+    #[error("invalid FEN")]
+    InvalidFen,
+    #[error("unsupported variant")]
+    UnsupportedVariant,
+    #[error("null move")]
+    NullMove,
+    #[error("garbage between games")]
+    #[default]
+    Garbage,
+    #[error("oversized game")]
+    OversizedGame,
+}
+
+impl RejectReason {
+    pub const ALL: [RejectReason; 11] = [
+        RejectReason::IllegalMove,
+        RejectReason::AmbiguousMove,
+        RejectReason::UnparsableSan,
+        RejectReason::UnknownToken,
+        RejectReason::UnterminatedComment,
+        RejectReason::MalformedTag,
+        RejectReason::InvalidFen,
+        RejectReason::UnsupportedVariant,
+        RejectReason::NullMove,
+        RejectReason::Garbage,
+        RejectReason::OversizedGame,
+    ];
+
+    /// The value stored in `rejects.parquet` and `summary.json`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RejectReason::IllegalMove => "illegal_move",
+            RejectReason::AmbiguousMove => "ambiguous_move",
+            RejectReason::UnparsableSan => "unparsable_san",
+            RejectReason::UnknownToken => "unknown_token",
+            RejectReason::UnterminatedComment => "unterminated_comment",
+            RejectReason::MalformedTag => "malformed_tag",
+            RejectReason::InvalidFen => "invalid_fen",
+            RejectReason::UnsupportedVariant => "unsupported_variant",
+            RejectReason::NullMove => "null_move",
+            RejectReason::Garbage => "garbage",
+            RejectReason::OversizedGame => "oversized_game",
+        }
+    }
+}
+
+/// A rejected game's problem: reason, human message and where it sits.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Rejection {
+    pub reason: RejectReason,
+    pub message: String,
+    /// Ply of the offending move (1-based), when the problem has one.
+    pub ply: Option<u32>,
+    pub token: Option<String>,
+    /// Line of the offending token, when known.
+    pub token_line: Option<u64>,
+}
+
+impl Rejection {
+    pub fn new(reason: RejectReason, message: impl Into<String>) -> Self {
+        Rejection {
+            reason,
+            message: message.into(),
+            ply: None,
+            token: None,
+            token_line: None,
+        }
+    }
+
+    pub fn at(mut self, ply: u32, token: impl Into<String>) -> Self {
+        self.ply = Some(ply);
+        self.token = Some(token.into());
+        self
+    }
+}

@@ -1,0 +1,107 @@
+//! Sink stage, summary: the run's accounting, printed to stderr and written
+//! to `summary.json` beside the tables.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::stats::RunCounts;
+
+#[derive(Debug, Clone, Serialize)]
+pub struct InputSummary {
+    pub path: String,
+    /// Size on disk (compressed), null for stdin.
+    pub bytes: Option<u64>,
+    /// Uncompressed bytes read.
+    pub uncompressed_bytes: u64,
+    pub games: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Options {
+    pub inputs: Vec<String>,
+    pub out: String,
+    pub threads: usize,
+    pub strict: bool,
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Summary {
+    pub tool: &'static str,
+    pub version: &'static str,
+    pub options: Options,
+    pub inputs: Vec<InputSummary>,
+    pub games_read: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub balanced: bool,
+    pub rejected_by_reason: BTreeMap<&'static str, u64>,
+    pub end_states: BTreeMap<&'static str, u64>,
+    pub result_checks: BTreeMap<&'static str, u64>,
+    pub elapsed_seconds: f64,
+    pub games_per_second: f64,
+    pub tables: BTreeMap<&'static str, u64>,
+}
+
+impl Summary {
+    pub fn new(
+        options: Options,
+        inputs: Vec<InputSummary>,
+        counts: &RunCounts,
+        elapsed_seconds: f64,
+        tables: BTreeMap<&'static str, u64>,
+    ) -> Summary {
+        Summary {
+            tool: env!("CARGO_PKG_NAME"),
+            version: env!("CARGO_PKG_VERSION"),
+            options,
+            inputs,
+            games_read: counts.read,
+            accepted: counts.accepted,
+            rejected: counts.rejected,
+            balanced: counts.balanced(),
+            rejected_by_reason: counts.rejected_by_reason(),
+            end_states: counts.end_states(),
+            result_checks: counts.result_checks(),
+            elapsed_seconds,
+            games_per_second: if elapsed_seconds > 0.0 {
+                counts.read as f64 / elapsed_seconds
+            } else {
+                0.0
+            },
+            tables,
+        }
+    }
+
+    /// The human summary printed to stderr at the end of a run.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "games read {} = accepted {} + rejected {}{}",
+            self.games_read,
+            self.accepted,
+            self.rejected,
+            if self.balanced { "" } else { "  (MISMATCH)" }
+        );
+        let section = |out: &mut String, title: &str, map: &BTreeMap<&str, u64>| {
+            if !map.is_empty() {
+                let _ = writeln!(out, "{title}:");
+                for (name, n) in map {
+                    let _ = writeln!(out, "  {name:<28} {n}");
+                }
+            }
+        };
+        section(&mut out, "rejected by reason", &self.rejected_by_reason);
+        section(&mut out, "end states", &self.end_states);
+        section(&mut out, "result checks", &self.result_checks);
+        let _ = writeln!(
+            out,
+            "elapsed {:.2} s, {:.0} games/s",
+            self.elapsed_seconds, self.games_per_second
+        );
+        out
+    }
+}

@@ -1,0 +1,112 @@
+//! Statistics stage: run counters that workers fill per batch and that merge
+//! with `+=`, so rayon can fold and reduce them in any grouping.
+
+use std::collections::BTreeMap;
+use std::ops::AddAssign;
+
+use crate::replay::EndState;
+use crate::replay::audit::ResultCheck;
+use crate::replay::reject::RejectReason;
+
+/// Games read, accepted and rejected, with their breakdowns.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunCounts {
+    pub read: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    by_reason: [u64; RejectReason::ALL.len()],
+    by_end_state: [u64; EndState::ALL.len()],
+    by_result_check: [u64; ResultCheck::ALL.len()],
+}
+
+fn slot<T: PartialEq>(all: &[T], item: &T) -> usize {
+    all.iter().position(|x| x == item).unwrap_or(0)
+}
+
+impl RunCounts {
+    pub fn count_accepted(&mut self, end_state: EndState, check: ResultCheck) {
+        self.read += 1;
+        self.accepted += 1;
+        self.by_end_state[slot(&EndState::ALL, &end_state)] += 1;
+        self.by_result_check[slot(&ResultCheck::ALL, &check)] += 1;
+    }
+
+    pub fn count_rejected(&mut self, reason: RejectReason) {
+        self.read += 1;
+        self.rejected += 1;
+        self.by_reason[slot(&RejectReason::ALL, &reason)] += 1;
+    }
+
+    /// `read = accepted + rejected`, the invariant every run prints.
+    pub fn balanced(&self) -> bool {
+        self.read == self.accepted + self.rejected
+    }
+
+    pub fn rejected_by_reason(&self) -> BTreeMap<&'static str, u64> {
+        named(&RejectReason::ALL, &self.by_reason, |r| r.as_str())
+    }
+
+    pub fn end_states(&self) -> BTreeMap<&'static str, u64> {
+        named(&EndState::ALL, &self.by_end_state, |e| e.as_str())
+    }
+
+    pub fn result_checks(&self) -> BTreeMap<&'static str, u64> {
+        named(&ResultCheck::ALL, &self.by_result_check, |c| c.as_str())
+    }
+}
+
+/// Non-zero counters by name.
+fn named<T: Copy>(
+    all: &[T],
+    counts: &[u64],
+    name: impl Fn(T) -> &'static str,
+) -> BTreeMap<&'static str, u64> {
+    all.iter()
+        .zip(counts)
+        .filter(|(_, n)| **n > 0)
+        .map(|(item, n)| (name(*item), *n))
+        .collect()
+}
+
+impl AddAssign<&RunCounts> for RunCounts {
+    fn add_assign(&mut self, other: &RunCounts) {
+        self.read += other.read;
+        self.accepted += other.accepted;
+        self.rejected += other.rejected;
+        add_slots(&mut self.by_reason, &other.by_reason);
+        add_slots(&mut self.by_end_state, &other.by_end_state);
+        add_slots(&mut self.by_result_check, &other.by_result_check);
+    }
+}
+
+impl AddAssign for RunCounts {
+    fn add_assign(&mut self, other: RunCounts) {
+        *self += &other;
+    }
+}
+
+fn add_slots(into: &mut [u64], from: &[u64]) {
+    for (a, b) in into.iter_mut().zip(from) {
+        *a += b;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_merge_by_addition() {
+        let mut a = RunCounts::default();
+        a.count_accepted(EndState::Checkmate, ResultCheck::Consistent);
+        let mut b = RunCounts::default();
+        b.count_rejected(RejectReason::NullMove);
+        b.count_accepted(EndState::None, ResultCheck::Consistent);
+        a += b;
+        assert_eq!((a.read, a.accepted, a.rejected), (3, 2, 1));
+        assert!(a.balanced());
+        assert_eq!(a.rejected_by_reason().get("null_move"), Some(&1));
+        assert_eq!(a.result_checks().get("consistent"), Some(&2));
+        assert_eq!(a.end_states().get("checkmate"), Some(&1));
+    }
+}
