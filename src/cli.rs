@@ -5,7 +5,11 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 #[derive(Debug, Parser)]
-#[command(name = "pgnlake", version, about = "Verified chess archives as Parquet tables")]
+#[command(
+    name = "pgnlake",
+    version,
+    about = "Verified chess archives as Parquet tables"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,

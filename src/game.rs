@@ -24,8 +24,12 @@ pub fn process_batch(batch: &Batch) -> BatchOutput {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder);
     let mut out = BatchOutput::default();
-    for raw in &batch.games {
-        match process_game(batch, raw, &mut parser) {
+    for (index, raw) in batch.games.iter().enumerate() {
+        let next = batch
+            .games
+            .get(index + 1)
+            .map_or(batch.data.len(), |g| g.start);
+        match process_game(batch, raw, next, &mut parser) {
             Ok(row) => {
                 out.counts.count_accepted(row.end_state, row.result_check);
                 out.games.push(row);
@@ -42,6 +46,7 @@ pub fn process_batch(batch: &Batch) -> BatchOutput {
 fn process_game(
     batch: &Batch,
     raw: &RawGame,
+    next: usize,
     parser: &mut BatchParser<'_>,
 ) -> Result<GameRow, Box<RejectRow>> {
     let bytes = batch.game_bytes(raw);
@@ -50,22 +55,31 @@ fn process_game(
     };
     if raw.oversized {
         let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
-        return Err(reject(None, Rejection::new(RejectReason::OversizedGame, message)));
+        return Err(reject(
+            None,
+            Rejection::new(RejectReason::OversizedGame, message),
+        ));
     }
     let report = movetext::scan(bytes, raw.line);
-    let game = match parser.parse(raw.start, raw.end) {
+    if let Some(p) = &report.problem
+        && p.kind == TokenProblemKind::UnterminatedComment
+    {
+        // pgn-reader would read on past the frame; do not hand it over.
+        let rejection =
+            token_rejection(RejectReason::UnterminatedComment, "unterminated comment", p);
+        return Err(reject(None, rejection));
+    }
+    let game = match parser.parse(raw.start, raw.end, next) {
         ParseOutcome::Game(game) => game,
         ParseOutcome::SyntaxError(error) => {
-            let rejection = match &report.problem {
-                Some(p) if p.kind == TokenProblemKind::UnterminatedComment => {
-                    token_rejection(RejectReason::UnterminatedComment, "unterminated comment", p)
-                }
-                _ => Rejection::new(RejectReason::MalformedTag, format!("malformed tag: {error}")),
-            };
-            return Err(reject(None, rejection));
+            let message = format!("malformed tag: {error}");
+            return Err(reject(
+                None,
+                Rejection::new(RejectReason::MalformedTag, message),
+            ));
         }
-        ParseOutcome::Split(n) => {
-            let message = format!("pgn-reader reads {n} games in this text");
+        ParseOutcome::Split => {
+            let message = "pgn-reader reads more than one game in this text";
             return Err(reject(None, Rejection::new(RejectReason::Garbage, message)));
         }
     };
@@ -73,7 +87,10 @@ fn process_game(
         let text = encoding::decode(bytes).0;
         let preview: String = text.trim().chars().take(60).collect();
         let message = format!("text between games: {preview:?}");
-        return Err(reject(Some(&game), Rejection::new(RejectReason::Garbage, message)));
+        return Err(reject(
+            Some(&game),
+            Rejection::new(RejectReason::Garbage, message),
+        ));
     }
     if let Some(problem) = &report.problem {
         let (reason, what) = match problem.kind {
@@ -91,9 +108,13 @@ fn process_game(
             report.mainline_moves,
             game.sans.len()
         );
-        return Err(reject(Some(&game), Rejection::new(RejectReason::UnknownToken, message)));
+        return Err(reject(
+            Some(&game),
+            Rejection::new(RejectReason::UnknownToken, message),
+        ));
     }
-    let start = replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
+    let start =
+        replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
     let replayed = replay::replay(start, &game.sans).map_err(|mut rejection| {
@@ -141,7 +162,11 @@ fn process_game(
     Ok(row)
 }
 
-fn token_rejection(reason: RejectReason, what: &str, problem: &movetext::TokenProblem) -> Rejection {
+fn token_rejection(
+    reason: RejectReason,
+    what: &str,
+    problem: &movetext::TokenProblem,
+) -> Rejection {
     let mut rejection = Rejection::new(
         reason,
         format!(
@@ -264,15 +289,29 @@ mod tests {
     #[test]
     fn tags_fill_columns_and_extras() {
         let mut row = GameRow::default();
-        let tags = [("White", "A"), ("WhiteElo", "2500"), ("BlackElo", "x"), ("Foo", "bar"), ("White", "B"), ("Date", "2001.01.01")]
-            .map(|(n, v)| (n.to_string(), v.to_string()))
-            .to_vec();
+        let tags = [
+            ("White", "A"),
+            ("WhiteElo", "2500"),
+            ("BlackElo", "x"),
+            ("Foo", "bar"),
+            ("White", "B"),
+            ("Date", "2001.01.01"),
+        ]
+        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .to_vec();
         fill_tags(&mut row, tags);
         assert_eq!(row.white.as_deref(), Some("A"));
         assert_eq!(row.white_elo, Some(2500));
         assert_eq!(row.black_elo, None);
         assert_eq!(row.year, Some(2001));
-        let extras: Vec<(&str, &str)> = row.extra_tags.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
-        assert_eq!(extras, vec![("BlackElo", "x"), ("Foo", "bar"), ("White", "B")]);
+        let extras: Vec<(&str, &str)> = row
+            .extra_tags
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(
+            extras,
+            vec![("BlackElo", "x"), ("Foo", "bar"), ("White", "B")]
+        );
     }
 }

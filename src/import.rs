@@ -14,7 +14,6 @@ use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 use indicatif::ProgressBar;
-use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::game::{BatchOutput, process_batch};
@@ -99,26 +98,50 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet);
 
-    let (batch_tx, batch_rx) = bounded::<Result<Batch, ImportError>>(threads * 4);
-    let (out_tx, out_rx) = bounded::<BatchOutput>(threads * 4);
-    let group_size = threads * 4;
+    // At most `in_flight` batches exist between the reader and the writer
+    // (queued, being processed, or waiting to be written in order): the
+    // reader takes a ticket per batch, the writer returns it once written.
+    let in_flight = threads * 4;
+    let (ticket_tx, ticket_rx) = bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = ticket_tx.send(());
+    }
+    let (batch_tx, batch_rx) = bounded::<(u64, Batch)>(in_flight);
+    let (out_tx, out_rx) = bounded::<(u64, BatchOutput)>(in_flight);
 
-    let (read_result, write_result, process_error) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_all(&sources, batch_tx, &bar));
-        let writer = scope.spawn(|| write_all(out_rx, games_writer, rejects_writer, &names, &bar));
-        let process_error = process_all(&pool, batch_rx, out_tx, group_size);
-        let read_result = reader
-            .join()
-            .unwrap_or_else(|_| Err(thread_died("reader")));
-        let write_result = writer
-            .join()
-            .unwrap_or_else(|_| Err(thread_died("writer")));
-        (read_result, write_result, process_error)
+    let (read_result, write_result) = std::thread::scope(|scope| {
+        let reader = scope.spawn(|| read_all(&sources, batch_tx, ticket_rx, &bar));
+        let writer = scope.spawn(|| {
+            write_all(
+                out_rx,
+                ticket_tx,
+                games_writer,
+                rejects_writer,
+                &names,
+                &bar,
+            )
+        });
+        pool.scope(|workers| {
+            for _ in 0..threads {
+                let batches = batch_rx.clone();
+                let outputs = out_tx.clone();
+                workers.spawn(move |_| {
+                    for (seq, batch) in batches {
+                        if outputs.send((seq, process_batch(&batch))).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        drop(out_tx);
+        let read_result = reader.join().unwrap_or_else(|_| Err(thread_died("reader")));
+        let write_result = writer.join().unwrap_or_else(|_| Err(thread_died("writer")));
+        (read_result, write_result)
     });
     bar.finish_and_clear();
     let (counts, games_writer, rejects_writer) = write_result?;
-    let failure = process_error.map(Err).unwrap_or(Ok(()));
-    let inputs = match read_result.and_then(|inputs| failure.map(|_| inputs)) {
+    let inputs = match read_result {
         Ok(inputs) => inputs,
         Err(e) => {
             discard(games_writer, rejects_writer);
@@ -173,14 +196,16 @@ fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ImportError> {
     fs::rename(&tmp, &path).map_err(|e| write_error(&path, e))
 }
 
-/// Reader thread: frames every input into batches, in order.
+/// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
     sources: &[InputSource],
-    tx: Sender<Result<Batch, ImportError>>,
+    tx: Sender<(u64, Batch)>,
+    tickets: Receiver<()>,
     bar: &ProgressBar,
 ) -> Result<Vec<InputSummary>, ImportError> {
     let raw_bytes = Arc::new(AtomicU64::new(0));
     let mut next_game_id = 0u64;
+    let mut seq = 0u64;
     let mut summaries = Vec::with_capacity(sources.len());
     for (index, source) in sources.iter().enumerate() {
         let path = source.display_name();
@@ -198,25 +223,17 @@ fn read_all(
             };
             let more = framer
                 .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
-                .map_err(read_error);
+                .map_err(read_error)?;
             bar.set_position(raw_bytes.load(Ordering::Relaxed));
-            match more {
-                Ok(true) => {
-                    games += batch.games.len() as u64;
-                    if tx.send(Ok(batch)).is_err() {
-                        return Ok(summaries);
-                    }
-                }
-                Ok(false) => break,
-                Err(e) => {
-                    let message = e.to_string();
-                    let _ = tx.send(Err(e));
-                    return Err(ImportError::Read {
-                        path: path.clone(),
-                        source: io::Error::other(message),
-                    });
-                }
+            if !more {
+                break;
             }
+            games += batch.games.len() as u64;
+            if tickets.recv().is_err() || tx.send((seq, batch)).is_err() {
+                // The writer stopped: it reports why.
+                return Ok(summaries);
+            }
+            seq += 1;
         }
         summaries.push(InputSummary {
             path,
@@ -228,44 +245,10 @@ fn read_all(
     Ok(summaries)
 }
 
-/// Main thread: processes groups of batches on the pool and forwards the
-/// outputs in input order. Returns the first input error, if any.
-fn process_all(
-    pool: &rayon::ThreadPool,
-    rx: Receiver<Result<Batch, ImportError>>,
-    tx: Sender<BatchOutput>,
-    group_size: usize,
-) -> Option<ImportError> {
-    let mut group = Vec::with_capacity(group_size);
-    while let Ok(first) = rx.recv() {
-        group.push(first);
-        while group.len() < group_size {
-            match rx.try_recv() {
-                Ok(next) => group.push(next),
-                Err(_) => break,
-            }
-        }
-        let mut batches = Vec::with_capacity(group.len());
-        for item in group.drain(..) {
-            match item {
-                Ok(batch) => batches.push(batch),
-                Err(e) => return Some(e),
-            }
-        }
-        let outputs: Vec<BatchOutput> =
-            pool.install(|| batches.par_iter().map(process_batch).collect());
-        for output in outputs {
-            if tx.send(output).is_err() {
-                return None;
-            }
-        }
-    }
-    None
-}
-
 /// Writer thread: collects rows into row groups and writes them.
 fn write_all(
-    rx: Receiver<BatchOutput>,
+    rx: Receiver<(u64, BatchOutput)>,
+    tickets: Sender<()>,
     mut games: TableWriter,
     mut rejects: TableWriter,
     names: &[String],
@@ -275,15 +258,23 @@ fn write_all(
     let mut counts = RunCounts::default();
     let mut game_rows: Vec<GameRow> = Vec::with_capacity(ROW_GROUP_ROWS);
     let mut reject_rows: Vec<RejectRow> = Vec::new();
-    for output in rx {
-        counts += &output.counts;
-        game_rows.extend(output.games);
-        reject_rows.extend(output.rejects);
-        if game_rows.len() >= ROW_GROUP_ROWS {
-            flush_games(&mut games, &mut game_rows, names)?;
-        }
-        if reject_rows.len() >= ROW_GROUP_ROWS {
-            flush_rejects(&mut rejects, &mut reject_rows, names)?;
+    // Outputs arrive in any order; they are written in batch order.
+    let mut pending: BTreeMap<u64, BatchOutput> = BTreeMap::new();
+    let mut next_seq = 0u64;
+    for (seq, output) in rx {
+        pending.insert(seq, output);
+        while let Some(output) = pending.remove(&next_seq) {
+            next_seq += 1;
+            counts += &output.counts;
+            game_rows.extend(output.games);
+            reject_rows.extend(output.rejects);
+            if game_rows.len() >= ROW_GROUP_ROWS {
+                flush_games(&mut games, &mut game_rows, names)?;
+            }
+            if reject_rows.len() >= ROW_GROUP_ROWS {
+                flush_rejects(&mut rejects, &mut reject_rows, names)?;
+            }
+            let _ = tickets.send(());
         }
         let rate = counts.read as f64 / started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!("{} games, {rate:.0} games/s", counts.read));
@@ -299,7 +290,9 @@ fn flush_games(
     names: &[String],
 ) -> Result<(), ImportError> {
     let frame = games_frame(rows, names).map_err(|e| write_error(writer.path(), e))?;
-    writer.write(&frame).map_err(|e| write_error(writer.path(), e))?;
+    writer
+        .write(&frame)
+        .map_err(|e| write_error(writer.path(), e))?;
     rows.clear();
     Ok(())
 }
@@ -310,7 +303,9 @@ fn flush_rejects(
     names: &[String],
 ) -> Result<(), ImportError> {
     let frame = rejects_frame(rows, names).map_err(|e| write_error(writer.path(), e))?;
-    writer.write(&frame).map_err(|e| write_error(writer.path(), e))?;
+    writer
+        .write(&frame)
+        .map_err(|e| write_error(writer.path(), e))?;
     rows.clear();
     Ok(())
 }

@@ -184,7 +184,10 @@ mod tests {
 
     #[test]
     fn sniffs_magic_bytes() {
-        assert_eq!(Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd, 0]), Compression::Zstd);
+        assert_eq!(
+            Compression::sniff(&[0x28, 0xb5, 0x2f, 0xfd, 0]),
+            Compression::Zstd
+        );
         assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8]), Compression::Gzip);
         assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::sniff(b"[Event"), Compression::None);

@@ -15,6 +15,13 @@
 
 use std::io::{self, Read};
 
+/// What follows each game in [`Batch::data`]. pgn-reader streams through a
+/// whole batch; the separator makes it end every game exactly where the
+/// framer did: a blank line ends movetext, and a tags-only game first gets an
+/// empty movetext (`*`, ignored: the token audit reads the real marker).
+pub const SEPARATOR: &[u8] = b"\n\n";
+pub const SEPARATOR_AFTER_TAGS: &[u8] = b"\n*\n\n";
+
 /// Longest game the framer keeps whole.
 pub const MAX_GAME_BYTES: usize = 32 << 20;
 const READ_CHUNK: usize = 1 << 20;
@@ -124,10 +131,16 @@ impl<R: Read> Framer<R> {
     ) -> io::Result<bool> {
         while batch.data.len() < max_bytes && batch.games.len() < max_games {
             match self.next_game()? {
-                Some((offset, line, range, oversized)) => {
+                Some((offset, line, range, oversized, tags_only)) => {
                     let bytes = self.buf.get(range).unwrap_or_default();
                     let start = batch.data.len();
                     batch.data.extend_from_slice(bytes);
+                    let end = batch.data.len();
+                    batch.data.extend_from_slice(if tags_only {
+                        SEPARATOR_AFTER_TAGS
+                    } else {
+                        SEPARATOR
+                    });
                     self.games_in_source += 1;
                     batch.games.push(RawGame {
                         game_id: *next_game_id,
@@ -135,7 +148,7 @@ impl<R: Read> Framer<R> {
                         offset,
                         line,
                         start,
-                        end: batch.data.len(),
+                        end,
                         oversized,
                     });
                     *next_game_id += 1;
@@ -143,11 +156,20 @@ impl<R: Read> Framer<R> {
                 None => break,
             }
         }
+        if !batch.games.is_empty() {
+            // pgn-reader asks for a full token's worth of lookahead before
+            // every token; near the end of its input it would shift its
+            // buffer on each one. Blank padding keeps the lookahead satisfied.
+            let padded = batch.data.len() + crate::pgn::visitor::READER_LOOKAHEAD;
+            batch.data.resize(padded, b'\n');
+        }
         Ok(!batch.games.is_empty())
     }
 
-    /// Finds the next game: (offset, first line, range in `buf`, oversized).
-    fn next_game(&mut self) -> io::Result<Option<(u64, u64, std::ops::Range<usize>, bool)>> {
+    /// Finds the next game: (offset, first line, range in `buf`, oversized,
+    /// ended in the tag section).
+    #[allow(clippy::type_complexity)]
+    fn next_game(&mut self) -> io::Result<Option<(u64, u64, std::ops::Range<usize>, bool, bool)>> {
         loop {
             let step = self.scan();
             let end = match step {
@@ -177,13 +199,20 @@ impl<R: Read> Framer<R> {
             let Some(start) = self.game_start.take() else {
                 return Ok(None);
             };
+            let tags_only = matches!(self.state, State::Tags { .. });
             self.state = State::Between { line_start: true };
             if oversized {
                 // Resume mid-line after a cut.
                 self.state = State::Between { line_start: false };
             }
             let offset = self.base_offset + start as u64;
-            return Ok(Some((offset, self.game_line, start..end, oversized)));
+            return Ok(Some((
+                offset,
+                self.game_line,
+                start..end,
+                oversized,
+                tags_only,
+            )));
         }
     }
 
@@ -304,10 +333,9 @@ impl<R: Read> Framer<R> {
                                     Some(true)
                                 }
                                 Some(_) => Some(false),
-                                None if self.eof => Some(matches!(
-                                    self.buf.get(self.pos + 1),
-                                    Some(b'\n' | b'[')
-                                )),
+                                None if self.eof => {
+                                    Some(matches!(self.buf.get(self.pos + 1), Some(b'\n' | b'[')))
+                                }
                                 None => None,
                             };
                             match ends {
@@ -456,7 +484,8 @@ mod tests {
 
     #[test]
     fn splits_at_blank_lines_and_tags() {
-        let games = frame("[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n1. d4 *\n[Event \"c\"]\n*");
+        let games =
+            frame("[Event \"a\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n1. d4 *\n[Event \"c\"]\n*");
         assert_eq!(
             games,
             vec![
@@ -492,7 +521,9 @@ mod tests {
 
     #[test]
     fn escape_lines_bom_and_crlf() {
-        let games = frame("\u{feff}% header\r\n[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\n1. d4 *");
+        let games = frame(
+            "\u{feff}% header\r\n[Event \"a\"]\r\n\r\n1. e4 *\r\n\r\n[Event \"b\"]\r\n1. d4 *",
+        );
         assert_eq!(games.len(), 2);
         assert_eq!(games[0].1, 2);
         assert_eq!(games[1].1, 6);

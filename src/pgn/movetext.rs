@@ -192,7 +192,10 @@ impl<'a> Tokens<'a> {
 
 /// Classifies a word (a run of non-delimiters): result, move number, SAN.
 fn classify_word(word: &[u8]) -> Tok<'_> {
-    if let Some(result) = GameResult::from_marker(word) {
+    let may_be_result = word
+        .first()
+        .is_some_and(|&b| b.is_ascii_digit() || !b.is_ascii());
+    if may_be_result && let Some(result) = GameResult::from_marker(word) {
         return Tok::Result(result);
     }
     // Move numbers, possibly glued to the move: `12.`, `12...`, `1.e4`.
@@ -219,7 +222,10 @@ fn classify_word(word: &[u8]) -> Tok<'_> {
 
 /// `0-0` and `0-0-0`, which pgn-reader reads as castling.
 fn is_zero_castling(word: &[u8]) -> bool {
-    let body = word.strip_suffix(b"+").or(word.strip_suffix(b"#")).unwrap_or(word);
+    let body = word
+        .strip_suffix(b"+")
+        .or(word.strip_suffix(b"#"))
+        .unwrap_or(word);
     body == b"0-0" || body == b"0-0-0"
 }
 
@@ -296,12 +302,7 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
     }
     if depth > 0 {
         let ply = report.mainline_moves + 1;
-        report.problem = Some(problem(
-            TokenProblemKind::Unknown,
-            b"(",
-            tokens.line,
-            ply,
-        ));
+        report.problem = Some(problem(TokenProblemKind::Unknown, b"(", tokens.line, ply));
     }
     report
 }
@@ -377,7 +378,10 @@ mod tests {
     #[test]
     fn nonstandard_markers_and_null_moves() {
         assert_eq!(scan(b"1. e4 1:0", 1).marker, Some(GameResult::WhiteWins));
-        assert_eq!(scan("1. e4 ½-½".as_bytes(), 1).marker, Some(GameResult::Draw));
+        assert_eq!(
+            scan("1. e4 ½-½".as_bytes(), 1).marker,
+            Some(GameResult::Draw)
+        );
         assert_eq!(scan(b"1. e4 0.5-0.5", 1).marker, Some(GameResult::Draw));
         assert_eq!(scan(b"1. e4 -- 2. Nf3 Z0 *", 1).problem, None);
         assert_eq!(scan(b"1. O-O 0-0-0 *", 1).mainline_moves, 2);
@@ -386,6 +390,9 @@ mod tests {
     #[test]
     fn locates_a_mainline_ply() {
         let text = b"1. e4 (1. d4 d5) e5\n2. Nf3 *";
-        assert_eq!(locate_mainline_ply(text, 10, 3), Some((11, "Nf3".to_string())));
+        assert_eq!(
+            locate_mainline_ply(text, 10, 3),
+            Some((11, "Nf3".to_string()))
+        );
     }
 }

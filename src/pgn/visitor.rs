@@ -15,6 +15,8 @@ use crate::pgn::encoding;
 /// 1 KB engine comments, lichess study tags) exceed the 255-byte default.
 pub const SUPPORTED_TAG_LINE: usize = 1 << 16;
 pub const SUPPORTED_COMMENT: usize = 1 << 16;
+/// The most pgn-reader looks ahead at once with these settings.
+pub const READER_LOOKAHEAD: usize = SUPPORTED_TAG_LINE + SUPPORTED_COMMENT + 2;
 
 /// A game as pgn-reader saw it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -75,19 +77,20 @@ impl Visitor for Collect {
     }
 }
 
-/// The bytes of the current game, fed to a long-lived pgn-reader.
+/// A batch's bytes, fed to pgn-reader as one stream. `pos` is how far the
+/// reader has pulled, so the parser can tell where each game ended.
 struct Feed<'a> {
     data: &'a [u8],
-    range: Cell<(usize, usize)>,
+    pos: Cell<usize>,
 }
 
 impl Read for &Feed<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
-        let (start, end) = self.range.get();
-        let chunk = self.data.get(start..end).unwrap_or_default();
+        let start = self.pos.get();
+        let chunk = self.data.get(start..).unwrap_or_default();
         let n = chunk.len().min(out.len());
         out[..n].copy_from_slice(&chunk[..n]);
-        self.range.set((start + n, end));
+        self.pos.set(start + n);
         Ok(n)
     }
 }
@@ -98,24 +101,19 @@ pub enum ParseOutcome {
     Game(ParsedGame),
     /// pgn-reader reported a syntax error (unterminated comment or tag).
     SyntaxError(String),
-    /// pgn-reader found more than one game in the frame.
-    Split(usize),
+    /// pgn-reader ended the game before the framer did: the frame holds
+    /// more than one game for it.
+    Split,
 }
 
-/// Parses the games of one batch buffer, one frame at a time.
-pub struct BatchParser<'a> {
-    feed: &'a FeedHolder<'a>,
-    reader: Reader<&'a Feed<'a>>,
-}
-
-/// Owns the feed so that the reader can borrow it.
+/// Owns a batch's feed so that the reader can borrow it.
 pub struct FeedHolder<'a>(Feed<'a>);
 
 impl<'a> FeedHolder<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         FeedHolder(Feed {
             data,
-            range: Cell::new((0, 0)),
+            pos: Cell::new(0),
         })
     }
 }
@@ -127,51 +125,63 @@ fn new_reader<'a>(feed: &'a Feed<'a>) -> Reader<&'a Feed<'a>> {
         .finish()
 }
 
+/// Parses the framed games of one batch with a single streaming pgn-reader,
+/// checking after each game that the reader stopped where the framer did.
+pub struct BatchParser<'a> {
+    feed: &'a Feed<'a>,
+    reader: Reader<&'a Feed<'a>>,
+}
+
 impl<'a> BatchParser<'a> {
-    pub fn new(feed: &'a FeedHolder<'a>) -> Self {
+    pub fn new(holder: &'a FeedHolder<'a>) -> Self {
         BatchParser {
-            feed,
-            reader: new_reader(&feed.0),
+            feed: &holder.0,
+            reader: new_reader(&holder.0),
         }
     }
 
-    /// Parses `data[start..end]` as one game.
-    pub fn parse(&mut self, start: usize, end: usize) -> ParseOutcome {
-        self.feed.0.range.set((start, end));
-        let first = self.reader.read_game(&mut Collect);
-        let outcome = match first {
+    /// Bytes of the batch the reader has consumed.
+    fn consumed(&self) -> usize {
+        self.feed
+            .pos
+            .get()
+            .saturating_sub(self.reader.buffer().len())
+    }
+
+    /// Restarts the reader at `pos` (after an error or a disagreement).
+    fn reset_to(&mut self, pos: usize) {
+        self.feed.pos.set(pos);
+        self.reader = new_reader(self.feed);
+    }
+
+    /// Parses the game framed at `start..end`; `next` is where the following
+    /// game's frame starts (or the batch's length).
+    pub fn parse(&mut self, start: usize, end: usize, next: usize) -> ParseOutcome {
+        let at = self.consumed();
+        let gap_is_blank = self
+            .feed
+            .data
+            .get(at..start)
+            .is_some_and(|gap| gap.iter().all(u8::is_ascii_whitespace));
+        if !gap_is_blank {
+            self.reset_to(start);
+        }
+        match self.reader.read_game(&mut Collect) {
             Ok(Some(game)) => {
-                let mut extra = 0;
-                loop {
-                    match self.reader.read_game(&mut Collect) {
-                        Ok(Some(_)) => extra += 1,
-                        Ok(None) => break,
-                        Err(_) => {
-                            extra += 1;
-                            self.reset();
-                            break;
-                        }
-                    }
-                }
-                if extra == 0 {
+                let stopped = self.consumed();
+                if (end..=next).contains(&stopped) {
                     ParseOutcome::Game(game)
                 } else {
-                    ParseOutcome::Split(extra + 1)
+                    self.reset_to(next);
+                    ParseOutcome::Split
                 }
             }
             Ok(None) => ParseOutcome::Game(ParsedGame::default()),
             Err(e) => {
-                self.reset();
+                self.reset_to(next);
                 ParseOutcome::SyntaxError(e.to_string())
             }
-        };
-        outcome
-    }
-
-    /// A fresh reader after an error, so no state leaks into the next game.
-    fn reset(&mut self) {
-        self.feed.0.range.set((0, 0));
-        self.reader = new_reader(&self.feed.0);
+        }
     }
 }
 
@@ -180,9 +190,11 @@ mod tests {
     use super::*;
 
     fn parse_one(text: &[u8]) -> ParseOutcome {
-        let holder = FeedHolder::new(text);
+        let mut data = text.to_vec();
+        data.extend_from_slice(crate::pgn::framer::SEPARATOR);
+        let holder = FeedHolder::new(&data);
         let mut parser = BatchParser::new(&holder);
-        parser.parse(0, text.len())
+        parser.parse(0, text.len(), data.len())
     }
 
     #[test]
@@ -199,11 +211,11 @@ mod tests {
 
     #[test]
     fn reuses_the_reader_across_frames() {
-        let text = b"1. e4 *\n1. d4 d5 *\n";
+        let text = b"1. e4 *\n\n\n1. d4 d5 *\n\n\n";
         let holder = FeedHolder::new(text);
         let mut parser = BatchParser::new(&holder);
-        let a = parser.parse(0, 8);
-        let b = parser.parse(8, text.len());
+        let a = parser.parse(0, 8, 10);
+        let b = parser.parse(10, 19, text.len());
         match (a, b) {
             (ParseOutcome::Game(a), ParseOutcome::Game(b)) => {
                 assert_eq!(a.sans.len(), 1);

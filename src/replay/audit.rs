@@ -133,16 +133,34 @@ mod tests {
         let mate = replayed(None, "f3 e5 g4 Qh4#");
         let black = Some(GameResult::BlackWins);
         assert_eq!(verdict(Some("0-1"), black, &mate), ResultCheck::Consistent);
-        assert_eq!(verdict(Some("1-0"), None, &mate), ResultCheck::ContradictsCheckmate);
-        assert_eq!(verdict(Some("*"), None, &mate), ResultCheck::UnfinishedButDecided);
-        assert_eq!(verdict(Some("1-0"), black, &mate), ResultCheck::TagMarkerMismatch);
-        assert_eq!(verdict(Some("?"), black, &mate), ResultCheck::NonstandardResult);
+        assert_eq!(
+            verdict(Some("1-0"), None, &mate),
+            ResultCheck::ContradictsCheckmate
+        );
+        assert_eq!(
+            verdict(Some("*"), None, &mate),
+            ResultCheck::UnfinishedButDecided
+        );
+        assert_eq!(
+            verdict(Some("1-0"), black, &mate),
+            ResultCheck::TagMarkerMismatch
+        );
+        assert_eq!(
+            verdict(Some("?"), black, &mate),
+            ResultCheck::NonstandardResult
+        );
         assert_eq!(verdict(None, None, &mate), ResultCheck::MissingResult);
         assert_eq!(verdict(None, black, &mate), ResultCheck::Consistent);
 
         // White has a queen, Black a lone king: Black cannot win on time.
         let lone_king = replayed(Some("8/8/8/4k3/8/8/8/4KQ2 w - - 0 1"), "Qf2");
-        assert_eq!(verdict(Some("0-1"), None, &lone_king), ResultCheck::ContradictsInsufficient);
-        assert_eq!(verdict(Some("1-0"), None, &lone_king), ResultCheck::Consistent);
+        assert_eq!(
+            verdict(Some("0-1"), None, &lone_king),
+            ResultCheck::ContradictsInsufficient
+        );
+        assert_eq!(
+            verdict(Some("1-0"), None, &lone_king),
+            ResultCheck::Consistent
+        );
     }
 }

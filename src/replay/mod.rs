@@ -9,6 +9,7 @@ pub mod result;
 use pgn_reader::SanPlus;
 use pgn_reader::shakmaty::fen::Fen;
 use pgn_reader::shakmaty::san::{San, SanError};
+use pgn_reader::shakmaty::uci::UciMove;
 use pgn_reader::shakmaty::zobrist::Zobrist64;
 use pgn_reader::shakmaty::{
     CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Position, Role,
@@ -104,7 +105,10 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
         });
     };
     let invalid = |why: String| {
-        Rejection::new(RejectReason::InvalidFen, format!("invalid FEN {fen_text:?}: {why}"))
+        Rejection::new(
+            RejectReason::InvalidFen,
+            format!("invalid FEN {fen_text:?}: {why}"),
+        )
     };
     let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| invalid(e.to_string()))?;
     let pos: Chess = parsed
@@ -124,7 +128,9 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
 /// names a castling rook that standard chess does not allow.
 fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
     let castling_field = fen_text.split_whitespace().nth(2).unwrap_or("-");
-    let letters = castling_field.chars().any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
+    let letters = castling_field
+        .chars()
+        .any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
     letters
         || parsed
             .clone()
@@ -196,12 +202,14 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
                 )
                 .at(ply, san_plus.to_string()));
             }
-            san => san.to_move(&pos).map_err(|e| move_error(&pos, san_plus, e, ply))?,
+            san => san
+                .to_move(&pos)
+                .map_err(|e| move_error(&pos, san_plus, e, ply))?,
         };
         if !moves_uci.is_empty() {
             moves_uci.push(' ');
         }
-        moves_uci.push_str(&m.to_uci(mode).to_string());
+        push_uci(&mut moves_uci, m.to_uci(mode));
         let next_hash = pos.update_zobrist_hash(hash, m, ep);
         pos.play_unchecked(m);
         hash = next_hash.unwrap_or_else(|| pos.zobrist_hash(ep));
@@ -253,8 +261,7 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         _ => Some(GameResult::Draw),
     };
     let threefold_final = final_repetitions >= 3;
-    let perpetual_check =
-        threefold_final && is_perpetual(&history, window_start, start_turn);
+    let perpetual_check = threefold_final && is_perpetual(&history, window_start, start_turn);
     Ok(Replayed {
         plies,
         moves_uci,
@@ -318,6 +325,26 @@ fn is_perpetual(history: &[Seen], window_start: usize, start_turn: Color) -> boo
         });
         moves.all(|k| history[k].gave_check)
     })
+}
+
+/// Appends a move in UCI notation without going through `fmt`.
+fn push_uci(out: &mut String, uci: UciMove) {
+    match uci {
+        UciMove::Normal {
+            from,
+            to,
+            promotion,
+        } => {
+            out.push(from.file().char());
+            out.push(from.rank().char());
+            out.push(to.file().char());
+            out.push(to.rank().char());
+            if let Some(role) = promotion {
+                out.push(role.char());
+            }
+        }
+        other => out.push_str(&other.to_string()),
+    }
 }
 
 fn role_name(role: Role) -> &'static str {
@@ -399,14 +426,20 @@ mod tests {
         let r = r.as_ref();
         assert_eq!(r.map(|r| r.end_state), Some(EndState::Checkmate));
         assert_eq!(r.and_then(|r| r.winner_by_rule), Some(Color::Black));
-        assert_eq!(r.and_then(|r| r.result_by_rule), Some(GameResult::BlackWins));
+        assert_eq!(
+            r.and_then(|r| r.result_by_rule),
+            Some(GameResult::BlackWins)
+        );
         assert_eq!(r.map(|r| r.moves_uci.as_str()), Some("f2f3 e7e5 g2g4 d8h4"));
     }
 
     #[test]
     fn illegal_move_message_names_the_problem() {
         let err = play("e4 e5 Rxh7").err();
-        assert_eq!(err.as_ref().map(|e| e.reason), Some(RejectReason::IllegalMove));
+        assert_eq!(
+            err.as_ref().map(|e| e.reason),
+            Some(RejectReason::IllegalMove)
+        );
         assert_eq!(
             err.map(|e| e.message),
             Some("illegal move Rxh7 at ply 3 (white to move): no rook can reach h7".into())
@@ -423,7 +456,10 @@ mod tests {
         let r = play("Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nf3").ok();
         assert_eq!(r.as_ref().and_then(|r| r.automatic_end_ply), Some(16));
         assert_eq!(r.as_ref().map(|r| r.plies_after_end), Some(1));
-        assert_eq!(r.as_ref().and_then(|r| r.result_by_rule), Some(GameResult::Draw));
+        assert_eq!(
+            r.as_ref().and_then(|r| r.result_by_rule),
+            Some(GameResult::Draw)
+        );
     }
 
     #[test]

@@ -28,15 +28,26 @@ impl GameResult {
     /// `1-0`, `1:0`; `0-1`, `0:1`; `1/2-1/2`, `1/2`, `½-½`, `0.5-0.5`,
     /// `1/2:1/2`; `*`. En and em dashes count as dashes.
     pub fn from_marker(text: &[u8]) -> Option<GameResult> {
+        // Fast path: every token of every game passes through here.
+        match text.trim_ascii() {
+            b"1-0" | b"1:0" => Some(GameResult::WhiteWins),
+            b"0-1" | b"0:1" => Some(GameResult::BlackWins),
+            b"1/2-1/2" | b"1/2" | b"0.5-0.5" | b"1/2:1/2" => Some(GameResult::Draw),
+            b"*" => Some(GameResult::Unfinished),
+            ascii if ascii.is_ascii() => None,
+            other => Self::from_unicode_marker(other),
+        }
+    }
+
+    /// `½-½`, `½`, and results written with en or em dashes.
+    fn from_unicode_marker(text: &[u8]) -> Option<GameResult> {
         let text = std::str::from_utf8(text).ok()?.trim();
-        let text = text.replace(['\u{2013}', '\u{2014}'], "-");
+        let text = text
+            .replace(['\u{2013}', '\u{2014}'], "-")
+            .replace('½', "1/2");
         match text.as_str() {
-            "1-0" | "1:0" => Some(GameResult::WhiteWins),
-            "0-1" | "0:1" => Some(GameResult::BlackWins),
-            "1/2-1/2" | "1/2" | "½-½" | "½" | "0.5-0.5" | "1/2:1/2" | "½:½" => {
-                Some(GameResult::Draw)
-            }
-            "*" => Some(GameResult::Unfinished),
+            "1/2-1/2" | "1/2" | "1/2:1/2" => Some(GameResult::Draw),
+            ascii if ascii.is_ascii() => Self::from_marker(ascii.as_bytes()),
             _ => None,
         }
     }
@@ -58,7 +69,11 @@ mod tests {
             ("1\u{2013}0", GameResult::WhiteWins),
             (" * ", GameResult::Unfinished),
         ] {
-            assert_eq!(GameResult::from_marker(text.as_bytes()), Some(expected), "{text}");
+            assert_eq!(
+                GameResult::from_marker(text.as_bytes()),
+                Some(expected),
+                "{text}"
+            );
         }
         assert_eq!(GameResult::from_marker(b"?"), None);
         assert_eq!(GameResult::from_marker(b""), None);
