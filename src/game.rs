@@ -1,6 +1,8 @@
 //! Per-game glue between the stages: framed bytes → pgn-reader parse and
 //! token audit → replay and result audit → a games row or a rejects row.
 
+use std::borrow::Cow;
+
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
@@ -226,9 +228,9 @@ fn parse_year(date: &str) -> Option<i32> {
 
 /// Moves tag values into their columns; every other tag (and every repeat
 /// of a column's tag) goes to `extra_tags`.
-fn fill_tags(row: &mut GameRow, tags: Vec<(String, String)>) {
+fn fill_tags(row: &mut GameRow, tags: Vec<(Cow<'static, str>, String)>) {
     for (name, value) in tags {
-        let slot = match name.as_str() {
+        let slot = match name.as_ref() {
             "Event" => &mut row.event,
             "Site" => &mut row.site,
             "Date" => &mut row.date,
@@ -254,19 +256,19 @@ fn fill_tags(row: &mut GameRow, tags: Vec<(String, String)>) {
                 if elo.is_none() && (parsed.is_some() || blank) {
                     *elo = parsed;
                 } else {
-                    row.extra_tags.push((name, value));
+                    row.extra_tags.push((name.into_owned(), value));
                 }
                 continue;
             }
             _ => {
-                row.extra_tags.push((name, value));
+                row.extra_tags.push((name.into_owned(), value));
                 continue;
             }
         };
         if slot.is_none() {
             *slot = Some(value);
         } else {
-            row.extra_tags.push((name, value));
+            row.extra_tags.push((name.into_owned(), value));
         }
     }
     row.year = row.date.as_deref().and_then(parse_year);
@@ -297,7 +299,7 @@ mod tests {
             ("White", "B"),
             ("Date", "2001.01.01"),
         ]
-        .map(|(n, v)| (n.to_string(), v.to_string()))
+        .map(|(n, v)| (Cow::Borrowed(n), v.to_string()))
         .to_vec();
         fill_tags(&mut row, tags);
         assert_eq!(row.white.as_deref(), Some("A"));

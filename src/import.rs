@@ -14,13 +14,13 @@ use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 use indicatif::ProgressBar;
+use polars::prelude::{DataFrame, PolarsResult};
 use thiserror::Error;
 
 use crate::game::{BatchOutput, process_batch};
 use crate::input::{self, InputError, InputSource, progress};
 use crate::pgn::framer::{Batch, Framer};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
-use crate::sink::rows::{GameRow, RejectRow};
 use crate::sink::summary::{InputSummary, Options, Summary};
 use crate::stats::RunCounts;
 
@@ -101,33 +101,28 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     // At most `in_flight` batches exist between the reader and the writer
     // (queued, being processed, or waiting to be written in order): the
     // reader takes a ticket per batch, the writer returns it once written.
-    let in_flight = threads * 4;
+    // Deep enough that workers keep going while the writer compresses a row group.
+    let in_flight = (threads * 8).max(32);
     let (ticket_tx, ticket_rx) = bounded::<()>(in_flight);
     for _ in 0..in_flight {
         let _ = ticket_tx.send(());
     }
     let (batch_tx, batch_rx) = bounded::<(u64, Batch)>(in_flight);
-    let (out_tx, out_rx) = bounded::<(u64, BatchOutput)>(in_flight);
+    let (out_tx, out_rx) = bounded::<(u64, PolarsResult<Tables>)>(in_flight);
 
     let (read_result, write_result) = std::thread::scope(|scope| {
         let reader = scope.spawn(|| read_all(&sources, batch_tx, ticket_rx, &bar));
-        let writer = scope.spawn(|| {
-            write_all(
-                out_rx,
-                ticket_tx,
-                games_writer,
-                rejects_writer,
-                &names,
-                &bar,
-            )
-        });
+        let writer =
+            scope.spawn(|| write_all(out_rx, ticket_tx, games_writer, rejects_writer, &bar));
         pool.scope(|workers| {
             for _ in 0..threads {
                 let batches = batch_rx.clone();
                 let outputs = out_tx.clone();
+                let names = &names;
                 workers.spawn(move |_| {
                     for (seq, batch) in batches {
-                        if outputs.send((seq, process_batch(&batch))).is_err() {
+                        let tables = Tables::new(process_batch(&batch), names);
+                        if outputs.send((seq, tables)).is_err() {
                             return;
                         }
                     }
@@ -245,67 +240,98 @@ fn read_all(
     Ok(summaries)
 }
 
-/// Writer thread: collects rows into row groups and writes them.
+/// One batch's rows as table pieces, built on the worker that replayed it.
+struct Tables {
+    games: DataFrame,
+    rejects: DataFrame,
+    counts: RunCounts,
+}
+
+impl Tables {
+    fn new(output: BatchOutput, names: &[String]) -> PolarsResult<Tables> {
+        Ok(Tables {
+            games: games_frame(&output.games, names)?,
+            rejects: rejects_frame(&output.rejects, names)?,
+            counts: output.counts,
+        })
+    }
+}
+
+/// Rows waiting to become one row group.
+struct RowGroup {
+    pieces: Vec<DataFrame>,
+    rows: usize,
+}
+
+impl RowGroup {
+    fn new() -> Self {
+        RowGroup {
+            pieces: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    fn push(&mut self, piece: DataFrame) {
+        self.rows += piece.height();
+        if piece.height() > 0 {
+            self.pieces.push(piece);
+        }
+    }
+
+    /// Writes the pieces as one row group.
+    fn flush(&mut self, writer: &mut TableWriter) -> Result<(), ImportError> {
+        let mut pieces = std::mem::take(&mut self.pieces).into_iter();
+        self.rows = 0;
+        let Some(mut frame) = pieces.next() else {
+            return Ok(());
+        };
+        for piece in pieces {
+            frame
+                .vstack_mut_owned(piece)
+                .map_err(|e| write_error(writer.path(), e))?;
+        }
+        frame.rechunk_mut();
+        writer
+            .write(&frame)
+            .map_err(|e| write_error(writer.path(), e))
+    }
+}
+
+/// Writer thread: puts batch outputs back in input order and writes them
+/// in row groups of about [`ROW_GROUP_ROWS`] rows.
 fn write_all(
-    rx: Receiver<(u64, BatchOutput)>,
+    rx: Receiver<(u64, PolarsResult<Tables>)>,
     tickets: Sender<()>,
     mut games: TableWriter,
     mut rejects: TableWriter,
-    names: &[String],
     bar: &ProgressBar,
 ) -> Result<(RunCounts, TableWriter, TableWriter), ImportError> {
     let started = Instant::now();
     let mut counts = RunCounts::default();
-    let mut game_rows: Vec<GameRow> = Vec::with_capacity(ROW_GROUP_ROWS);
-    let mut reject_rows: Vec<RejectRow> = Vec::new();
-    // Outputs arrive in any order; they are written in batch order.
-    let mut pending: BTreeMap<u64, BatchOutput> = BTreeMap::new();
+    let mut game_group = RowGroup::new();
+    let mut reject_group = RowGroup::new();
+    let mut pending: BTreeMap<u64, PolarsResult<Tables>> = BTreeMap::new();
     let mut next_seq = 0u64;
-    for (seq, output) in rx {
-        pending.insert(seq, output);
-        while let Some(output) = pending.remove(&next_seq) {
+    for (seq, tables) in rx {
+        pending.insert(seq, tables);
+        while let Some(tables) = pending.remove(&next_seq) {
             next_seq += 1;
-            counts += &output.counts;
-            game_rows.extend(output.games);
-            reject_rows.extend(output.rejects);
-            if game_rows.len() >= ROW_GROUP_ROWS {
-                flush_games(&mut games, &mut game_rows, names)?;
-            }
-            if reject_rows.len() >= ROW_GROUP_ROWS {
-                flush_rejects(&mut rejects, &mut reject_rows, names)?;
-            }
+            let tables = tables.map_err(|e| write_error(games.path(), e))?;
+            counts += &tables.counts;
+            game_group.push(tables.games);
+            reject_group.push(tables.rejects);
             let _ = tickets.send(());
+            if game_group.rows >= ROW_GROUP_ROWS {
+                game_group.flush(&mut games)?;
+            }
+            if reject_group.rows >= ROW_GROUP_ROWS {
+                reject_group.flush(&mut rejects)?;
+            }
         }
         let rate = counts.read as f64 / started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!("{} games, {rate:.0} games/s", counts.read));
     }
-    flush_games(&mut games, &mut game_rows, names)?;
-    flush_rejects(&mut rejects, &mut reject_rows, names)?;
+    game_group.flush(&mut games)?;
+    reject_group.flush(&mut rejects)?;
     Ok((counts, games, rejects))
-}
-
-fn flush_games(
-    writer: &mut TableWriter,
-    rows: &mut Vec<GameRow>,
-    names: &[String],
-) -> Result<(), ImportError> {
-    let frame = games_frame(rows, names).map_err(|e| write_error(writer.path(), e))?;
-    writer
-        .write(&frame)
-        .map_err(|e| write_error(writer.path(), e))?;
-    rows.clear();
-    Ok(())
-}
-
-fn flush_rejects(
-    writer: &mut TableWriter,
-    rows: &mut Vec<RejectRow>,
-    names: &[String],
-) -> Result<(), ImportError> {
-    let frame = rejects_frame(rows, names).map_err(|e| write_error(writer.path(), e))?;
-    writer
-        .write(&frame)
-        .map_err(|e| write_error(writer.path(), e))?;
-    rows.clear();
-    Ok(())
 }

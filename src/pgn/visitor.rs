@@ -3,6 +3,7 @@
 //! reader is reused across the games of a batch so its buffer is allocated
 //! once per batch, not once per game.
 
+use std::borrow::Cow;
 use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
@@ -18,11 +19,39 @@ pub const SUPPORTED_COMMENT: usize = 1 << 16;
 /// The most pgn-reader looks ahead at once with these settings.
 pub const READER_LOOKAHEAD: usize = SUPPORTED_TAG_LINE + SUPPORTED_COMMENT + 2;
 
+/// Tag names common enough to keep as static strings.
+const KNOWN_TAGS: [&str; 24] = [
+    "Event",
+    "Site",
+    "Date",
+    "Round",
+    "White",
+    "Black",
+    "Result",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteTitle",
+    "BlackTitle",
+    "TimeControl",
+    "Termination",
+    "ECO",
+    "Opening",
+    "Variant",
+    "FEN",
+    "SetUp",
+    "EventDate",
+    "PlyCount",
+    "WhiteFideId",
+    "BlackFideId",
+    "UTCDate",
+    "UTCTime",
+];
+
 /// A game as pgn-reader saw it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ParsedGame {
-    /// Tag pairs in file order.
-    pub tags: Vec<(String, String)>,
+    /// Tag pairs in file order. Common names are static, not allocated.
+    pub tags: Vec<(Cow<'static, str>, String)>,
     /// Mainline moves (variations skipped).
     pub sans: Vec<SanPlus>,
     /// Some tag was not UTF-8 and was decoded as Windows-1252.
@@ -56,7 +85,13 @@ impl Visitor for Collect {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
-        let (name, name_repaired) = encoding::decode(name);
+        let (name, name_repaired) = match KNOWN_TAGS.iter().find(|k| k.as_bytes() == name) {
+            Some(known) => (Cow::Borrowed(*known), false),
+            None => {
+                let (name, repaired) = encoding::decode(name);
+                (Cow::Owned(name), repaired)
+            }
+        };
         let (value, value_repaired) = encoding::decode(&value.decode());
         game.encoding_repaired |= name_repaired | value_repaired;
         game.tags.push((name, value));

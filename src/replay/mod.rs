@@ -12,7 +12,7 @@ use pgn_reader::shakmaty::san::{San, SanError};
 use pgn_reader::shakmaty::uci::UciMove;
 use pgn_reader::shakmaty::zobrist::Zobrist64;
 use pgn_reader::shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Position, Role,
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
 };
 
 use reject::{RejectReason, Rejection};
@@ -159,14 +159,6 @@ pub struct Replayed {
     pub black_insufficient: bool,
 }
 
-/// One position of the game, as repetition detection needs it.
-#[derive(Clone, Copy)]
-struct Seen {
-    hash: u64,
-    /// The move that led here gave check.
-    gave_check: bool,
-}
-
 /// Plays `sans` from `start`. The first illegal, ambiguous or null move
 /// rejects the game.
 pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
@@ -177,13 +169,13 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
     };
     let ep = EnPassantMode::Legal;
     let mut pos = start.pos;
-    let start_turn = pos.turn();
     let mut hash: Zobrist64 = pos.zobrist_hash(ep);
-    let mut history = Vec::with_capacity(sans.len() + 1);
-    history.push(Seen {
-        hash: hash.0,
-        gave_check: false,
-    });
+    let start_pos = pos.clone();
+    // Position hashes, index = ply; the moves are kept to re-walk the game
+    // in the rare case a perpetual check has to be checked.
+    let mut history: Vec<u64> = Vec::with_capacity(sans.len() + 1);
+    history.push(hash.0);
+    let mut moves = Vec::with_capacity(sans.len());
     // Positions before the last zeroing move can never recur.
     let mut window_start = 0usize;
     let mut moves_uci = String::with_capacity(sans.len() * 5);
@@ -212,11 +204,9 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         push_uci(&mut moves_uci, m.to_uci(mode));
         let next_hash = pos.update_zobrist_hash(hash, m, ep);
         pos.play_unchecked(m);
+        moves.push(m);
         hash = next_hash.unwrap_or_else(|| pos.zobrist_hash(ep));
-        history.push(Seen {
-            hash: hash.0,
-            gave_check: pos.is_check(),
-        });
+        history.push(hash.0);
         let current = history.len() - 1;
         if pos.halfmoves() == 0 {
             window_start = current;
@@ -237,9 +227,10 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
     }
 
     let plies = sans.len() as u32;
-    let end_state = if pos.is_checkmate() {
+    let no_legal_moves = pos.legal_moves().is_empty();
+    let end_state = if no_legal_moves && pos.is_check() {
         EndState::Checkmate
-    } else if pos.is_stalemate() {
+    } else if no_legal_moves {
         EndState::Stalemate
     } else if pos.is_insufficient_material() {
         EndState::InsufficientMaterial
@@ -261,7 +252,8 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         _ => Some(GameResult::Draw),
     };
     let threefold_final = final_repetitions >= 3;
-    let perpetual_check = threefold_final && is_perpetual(&history, window_start, start_turn);
+    let perpetual_check =
+        threefold_final && is_perpetual(&history, window_start, start_pos, &moves);
     Ok(Replayed {
         plies,
         moves_uci,
@@ -283,15 +275,15 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
 
 /// Occurrences of `history[current]` among earlier positions with the same
 /// side to move, since `window_start`.
-fn count_earlier(history: &[Seen], window_start: usize, current: usize) -> u32 {
-    let Some(target) = history.get(current).map(|s| s.hash) else {
+fn count_earlier(history: &[u64], window_start: usize, current: usize) -> u32 {
+    let Some(&target) = history.get(current) else {
         return 0;
     };
     let mut count = 0;
     let mut i = current;
     while i >= window_start + 2 {
         i -= 2;
-        if history.get(i).is_some_and(|s| s.hash == target) {
+        if history.get(i) == Some(&target) {
             count += 1;
         }
     }
@@ -300,31 +292,34 @@ fn count_earlier(history: &[Seen], window_start: usize, current: usize) -> u32 {
 
 /// The game ends in a repetition (final position seen three times): is every
 /// move of one side, from the first occurrence of that position to the end,
-/// a check?
-fn is_perpetual(history: &[Seen], window_start: usize, start_turn: Color) -> bool {
-    let Some(last) = history.len().checked_sub(1) else {
+/// a check? Re-walks the game, which is rare enough not to track checks on
+/// every move.
+fn is_perpetual(history: &[u64], window_start: usize, start: Chess, moves: &[Move]) -> bool {
+    let Some((&target, _)) = history.split_last() else {
         return false;
     };
-    let target = history[last].hash;
-    let mut first = last;
-    let mut i = last;
-    while i >= window_start + 2 {
-        i -= 2;
-        if history[i].hash == target {
-            first = i;
-        }
-    }
+    let last = history.len() - 1;
+    let first = (window_start..last)
+        .find(|&i| (last - i) % 2 == 0 && history.get(i) == Some(&target))
+        .unwrap_or(last);
     if first == last {
         return false;
     }
-    // history[k] is reached by ply k; ply k was played by start_turn when k is odd.
-    [Color::White, Color::Black].into_iter().any(|side| {
-        let mut moves = (first + 1..=last).filter(|&k| {
-            let mover = if k % 2 == 1 { start_turn } else { !start_turn };
-            mover == side
-        });
-        moves.all(|k| history[k].gave_check)
-    })
+    // gave_check[k]: the move of ply k (1-based) gave check.
+    let mut pos = start;
+    let mut gave_check = Vec::with_capacity(moves.len() + 1);
+    gave_check.push(false);
+    for &m in moves {
+        pos.play_unchecked(m);
+        gave_check.push(pos.is_check());
+    }
+    // Plies first+1..=last alternate between the two sides.
+    let all_checks = |offset: usize| {
+        (first + 1 + offset..=last)
+            .step_by(2)
+            .all(|k| gave_check.get(k).copied().unwrap_or(false))
+    };
+    all_checks(0) || all_checks(1)
 }
 
 /// Appends a move in UCI notation without going through `fmt`.
