@@ -9,7 +9,7 @@ use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared};
 use crate::replay::reject::{RejectReason, Rejection};
-use crate::replay::{self, color_name};
+use crate::replay::{self, Replayer, color_name};
 use crate::sink::rows::{GameRow, RejectRow};
 use crate::stats::RunCounts;
 
@@ -25,13 +25,14 @@ pub struct BatchOutput {
 pub fn process_batch(batch: &Batch) -> BatchOutput {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder);
+    let mut replayer = Replayer::default();
     let mut out = BatchOutput::default();
     for (index, raw) in batch.games.iter().enumerate() {
         let next = batch
             .games
             .get(index + 1)
             .map_or(batch.data.len(), |g| g.start);
-        match process_game(batch, raw, next, &mut parser) {
+        match process_game(batch, raw, next, &mut parser, &mut replayer) {
             Ok(row) => {
                 out.counts.count_accepted(row.end_state, row.result_check);
                 out.games.push(row);
@@ -50,6 +51,7 @@ fn process_game(
     raw: &RawGame,
     next: usize,
     parser: &mut BatchParser<'_>,
+    replayer: &mut Replayer,
 ) -> Result<GameRow, Box<RejectRow>> {
     let bytes = batch.game_bytes(raw);
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
@@ -119,14 +121,16 @@ fn process_game(
         replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
-    let replayed = replay::replay(start, &game.sans).map_err(|mut rejection| {
-        if let Some(ply) = rejection.ply
-            && let Some((line, _)) = movetext::locate_mainline_ply(bytes, raw.line, ply)
-        {
-            rejection.token_line = Some(line);
-        }
-        reject(Some(&game), rejection)
-    })?;
+    let replayed = replayer
+        .replay(start, &game.sans)
+        .map_err(|mut rejection| {
+            if let Some(ply) = rejection.ply
+                && let Some((line, _)) = movetext::locate_mainline_ply(bytes, raw.line, ply)
+            {
+                rejection.token_line = Some(line);
+            }
+            reject(Some(&game), rejection)
+        })?;
     let declared = Declared {
         tag: game.tag("Result"),
         marker: report.marker,

@@ -164,7 +164,13 @@ impl<'a> Tokens<'a> {
                     self.take_while(|c| c == b'.');
                 }
                 _ => {
-                    let len = self.take_while(|c| !is_delimiter(c));
+                    // Like pgn-reader, a `.` ends a move (`e4.`), but not a
+                    // move number or result (`1.e4`, `0.5-0.5`).
+                    let len = if b.is_ascii_digit() {
+                        self.take_while(|c| !is_delimiter(c))
+                    } else {
+                        self.take_while(|c| !is_delimiter(c) && c != b'.')
+                    };
                     let word = self.text.get(start..start + len).unwrap_or_default();
                     return Some((classify_word(word), line));
                 }
@@ -211,12 +217,47 @@ fn classify_word(word: &[u8]) -> Tok<'_> {
     } else {
         word
     };
-    if SanPlus::from_ascii(san).is_ok() || is_zero_castling(san) {
+    if is_common_san(san) || SanPlus::from_ascii(san).is_ok() || is_zero_castling(san) {
         Tok::San(san)
     } else if looks_like_san(san) {
         Tok::Unknown(word, TokenProblemKind::UnparsableSan)
     } else {
         Tok::Unknown(word, TokenProblemKind::Unknown)
+    }
+}
+
+/// The everyday SAN forms (`e4`, `exd5`, `e8=Q+`, `Nbd7`, `R1xa5#`, `O-O`),
+/// checked without building a `San`: most tokens of most games take this
+/// path. Anything else goes to shakmaty's parser. pgn-reader's own parse
+/// of the mainline must agree in number of moves, which the caller checks.
+fn is_common_san(word: &[u8]) -> bool {
+    let body = match word {
+        [rest @ .., b'+' | b'#'] => rest,
+        _ => word,
+    };
+    let is_file = |c: &u8| (b'a'..=b'h').contains(c);
+    let is_rank = |c: &u8| (b'1'..=b'8').contains(c);
+    let is_square = |f: &u8, r: &u8| is_file(f) && is_rank(r);
+    let is_promotion = |p: &u8| matches!(p, b'Q' | b'R' | b'B' | b'N');
+    match body {
+        b"O-O" | b"O-O-O" => true,
+        [b'K' | b'Q' | b'R' | b'B' | b'N', rest @ ..] => {
+            let rest = match rest {
+                [head @ .., b'x', f, r] | [head @ .., f, r] if is_square(f, r) => head,
+                _ => return false,
+            };
+            match rest {
+                [] => true,
+                [d] => is_file(d) || is_rank(d),
+                [f, r] => is_square(f, r),
+                _ => false,
+            }
+        }
+        [f, r] => is_square(f, r),
+        [f, r, b'=', p] => is_square(f, r) && is_promotion(p),
+        [a, b'x', f, r] => is_file(a) && is_square(f, r),
+        [a, b'x', f, r, b'=', p] => is_file(a) && is_square(f, r) && is_promotion(p),
+        _ => false,
     }
 }
 
@@ -385,6 +426,22 @@ mod tests {
         assert_eq!(scan(b"1. e4 0.5-0.5", 1).marker, Some(GameResult::Draw));
         assert_eq!(scan(b"1. e4 -- 2. Nf3 Z0 *", 1).problem, None);
         assert_eq!(scan(b"1. O-O 0-0-0 *", 1).mainline_moves, 2);
+    }
+
+    #[test]
+    fn common_san_fast_path_agrees_with_shakmaty() {
+        for word in [
+            "e4", "exd5", "e8=Q", "exd8=N+", "Nf3", "Nbd7", "R1a3", "Qh4e1#", "Kxe2", "O-O",
+            "O-O-O+", "Bxf7+",
+        ] {
+            assert!(is_common_san(word.as_bytes()), "{word}");
+            assert!(SanPlus::from_ascii(word.as_bytes()).is_ok(), "{word}");
+        }
+        for word in [
+            "e9", "i4", "Nf3Nf3", "Zz9", "e2-e4", "Kxe", "x", "e8=K", "O-O-O-O", "",
+        ] {
+            assert!(!is_common_san(word.as_bytes()), "{word}");
+        }
     }
 
     #[test]

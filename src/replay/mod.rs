@@ -162,6 +162,30 @@ pub struct Replayed {
 /// Plays `sans` from `start`. The first illegal, ambiguous or null move
 /// rejects the game.
 pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
+    Replayer::default().replay(start, sans)
+}
+
+/// Replays games one after another, reusing its buffers.
+#[derive(Debug, Default)]
+pub struct Replayer {
+    history: Vec<u64>,
+    moves: Vec<Move>,
+}
+
+impl Replayer {
+    pub fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
+        self.history.clear();
+        self.moves.clear();
+        replay_into(start, sans, &mut self.history, &mut self.moves)
+    }
+}
+
+fn replay_into(
+    start: Start,
+    sans: &[SanPlus],
+    history: &mut Vec<u64>,
+    moves: &mut Vec<Move>,
+) -> Result<Replayed, Rejection> {
     let mode = if start.chess960 {
         CastlingMode::Chess960
     } else {
@@ -173,9 +197,7 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
     let start_pos = pos.clone();
     // Position hashes, index = ply; the moves are kept to re-walk the game
     // in the rare case a perpetual check has to be checked.
-    let mut history: Vec<u64> = Vec::with_capacity(sans.len() + 1);
     history.push(hash.0);
-    let mut moves = Vec::with_capacity(sans.len());
     // Positions before the last zeroing move can never recur.
     let mut window_start = 0usize;
     let mut moves_uci = String::with_capacity(sans.len() * 5);
@@ -211,7 +233,7 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         if pos.halfmoves() == 0 {
             window_start = current;
         }
-        let repetitions = 1 + count_earlier(&history, window_start, current);
+        let repetitions = 1 + count_earlier(history, window_start, current);
         final_repetitions = repetitions;
         if repetitions >= 3 && threefold_first_ply.is_none() {
             threefold_first_ply = Some(ply);
@@ -252,8 +274,7 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         _ => Some(GameResult::Draw),
     };
     let threefold_final = final_repetitions >= 3;
-    let perpetual_check =
-        threefold_final && is_perpetual(&history, window_start, start_pos, &moves);
+    let perpetual_check = threefold_final && is_perpetual(history, window_start, start_pos, moves);
     Ok(Replayed {
         plies,
         moves_uci,
