@@ -4,15 +4,15 @@
 
 pub mod audit;
 pub mod reject;
+pub mod resolve;
 pub mod result;
 
 use pgn_reader::SanPlus;
 use pgn_reader::shakmaty::fen::Fen;
 use pgn_reader::shakmaty::san::{San, SanError};
-use pgn_reader::shakmaty::uci::UciMove;
 use pgn_reader::shakmaty::zobrist::Zobrist64;
 use pgn_reader::shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
+    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
 };
 
 use reject::{RejectReason, Rejection};
@@ -200,7 +200,7 @@ fn replay_into(
     history.push(hash.0);
     // Positions before the last zeroing move can never recur.
     let mut window_start = 0usize;
-    let mut moves_uci = String::with_capacity(sans.len() * 5);
+    let mut moves_uci: Vec<u8> = Vec::with_capacity(sans.len() * 5);
     let mut threefold_first_ply = None;
     let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
     let mut automatic_end_ply = (pos.halfmoves() >= 150 && !pos.is_checkmate()).then_some(0);
@@ -216,14 +216,17 @@ fn replay_into(
                 )
                 .at(ply, san_plus.to_string()));
             }
-            san => san
-                .to_move(&pos)
-                .map_err(|e| move_error(&pos, san_plus, e, ply))?,
+            san => match resolve::resolve_fast(&pos, &san) {
+                Some(m) => m,
+                None => san
+                    .to_move(&pos)
+                    .map_err(|e| move_error(&pos, san_plus, e, ply))?,
+            },
         };
         if !moves_uci.is_empty() {
-            moves_uci.push(' ');
+            moves_uci.push(b' ');
         }
-        push_uci(&mut moves_uci, m.to_uci(mode));
+        push_uci(&mut moves_uci, m, mode);
         let next_hash = pos.update_zobrist_hash(hash, m, ep);
         pos.play_unchecked(m);
         moves.push(m);
@@ -277,7 +280,8 @@ fn replay_into(
     let perpetual_check = threefold_final && is_perpetual(history, window_start, start_pos, moves);
     Ok(Replayed {
         plies,
-        moves_uci,
+        // Only ASCII was pushed.
+        moves_uci: String::from_utf8(moves_uci).unwrap_or_default(),
         final_fen: Fen::from_position(&pos, ep).to_string(),
         end_state,
         winner_by_rule,
@@ -343,23 +347,31 @@ fn is_perpetual(history: &[u64], window_start: usize, start: Chess, moves: &[Mov
     all_checks(0) || all_checks(1)
 }
 
-/// Appends a move in UCI notation without going through `fmt`.
-fn push_uci(out: &mut String, uci: UciMove) {
-    match uci {
-        UciMove::Normal {
+/// Appends a move in UCI notation, byte by byte: this runs for every ply
+/// of every game, and `fmt` costs several times more.
+fn push_uci(out: &mut Vec<u8>, m: Move, mode: CastlingMode) {
+    let square = |out: &mut Vec<u8>, sq: Square| {
+        out.push(sq.file().char() as u8);
+        out.push(sq.rank().char() as u8);
+    };
+    match m {
+        Move::Normal {
             from,
             to,
             promotion,
+            ..
         } => {
-            out.push(from.file().char());
-            out.push(from.rank().char());
-            out.push(to.file().char());
-            out.push(to.rank().char());
+            square(out, from);
+            square(out, to);
             if let Some(role) = promotion {
-                out.push(role.char());
+                out.push(role.char() as u8);
             }
         }
-        other => out.push_str(&other.to_string()),
+        Move::EnPassant { from, to } => {
+            square(out, from);
+            square(out, to);
+        }
+        other => out.extend_from_slice(other.to_uci(mode).to_string().as_bytes()),
     }
 }
 
