@@ -56,11 +56,20 @@ struct Tokens<'a> {
     line_start: bool,
 }
 
+/// Bytes that end a word: whitespace and the one-byte PGN tokens.
+const DELIMITERS: [bool; 256] = {
+    let mut table = [false; 256];
+    let bytes = b" \t\n\r{}();$!?*";
+    let mut i = 0;
+    while i < bytes.len() {
+        table[bytes[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 fn is_delimiter(b: u8) -> bool {
-    matches!(
-        b,
-        b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b';' | b'$' | b'!' | b'?' | b'*'
-    )
+    DELIMITERS[usize::from(b)]
 }
 
 impl<'a> Tokens<'a> {
@@ -91,7 +100,8 @@ impl<'a> Tokens<'a> {
     }
 
     fn skip_whitespace(&mut self) {
-        while let Some(&b) = self.text.get(self.pos) {
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        for (i, &b) in rest.iter().enumerate() {
             match b {
                 b'\n' => {
                     self.line += 1;
@@ -99,13 +109,17 @@ impl<'a> Tokens<'a> {
                 }
                 b' ' | b'\t' | b'\r' => {}
                 b'%' if self.line_start => {
+                    self.pos += i;
                     self.skip_to_newline();
-                    continue;
+                    return self.skip_whitespace();
                 }
-                _ => return,
+                _ => {
+                    self.pos += i;
+                    return;
+                }
             }
-            self.pos += 1;
         }
+        self.pos = self.text.len();
     }
 
     /// Next token with its line, or None at the end.
@@ -179,11 +193,10 @@ impl<'a> Tokens<'a> {
     }
 
     fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
-        let start = self.pos;
-        while self.text.get(self.pos).is_some_and(|&c| pred(c)) {
-            self.pos += 1;
-        }
-        self.pos - start
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let n = rest.iter().position(|&c| !pred(c)).unwrap_or(rest.len());
+        self.pos += n;
+        n
     }
 
     fn at_delimiter(&self) -> bool {
@@ -198,6 +211,9 @@ impl<'a> Tokens<'a> {
 
 /// Classifies a word (a run of non-delimiters): result, move number, SAN.
 fn classify_word(word: &[u8]) -> Tok<'_> {
+    if is_move_number(word) {
+        return Tok::San(b"");
+    }
     let may_be_result = word
         .first()
         .is_some_and(|&b| b.is_ascii_digit() || !b.is_ascii());
@@ -259,6 +275,12 @@ fn is_common_san(word: &[u8]) -> bool {
         [a, b'x', f, r, b'=', p] => is_file(a) && is_square(f, r) && is_promotion(p),
         _ => false,
     }
+}
+
+/// `12`, `12.`, `12...`: digits, then only dots.
+fn is_move_number(word: &[u8]) -> bool {
+    let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
+    digits > 0 && word.iter().skip(digits).all(|&c| c == b'.')
 }
 
 /// `0-0` and `0-0-0`, which pgn-reader reads as castling.

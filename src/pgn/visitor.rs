@@ -19,33 +19,36 @@ pub const SUPPORTED_COMMENT: usize = 1 << 16;
 /// The most pgn-reader looks ahead at once with these settings.
 pub const READER_LOOKAHEAD: usize = SUPPORTED_TAG_LINE + SUPPORTED_COMMENT + 2;
 
-/// Tag names common enough to keep as static strings.
-const KNOWN_TAGS: [&str; 24] = [
-    "Event",
-    "Site",
-    "Date",
-    "Round",
-    "White",
-    "Black",
-    "Result",
-    "WhiteElo",
-    "BlackElo",
-    "WhiteTitle",
-    "BlackTitle",
-    "TimeControl",
-    "Termination",
-    "ECO",
-    "Opening",
-    "Variant",
-    "FEN",
-    "SetUp",
-    "EventDate",
-    "PlyCount",
-    "WhiteFideId",
-    "BlackFideId",
-    "UTCDate",
-    "UTCTime",
-];
+/// The static name of a common tag, so that it need not be allocated.
+fn known_tag(name: &[u8]) -> Option<&'static str> {
+    Some(match name {
+        b"Event" => "Event",
+        b"Site" => "Site",
+        b"Date" => "Date",
+        b"Round" => "Round",
+        b"White" => "White",
+        b"Black" => "Black",
+        b"Result" => "Result",
+        b"WhiteElo" => "WhiteElo",
+        b"BlackElo" => "BlackElo",
+        b"WhiteTitle" => "WhiteTitle",
+        b"BlackTitle" => "BlackTitle",
+        b"TimeControl" => "TimeControl",
+        b"Termination" => "Termination",
+        b"ECO" => "ECO",
+        b"Opening" => "Opening",
+        b"Variant" => "Variant",
+        b"FEN" => "FEN",
+        b"SetUp" => "SetUp",
+        b"EventDate" => "EventDate",
+        b"PlyCount" => "PlyCount",
+        b"WhiteFideId" => "WhiteFideId",
+        b"BlackFideId" => "BlackFideId",
+        b"UTCDate" => "UTCDate",
+        b"UTCTime" => "UTCTime",
+        _ => return None,
+    })
+}
 
 /// A game as pgn-reader saw it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -85,8 +88,8 @@ impl Visitor for Collect {
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<Self::Output> {
-        let (name, name_repaired) = match KNOWN_TAGS.iter().find(|k| k.as_bytes() == name) {
-            Some(known) => (Cow::Borrowed(*known), false),
+        let (name, name_repaired) = match known_tag(name) {
+            Some(known) => (Cow::Borrowed(known), false),
             None => {
                 let (name, repaired) = encoding::decode(name);
                 (Cow::Owned(name), repaired)
