@@ -55,6 +55,11 @@ pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
     let them = !turn;
     let captured_square = Bitboard::from_square(to);
     let mut legal = from.into_iter().filter(|&from| {
+        // Not in check, a piece off every line through its king cannot be
+        // pinned: the move is legal without looking for attackers.
+        if role != Role::King && attacks::ray(king, from).is_empty() {
+            return true;
+        }
         let after = (occupied ^ Bitboard::from_square(from)) | captured_square;
         let target = if role == Role::King { to } else { king };
         (board.attacks_to(target, them, after) & !captured_square).is_empty()
