@@ -164,7 +164,9 @@ fn process_game(
         encoding_repaired: game.encoding_repaired,
         ..GameRow::default()
     };
-    fill_tags(&mut row, game.tags);
+    let mut game = game;
+    fill_tags(&mut row, &mut game.tags);
+    parser.recycle(game);
     Ok(row)
 }
 
@@ -232,8 +234,8 @@ fn parse_year(date: &str) -> Option<i32> {
 
 /// Moves tag values into their columns; every other tag (and every repeat
 /// of a column's tag) goes to `extra_tags`.
-fn fill_tags(row: &mut GameRow, tags: Vec<(Cow<'static, str>, String)>) {
-    for (name, value) in tags {
+fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, String)>) {
+    for (name, value) in tags.drain(..) {
         let slot = match name.as_ref() {
             "Event" => &mut row.event,
             "Site" => &mut row.site,
@@ -295,7 +297,7 @@ mod tests {
     #[test]
     fn tags_fill_columns_and_extras() {
         let mut row = GameRow::default();
-        let tags = [
+        let mut tags = [
             ("White", "A"),
             ("WhiteElo", "2500"),
             ("BlackElo", "x"),
@@ -305,7 +307,7 @@ mod tests {
         ]
         .map(|(n, v)| (Cow::Borrowed(n), v.to_string()))
         .to_vec();
-        fill_tags(&mut row, tags);
+        fill_tags(&mut row, &mut tags);
         assert_eq!(row.white.as_deref(), Some("A"));
         assert_eq!(row.white_elo, Some(2500));
         assert_eq!(row.black_elo, None);

@@ -214,9 +214,10 @@ fn classify_word(word: &[u8]) -> Tok<'_> {
     if is_move_number(word) {
         return Tok::San(b"");
     }
+    // Results have a dash, slash or colon, or are non-ASCII (`½-½`).
     let may_be_result = word
-        .first()
-        .is_some_and(|&b| b.is_ascii_digit() || !b.is_ascii());
+        .iter()
+        .any(|&b| matches!(b, b'-' | b'/' | b':') || !b.is_ascii());
     if may_be_result && let Some(result) = GameResult::from_marker(word) {
         return Tok::Result(result);
     }

@@ -71,7 +71,11 @@ impl ParsedGame {
     }
 }
 
-struct Collect;
+/// Collects one game; keeps the previous game's buffers to fill again.
+#[derive(Default)]
+struct Collect {
+    spare: ParsedGame,
+}
 
 impl Visitor for Collect {
     type Tags = ParsedGame;
@@ -79,7 +83,11 @@ impl Visitor for Collect {
     type Output = ParsedGame;
 
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
-        ControlFlow::Continue(ParsedGame::default())
+        let mut game = std::mem::take(&mut self.spare);
+        game.tags.clear();
+        game.sans.clear();
+        game.encoding_repaired = false;
+        ControlFlow::Continue(game)
     }
 
     fn tag(
@@ -168,6 +176,7 @@ fn new_reader<'a>(feed: &'a Feed<'a>) -> Reader<&'a Feed<'a>> {
 pub struct BatchParser<'a> {
     feed: &'a Feed<'a>,
     reader: Reader<&'a Feed<'a>>,
+    collect: Collect,
 }
 
 impl<'a> BatchParser<'a> {
@@ -175,7 +184,13 @@ impl<'a> BatchParser<'a> {
         BatchParser {
             feed: &holder.0,
             reader: new_reader(&holder.0),
+            collect: Collect::default(),
         }
+    }
+
+    /// Hands a finished game's buffers back for the next game.
+    pub fn recycle(&mut self, game: ParsedGame) {
+        self.collect.spare = game;
     }
 
     /// Bytes of the batch the reader has consumed.
@@ -204,7 +219,7 @@ impl<'a> BatchParser<'a> {
         if !gap_is_blank {
             self.reset_to(start);
         }
-        match self.reader.read_game(&mut Collect) {
+        match self.reader.read_game(&mut self.collect) {
             Ok(Some(game)) => {
                 let stopped = self.consumed();
                 if (end..=next).contains(&stopped) {

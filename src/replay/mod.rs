@@ -12,7 +12,8 @@ use pgn_reader::shakmaty::fen::Fen;
 use pgn_reader::shakmaty::san::{San, SanError};
 use pgn_reader::shakmaty::zobrist::Zobrist64;
 use pgn_reader::shakmaty::{
-    CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Rank,
+    Role, Square,
 };
 
 use reject::{RejectReason, Rejection};
@@ -282,7 +283,7 @@ fn replay_into(
         plies,
         // Only ASCII was pushed.
         moves_uci: String::from_utf8(moves_uci).unwrap_or_default(),
-        final_fen: Fen::from_position(&pos, ep).to_string(),
+        final_fen: fen_of(&pos, start.chess960),
         end_state,
         winner_by_rule,
         result_by_rule,
@@ -345,6 +346,67 @@ fn is_perpetual(history: &[u64], window_start: usize, start: Chess, moves: &[Mov
             .all(|k| gave_check.get(k).copied().unwrap_or(false))
     };
     all_checks(0) || all_checks(1)
+}
+
+/// The FEN of `pos` (en passant square only when a capture is legal).
+/// Written by hand for standard castling rights, the case of nearly every
+/// game, since shakmaty's `Display` goes through `fmt` one char at a time;
+/// Chess960 and unusual rights use shakmaty's writer.
+fn fen_of(pos: &Chess, chess960: bool) -> String {
+    let rights = pos.castles().castling_rights();
+    let corners = [Square::H1, Square::A1, Square::H8, Square::A8];
+    let standard = corners
+        .iter()
+        .fold(rights, |rest, &sq| rest & !Bitboard::from_square(sq))
+        .is_empty();
+    if chess960 || !standard {
+        return Fen::from_position(pos, EnPassantMode::Legal).to_string();
+    }
+    let mut out = Vec::with_capacity(96);
+    let board = pos.board();
+    for rank in (0..8u32).rev() {
+        let mut empty = 0u8;
+        for file in 0..8u32 {
+            let square = Square::from_coords(File::new(file), Rank::new(rank));
+            match board.piece_at(square) {
+                Some(piece) => {
+                    if empty > 0 {
+                        out.push(b'0' + empty);
+                        empty = 0;
+                    }
+                    out.push(piece.char() as u8);
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push(b'0' + empty);
+        }
+        if rank > 0 {
+            out.push(b'/');
+        }
+    }
+    out.extend_from_slice(if pos.turn() == Color::White { b" w " } else { b" b " });
+    let before = out.len();
+    for (sq, letter) in corners.into_iter().zip(*b"KQkq") {
+        if rights.contains(sq) {
+            out.push(letter);
+        }
+    }
+    if out.len() == before {
+        out.push(b'-');
+    }
+    out.push(b' ');
+    match pos.ep_square(EnPassantMode::Legal) {
+        Some(sq) => {
+            out.push(sq.file().char() as u8);
+            out.push(sq.rank().char() as u8);
+        }
+        None => out.push(b'-'),
+    }
+    let counters = format!(" {} {}", pos.halfmoves(), pos.fullmoves());
+    out.extend_from_slice(counters.as_bytes());
+    String::from_utf8(out).unwrap_or_default()
 }
 
 /// Appends a move in UCI notation, byte by byte: this runs for every ply
@@ -488,6 +550,26 @@ mod tests {
             r.as_ref().and_then(|r| r.result_by_rule),
             Some(GameResult::Draw)
         );
+    }
+
+    #[test]
+    fn hand_written_fen_matches_shakmaty() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..50 {
+            let mut pos = Chess::default();
+            for _ in 0..120 {
+                let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                assert_eq!(fen_of(&pos, false), expected);
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
+            }
+        }
     }
 
     #[test]
