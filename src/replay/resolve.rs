@@ -54,20 +54,16 @@ pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
     }
     let them = !turn;
     let captured_square = Bitboard::from_square(to);
-    let mut legal = from.into_iter().filter(|&from| {
-        // Not in check, a piece off every line through its king cannot be
-        // pinned: the move is legal without looking for attackers.
-        if role != Role::King && attacks::ray(king, from).is_empty() {
-            return true;
+    let mut found = None;
+    for from in from {
+        if !leaves_king_safe(pos, role, from, to, king, them, captured_square) {
+            continue;
         }
-        let after = (occupied ^ Bitboard::from_square(from)) | captured_square;
-        let target = if role == Role::King { to } else { king };
-        (board.attacks_to(target, them, after) & !captured_square).is_empty()
-    });
-    let from = legal.next()?;
-    if legal.next().is_some() {
-        return None;
+        if found.replace(from).is_some() {
+            return None;
+        }
     }
+    let from = found?;
     Some(Move::Normal {
         role,
         from,
@@ -83,6 +79,35 @@ fn relative(rank: Rank, turn: Color) -> Rank {
         Color::White => rank,
         Color::Black => rank.flip_vertical(),
     }
+}
+
+/// Would our king be safe after moving `from` → `to`? (We are not in check.)
+fn leaves_king_safe(
+    pos: &Chess,
+    role: Role,
+    from: Square,
+    to: Square,
+    king: Square,
+    them: Color,
+    captured_square: Bitboard,
+) -> bool {
+    let board = pos.board();
+    if role != Role::King {
+        // Only a piece between the king and an enemy slider on the same
+        // line can be pinned; without such a slider the move is safe.
+        let line = attacks::ray(king, from);
+        let sliders = if king.file() == from.file() || king.rank() == from.rank() {
+            board.rooks_and_queens()
+        } else {
+            board.bishops_and_queens()
+        };
+        if (line & sliders & board.by_color(them) & !captured_square).is_empty() {
+            return true;
+        }
+    }
+    let after = (board.occupied() ^ Bitboard::from_square(from)) | captured_square;
+    let target = if role == Role::King { to } else { king };
+    (board.attacks_to(target, them, after) & !captured_square).is_empty()
 }
 
 /// Pawns promote exactly on the last rank, to a knight, bishop, rook or queen.
