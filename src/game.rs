@@ -83,8 +83,18 @@ fn process_game(
             ));
         }
         ParseOutcome::Split => {
-            let message = "pgn-reader reads more than one game in this text";
-            return Err(reject(None, Rejection::new(RejectReason::Garbage, message)));
+            // pgn-reader ended the game early, nearly always at a broken tag
+            // line (an unescaped quote, text after the value).
+            let rejection = match &report.problem {
+                Some(p) => {
+                    token_rejection(RejectReason::MalformedTag, "malformed tag section near", p)
+                }
+                None => Rejection::new(
+                    RejectReason::MalformedTag,
+                    "malformed tag section: pgn-reader reads more than one game here",
+                ),
+            };
+            return Err(reject(None, rejection));
         }
     };
     if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
@@ -99,6 +109,7 @@ fn process_game(
     if let Some(problem) = &report.problem {
         let (reason, what) = match problem.kind {
             TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
+            TokenProblemKind::AfterResult => (RejectReason::UnknownToken, "text after the result"),
             TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
             TokenProblemKind::UnterminatedComment => {
                 (RejectReason::UnterminatedComment, "unterminated comment")

@@ -279,13 +279,19 @@ impl<R: Read> Framer<R> {
                 },
                 State::Tags { line_start } => match byte {
                     b'[' if line_start => {
-                        // A tag line: skip to its end. Newlines inside quotes end a
-                        // tag value in pgn-reader too.
-                        match memchr::memchr(b'\n', &self.buf[self.pos..]) {
-                            Some(i) => self.pos += i,
-                            None if self.eof => self.pos = self.buf.len(),
-                            None => return Step::NeedMore,
-                        }
+                        // One tag, read as pgn-reader reads it: up to the closing
+                        // quote and `]`. What follows on the line is another tag
+                        // or the start of the movetext.
+                        let rest = &self.buf[self.pos..];
+                        let Some(eol) = memchr::memchr(b'\n', rest) else {
+                            if self.eof {
+                                self.pos = self.buf.len();
+                                continue;
+                            }
+                            return Step::NeedMore;
+                        };
+                        self.pos += tag_len(&rest[..eol]);
+                        self.state = State::Tags { line_start: true };
                     }
                     b'\n' => {
                         // A blank line then `[Event ` starts a new game.
@@ -408,6 +414,33 @@ impl<R: Read> Framer<R> {
     }
 }
 
+/// Bytes of one tag at the start of `line` (which holds no newline):
+/// `[`, name, quoted value (backslash escapes), spaces and the closing `]`.
+fn tag_len(line: &[u8]) -> usize {
+    let Some(open) = line.iter().position(|&c| matches!(c, b'"' | b']')) else {
+        return line.len();
+    };
+    if line.get(open) == Some(&b']') {
+        return open + 1;
+    }
+    let mut i = open + 1;
+    while let Some(&c) = line.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'"' => break,
+            _ => i += 1,
+        }
+    }
+    i = (i + 1).min(line.len());
+    while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
+        i += 1;
+    }
+    if line.get(i) == Some(&b']') {
+        i += 1;
+    }
+    i
+}
+
 enum Lookahead {
     Yes(usize),
     No,
@@ -517,6 +550,13 @@ mod tests {
         let games = frame("[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n1. d4 *\n");
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].0, 26);
+    }
+
+    #[test]
+    fn text_after_a_tag_is_movetext() {
+        let games = frame("[Result \"1-0\"] e4 1-0\n[Result \"0-1\"] [W \"x]\"] e4 0-1\n");
+        assert_eq!(games.len(), 2);
+        assert_eq!(games[1].2, "[Result \"0-1\"] [W \"x]\"] e4 0-1\n");
     }
 
     #[test]

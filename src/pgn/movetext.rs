@@ -17,6 +17,8 @@ pub enum TokenProblemKind {
     UnparsableSan,
     /// A `{` comment that never closes.
     UnterminatedComment,
+    /// Text after the termination marker.
+    AfterResult,
 }
 
 /// The first problem token of a game.
@@ -84,13 +86,29 @@ impl<'a> Tokens<'a> {
         tokens
     }
 
+    /// Skips the tag section the way pgn-reader reads it: a tag ends at its
+    /// closing quote and `]`; anything else after it on the line is movetext.
     fn skip_tag_lines(&mut self) {
         loop {
             self.skip_whitespace();
             if self.text.get(self.pos) != Some(&b'[') {
                 return;
             }
-            self.skip_to_newline();
+            self.pos += 1;
+            let rest = self.text.get(self.pos..).unwrap_or_default();
+            match rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']')) {
+                Some(i) if rest.get(i) == Some(&b'"') => {
+                    self.pos += i + 1 + quoted_len(rest.get(i + 1..).unwrap_or_default());
+                    self.take_while(|c| matches!(c, b' ' | b'\t' | b'\r'));
+                    if self.text.get(self.pos) == Some(&b']') {
+                        self.pos += 1;
+                    }
+                }
+                // `]` is consumed; a newline is left for the line count.
+                Some(i) if rest.get(i) == Some(&b']') => self.pos += i + 1,
+                Some(i) => self.pos += i,
+                None => self.pos = self.text.len(),
+            }
         }
     }
 
@@ -207,6 +225,21 @@ impl<'a> Tokens<'a> {
         let word = self.text.get(start..self.pos).unwrap_or_default();
         Tok::Unknown(word, TokenProblemKind::Unknown)
     }
+}
+
+/// Length of a tag value up to and including its closing quote (a
+/// backslash escapes the next byte), or up to the end of the line.
+fn quoted_len(text: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(&c) = text.get(i) {
+        match c {
+            b'\\' => i += 2,
+            b'"' => return i + 1,
+            b'\n' => return i,
+            _ => i += 1,
+        }
+    }
+    text.len()
 }
 
 /// Classifies a word (a run of non-delimiters): result, move number, SAN.
@@ -343,7 +376,7 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
                 Tok::Open => b"(",
                 Tok::Close => b")",
             };
-            report.problem = Some(problem(TokenProblemKind::Unknown, text, line, ply));
+            report.problem = Some(problem(TokenProblemKind::AfterResult, text, line, ply));
             return report;
         }
         match tok {
@@ -432,10 +465,25 @@ mod tests {
         );
         assert_eq!(problem("1. e4 $x *").map(|p| p.1), Some("$x".into()));
         assert_eq!(problem("1. e4 e5 ) *").map(|p| p.1), Some(")".into()));
-        assert_eq!(problem("1. e4 e5 1-0 Nf3").map(|p| p.1), Some("Nf3".into()));
+        assert_eq!(
+            problem("1. e4 e5 1-0 Nf3").map(|p| (p.0, p.1)),
+            Some((TokenProblemKind::AfterResult, "Nf3".into()))
+        );
         assert_eq!(
             problem("1. e4 {never closed").map(|p| p.0),
             Some(TokenProblemKind::UnterminatedComment)
+        );
+    }
+
+    #[test]
+    fn tag_section_ends_where_pgn_reader_ends_it() {
+        let text = "[Event \"a\\\"b\"]<br />[Site \"x\"]\n1. e4 *";
+        assert_eq!(problem(text).map(|p| p.1), Some("<br".into()));
+        let report = scan(b"[A \"1\"] [B \"2\"]\n[C \"]\"]\n\n1. e4 e5 *", 1);
+        assert_eq!((report.problem, report.mainline_moves), (None, 2));
+        assert_eq!(
+            problem("[White \"\"So\"\"]\n1. e4 *").map(|p| p.1),
+            Some("So\"\"]".into())
         );
     }
 

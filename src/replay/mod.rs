@@ -386,7 +386,11 @@ fn fen_of(pos: &Chess, chess960: bool) -> String {
             out.push(b'/');
         }
     }
-    out.extend_from_slice(if pos.turn() == Color::White { b" w " } else { b" b " });
+    out.extend_from_slice(if pos.turn() == Color::White {
+        b" w "
+    } else {
+        b" b "
+    });
     let before = out.len();
     for (sq, letter) in corners.into_iter().zip(*b"KQkq") {
         if rights.contains(sq) {

@@ -150,7 +150,12 @@ mod tests {
         for m in pos.legal_moves() {
             let san = San::from_move(pos, m);
             if let Some(fast) = resolve_fast(pos, &san) {
-                assert_eq!(Ok(fast), san.to_move(pos), "{san} in {}", Fen::from_position(pos, pgn_reader::shakmaty::EnPassantMode::Legal));
+                assert_eq!(
+                    Ok(fast),
+                    san.to_move(pos),
+                    "{san} in {}",
+                    Fen::from_position(pos, pgn_reader::shakmaty::EnPassantMode::Legal)
+                );
             }
         }
     }
@@ -200,7 +205,11 @@ mod tests {
         let pos = Chess::default();
         for text in ["e5", "Nf4", "Ke2", "exd4", "Nd2", "Bb5"] {
             let san = SanPlus::from_ascii(text.as_bytes()).map(|s| s.san);
-            assert_eq!(san.ok().and_then(|s| resolve_fast(&pos, &s)), None, "{text}");
+            assert_eq!(
+                san.ok().and_then(|s| resolve_fast(&pos, &s)),
+                None,
+                "{text}"
+            );
         }
     }
 }
