@@ -110,6 +110,7 @@ fn process_game(
         let (reason, what) = match problem.kind {
             TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
             TokenProblemKind::AfterResult => (RejectReason::UnknownToken, "text after the result"),
+            TokenProblemKind::TagLine => (RejectReason::MalformedTag, "malformed tag line near"),
             TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
             TokenProblemKind::UnterminatedComment => {
                 (RejectReason::UnterminatedComment, "unterminated comment")
@@ -205,7 +206,18 @@ fn reject_row(
     game: Option<&ParsedGame>,
     rejection: Rejection,
 ) -> RejectRow {
-    let tag = |name: &str| game.and_then(|g| g.tag(name)).map(str::to_owned);
+    // Without pgn-reader's tags, read the header directly.
+    let fallback = match game {
+        Some(_) => Vec::new(),
+        None => movetext::quick_tags(bytes),
+    };
+    let tag = |name: &str| match game {
+        Some(g) => g.tag(name).map(str::to_owned),
+        None => fallback
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.clone()),
+    };
     let (raw_pgn, raw_repaired) = encoding::decode(bytes);
     RejectRow {
         game_id: raw.game_id,

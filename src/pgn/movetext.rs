@@ -6,6 +6,7 @@
 
 use pgn_reader::shakmaty::san::SanPlus;
 
+use crate::pgn::encoding;
 use crate::replay::result::GameResult;
 
 /// The kind of a movetext problem found by the scanner.
@@ -19,6 +20,8 @@ pub enum TokenProblemKind {
     UnterminatedComment,
     /// Text after the termination marker.
     AfterResult,
+    /// Text left over on a tag line (an unescaped quote, a missing `]`).
+    TagLine,
 }
 
 /// The first problem token of a game.
@@ -56,6 +59,8 @@ struct Tokens<'a> {
     pos: usize,
     line: u64,
     line_start: bool,
+    /// Line of the last tag read, to tell a broken tag line from movetext.
+    last_tag_line: Option<u64>,
 }
 
 /// Bytes that end a word: whitespace and the one-byte PGN tokens.
@@ -81,6 +86,7 @@ impl<'a> Tokens<'a> {
             pos: 0,
             line: first_line,
             line_start: true,
+            last_tag_line: None,
         };
         tokens.skip_tag_lines();
         tokens
@@ -94,6 +100,7 @@ impl<'a> Tokens<'a> {
             if self.text.get(self.pos) != Some(&b'[') {
                 return;
             }
+            self.last_tag_line = Some(self.line);
             self.pos += 1;
             let rest = self.text.get(self.pos..).unwrap_or_default();
             match rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']')) {
@@ -225,6 +232,35 @@ impl<'a> Tokens<'a> {
         let word = self.text.get(start..self.pos).unwrap_or_default();
         Tok::Unknown(word, TokenProblemKind::Unknown)
     }
+}
+
+/// The tags of a game read without pgn-reader, for rejects that pgn-reader
+/// could not parse (an unterminated comment would make it read on).
+pub fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
+    let mut tags = Vec::new();
+    for line in game.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        let Some(body) = line.strip_prefix(b"[") else {
+            if line.is_empty() || line.starts_with(b"%") {
+                continue;
+            }
+            break;
+        };
+        let name_len = body
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace() && **b != b'"')
+            .count();
+        let rest = body.get(name_len..).unwrap_or_default().trim_ascii_start();
+        let Some(value) = rest.strip_prefix(b"\"") else {
+            continue;
+        };
+        let len = quoted_len(value);
+        let raw = value.get(..len).unwrap_or_default();
+        let raw = raw.strip_suffix(b"\"").unwrap_or(raw);
+        let name = encoding::decode(body.get(..name_len).unwrap_or_default()).0;
+        tags.push((name, encoding::decode(raw).0));
+    }
+    tags
 }
 
 /// Length of a tag value up to and including its closing quote (a
@@ -392,6 +428,11 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
             Tok::Result(r) if depth == 0 => report.marker = Some(r),
             Tok::Result(_) => {}
             Tok::Unknown(s, kind) => {
+                let kind = if tokens.last_tag_line == Some(line) {
+                    TokenProblemKind::TagLine
+                } else {
+                    kind
+                };
                 report.problem = Some(problem(kind, s, line, ply));
                 return report;
             }
@@ -484,6 +525,18 @@ mod tests {
         assert_eq!(
             problem("[White \"\"So\"\"]\n1. e4 *").map(|p| p.1),
             Some("So\"\"]".into())
+        );
+    }
+
+    #[test]
+    fn quick_tags_read_simple_headers() {
+        let tags = quick_tags(b"[Event \"A \\\"b\\\"\"]\n[White \"M\xfcller\"]\n\n1. e4 { open");
+        assert_eq!(
+            tags,
+            vec![
+                ("Event".to_string(), "A \\\"b\\\"".to_string()),
+                ("White".to_string(), "Müller".to_string())
+            ]
         );
     }
 
