@@ -406,7 +406,7 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
         if report.marker.is_some() {
             // Anything after the termination marker does not belong to the game.
             let text = match tok {
-                Tok::San(s) if s.is_empty() => continue,
+                Tok::San(b"") => continue,
                 Tok::San(s) | Tok::Unknown(s, _) => s,
                 Tok::Result(_) => b"(second result)".as_slice(),
                 Tok::Open => b"(",
@@ -416,7 +416,7 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
             return report;
         }
         match tok {
-            Tok::San(s) if s.is_empty() => {}
+            Tok::San(b"") => {}
             Tok::San(_) if depth == 0 => report.mainline_moves += 1,
             Tok::San(_) => {}
             Tok::Open => depth += 1,

@@ -326,7 +326,7 @@ fn is_perpetual(history: &[u64], window_start: usize, start: Chess, moves: &[Mov
     };
     let last = history.len() - 1;
     let first = (window_start..last)
-        .find(|&i| (last - i) % 2 == 0 && history.get(i) == Some(&target))
+        .find(|&i| (last - i).is_multiple_of(2) && history.get(i) == Some(&target))
         .unwrap_or(last);
     if first == last {
         return false;
@@ -510,7 +510,7 @@ mod tests {
     }
 
     fn play(moves: &str) -> Result<Replayed, Rejection> {
-        let start = setup(None, None).map_err(|e| e)?;
+        let start = setup(None, None)?;
         replay(start, &sans(moves))
     }
 

@@ -1,0 +1,175 @@
+//! The binary's edge: exit codes, one-line errors naming the path, the
+//! summary on stderr, stdin input.
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::sample;
+
+fn pgnlake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"))
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn summary_is_printed_and_rejects_do_not_fail_the_run() {
+    let out = tmp();
+    let edge = sample("edge-cases.pgn");
+    let output = pgnlake(&[
+        "import",
+        edge.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text: String = stderr(&output)
+        .lines()
+        .filter(|l| !l.starts_with("elapsed"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(text, @r"
+    games read 30 = accepted 19 + rejected 11
+    rejected by reason:
+      ambiguous_move               1
+      garbage                      1
+      illegal_move                 1
+      invalid_fen                  1
+      malformed_tag                1
+      null_move                    1
+      unknown_token                2
+      unparsable_san               1
+      unsupported_variant          1
+      unterminated_comment         1
+    end states:
+      checkmate                    3
+      fivefold_repetition          1
+      insufficient_material        1
+      none                         11
+      seventyfive_moves            1
+      stalemate                    2
+    result checks:
+      consistent                   11
+      contradicts_automatic_draw   1
+      contradicts_checkmate        1
+      contradicts_insufficient     1
+      contradicts_stalemate        1
+      missing_result               1
+      nonstandard_result           1
+      tag_marker_mismatch          1
+      unfinished_but_decided       1
+    ");
+    assert!(out.path().join("games.parquet").is_file());
+    assert!(out.path().join("summary.json").is_file());
+}
+
+#[test]
+fn strict_turns_rejects_into_exit_code_1() {
+    let out = tmp();
+    let edge = sample("edge-cases.pgn");
+    let args = [
+        "import",
+        edge.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "--strict",
+        "--quiet",
+    ];
+    let output = pgnlake(&args);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stderr(&output), "");
+
+    let clean = sample("lichess-2025-05-30games.pgn");
+    let output = pgnlake(&[
+        "import",
+        clean.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "--strict",
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// One line, naming the path, exit code 2.
+fn assert_path_error(output: &Output, path: &str) {
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(output));
+    let text = stderr(output);
+    assert_eq!(text.lines().count(), 1, "not one line: {text}");
+    assert!(text.contains(path), "{text} does not name {path}");
+}
+
+#[test]
+fn missing_input_is_a_one_line_error() {
+    let out = tmp();
+    let output = pgnlake(&[
+        "import",
+        "no/such/file.pgn",
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_path_error(&output, "no/such/file.pgn");
+}
+
+#[test]
+fn folder_without_pgn_is_a_one_line_error() {
+    let empty = tmp();
+    std::fs::write(empty.path().join("notes.txt"), "not a pgn").ok();
+    let out = tmp();
+    let folder = empty.path().to_str().unwrap_or_default();
+    let output = pgnlake(&[
+        "import",
+        folder,
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_path_error(&output, folder);
+}
+
+#[test]
+fn unwritable_output_is_a_one_line_error() {
+    let dir = tmp();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "x").ok();
+    let out = blocker.join("out");
+    let out = out.to_str().unwrap_or_default();
+    let edge = sample("edge-cases.pgn");
+    let output = pgnlake(&["import", edge.to_str().unwrap_or_default(), "--out", out]);
+    assert_path_error(&output, out);
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let out = tmp();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args([
+            "import",
+            "-",
+            "--out",
+            out.path().to_str().unwrap_or_default(),
+            "-q",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pgn = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(&pgn).ok();
+    }
+    let status = child.wait().ok().and_then(|s| s.code());
+    assert_eq!(status, Some(0));
+    let games = common::read_table(&out.path().join("games.parquet"));
+    assert_eq!(games.height(), 30);
+    assert_eq!(common::str_at(&games, "source", 0).as_deref(), Some("-"));
+}

@@ -1,0 +1,118 @@
+//! Helpers shared by the integration tests: run an import into a temporary
+//! folder and read its tables back with polars.
+
+#![allow(dead_code)]
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use pgnlake::import::{ImportOptions, run_import};
+use pgnlake::sink::summary::Summary;
+use polars::prelude::*;
+
+pub fn sample(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("sample-data")
+        .join(name)
+}
+
+/// `../shared/data` beside the project, when present.
+pub fn shared_data() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
+    dir.is_dir().then_some(dir)
+}
+
+pub struct Imported {
+    pub dir: tempfile::TempDir,
+    pub summary: Summary,
+}
+
+impl Imported {
+    pub fn table(&self, name: &str) -> DataFrame {
+        read_table(&self.dir.path().join(format!("{name}.parquet")))
+    }
+}
+
+pub fn import(inputs: &[PathBuf], threads: usize) -> Imported {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let options = ImportOptions {
+        inputs: inputs.to_vec(),
+        out: dir.path().to_path_buf(),
+        threads,
+        quiet: true,
+        strict: false,
+    };
+    let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
+    Imported { dir, summary }
+}
+
+pub fn read_table(path: &Path) -> DataFrame {
+    let file = File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    ParquetReader::new(file)
+        .finish()
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The one row whose `event` column equals `event`, as a one-row frame.
+pub fn row_by_event(frame: &DataFrame, event: &str) -> DataFrame {
+    let mask = frame
+        .column("event")
+        .and_then(|c| c.str().cloned())
+        .map(|c| c.equal(event))
+        .unwrap_or_else(|e| panic!("event column: {e}"));
+    let rows = frame
+        .filter(&mask)
+        .unwrap_or_else(|e| panic!("filter: {e}"));
+    assert_eq!(rows.height(), 1, "expected one row for event {event:?}");
+    rows
+}
+
+pub fn str_at(frame: &DataFrame, column: &str, row: usize) -> Option<String> {
+    frame
+        .column(column)
+        .and_then(|c| c.str().map(|s| s.get(row).map(str::to_owned)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn u32_at(frame: &DataFrame, column: &str, row: usize) -> Option<u32> {
+    frame
+        .column(column)
+        .and_then(|c| c.u32().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn u64_at(frame: &DataFrame, column: &str, row: usize) -> Option<u64> {
+    frame
+        .column(column)
+        .and_then(|c| c.u64().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn i32_at(frame: &DataFrame, column: &str, row: usize) -> Option<i32> {
+    frame
+        .column(column)
+        .and_then(|c| c.i32().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn bool_at(frame: &DataFrame, column: &str, row: usize) -> Option<bool> {
+    frame
+        .column(column)
+        .and_then(|c| c.bool().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+/// Distinct values of a string column.
+pub fn distinct(frame: &DataFrame, column: &str) -> std::collections::BTreeSet<String> {
+    frame
+        .column(column)
+        .and_then(|c| {
+            c.str().map(|s| {
+                (0..s.len())
+                    .filter_map(|i| s.get(i))
+                    .map(str::to_owned)
+                    .collect()
+            })
+        })
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}

@@ -1,0 +1,70 @@
+//! Corpus test: every file of other projects' parser test inputs (and one
+//! TWIC issue) goes through the import without a panic, and every game read
+//! is accounted for. Skips with a notice when `../shared` is absent.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files_under(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn edge_corpus_and_twic_are_fully_accounted_for() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
+        return;
+    };
+    let mut inputs = Vec::new();
+    files_under(&shared.join("edge"), &mut inputs);
+    inputs.sort();
+    inputs.push(shared.join("corpus/twic0920.pgn"));
+    let run = common::import(&inputs, 2);
+    let s = &run.summary;
+    assert_eq!(s.games_read, s.accepted + s.rejected);
+    assert!(s.balanced);
+    assert_eq!(s.inputs.len(), inputs.len());
+    assert_eq!(s.inputs.iter().map(|i| i.games).sum::<u64>(), s.games_read);
+    assert_eq!(run.table("games").height() as u64, s.accepted);
+    assert_eq!(run.table("rejects").height() as u64, s.rejected);
+    // Per file: games read = its rows in games + its rows in rejects.
+    let mut rows_per_source = std::collections::HashMap::<String, u64>::new();
+    for table in ["games", "rejects"] {
+        let frame = run.table(table);
+        for row in 0..frame.height() {
+            let source = common::str_at(&frame, "source", row).unwrap_or_default();
+            *rows_per_source.entry(source).or_default() += 1;
+        }
+    }
+    for input in &s.inputs {
+        let rows = rows_per_source.get(&input.path).copied().unwrap_or(0);
+        assert_eq!(
+            rows, input.games,
+            "{}: read != accepted + rejected",
+            input.path
+        );
+    }
+    let by_reason: u64 = s.rejected_by_reason.values().sum();
+    assert_eq!(by_reason, s.rejected);
+    // The TWIC issue is clean master games: all accepted.
+    let twic = s.inputs.last().map(|i| i.games);
+    assert_eq!(twic, Some(2245));
+    eprintln!(
+        "corpus: {} files, {} games read = {} accepted + {} rejected",
+        inputs.len(),
+        s.games_read,
+        s.accepted,
+        s.rejected
+    );
+}
