@@ -280,6 +280,10 @@ fn quoted_len(text: &[u8]) -> usize {
 
 /// Classifies a word (a run of non-delimiters): result, move number, SAN.
 fn classify_word(word: &[u8]) -> Tok<'_> {
+    // The two everyday cases first: a plain move and a move number.
+    if is_common_san(word) {
+        return Tok::San(word);
+    }
     if is_move_number(word) {
         return Tok::San(b"");
     }
