@@ -9,8 +9,8 @@ use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared};
 use crate::replay::reject::{RejectReason, Rejection};
-use crate::replay::{self, Replayer, color_name};
-use crate::sink::rows::{GameRow, RejectRow};
+use crate::replay::{self, Replayer};
+use crate::sink::rows::{GameRow, Place, RejectRow};
 use crate::stats::RunCounts;
 
 /// What a batch of games turned into.
@@ -34,7 +34,8 @@ pub fn process_batch(batch: &Batch) -> BatchOutput {
             .map_or(batch.data.len(), |g| g.start);
         match process_game(batch, raw, next, &mut parser, &mut replayer) {
             Ok(row) => {
-                out.counts.count_accepted(row.end_state, row.result_check);
+                out.counts
+                    .count_accepted(row.replayed.end_state, row.result_check);
                 out.games.push(row);
             }
             Err(row) => {
@@ -150,29 +151,13 @@ fn process_game(
     let check = audit::check(declared, &replayed);
     let declared_result = declared.result().map(|r| r.as_str());
     let mut row = GameRow {
-        game_id: raw.game_id,
-        source: batch.source,
-        game_index: raw.game_index,
-        offset: raw.offset,
-        line: raw.line,
+        place: place(batch, raw),
         chess960,
         start_fen,
-        plies: replayed.plies,
         result_marker: report.marker.map(|m| m.as_str()),
         declared_result,
-        result_by_rule: replayed.result_by_rule.map(|r| r.as_str()),
         result_check: check,
-        end_state: replayed.end_state,
-        winner_by_rule: replayed.winner_by_rule.map(color_name),
-        threefold_first_ply: replayed.threefold_first_ply,
-        fifty_first_ply: replayed.fifty_first_ply,
-        threefold_final: replayed.threefold_final,
-        fifty_final: replayed.fifty_final,
-        automatic_end_ply: replayed.automatic_end_ply,
-        plies_after_end: replayed.plies_after_end,
-        perpetual_check: replayed.perpetual_check,
-        final_fen: replayed.final_fen,
-        moves_uci: replayed.moves_uci,
+        replayed,
         encoding_repaired: game.encoding_repaired,
         ..GameRow::default()
     };
@@ -180,6 +165,16 @@ fn process_game(
     fill_tags(&mut row, &mut game.tags);
     parser.recycle(game);
     Ok(row)
+}
+
+fn place(batch: &Batch, raw: &RawGame) -> Place {
+    Place {
+        game_id: raw.game_id,
+        source: batch.source,
+        game_index: raw.game_index,
+        offset: raw.offset,
+        line: raw.line,
+    }
 }
 
 fn token_rejection(
@@ -220,11 +215,7 @@ fn reject_row(
     };
     let (raw_pgn, raw_repaired) = encoding::decode(bytes);
     RejectRow {
-        game_id: raw.game_id,
-        source: batch.source,
-        game_index: raw.game_index,
-        offset: raw.offset,
-        line: raw.line,
+        place: place(batch, raw),
         reason: rejection.reason,
         message: rejection.message,
         ply: rejection.ply,

@@ -140,7 +140,7 @@ fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
 }
 
 /// Everything replay learned about a legal game.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Replayed {
     pub plies: u32,
     pub moves_uci: String,
@@ -499,6 +499,34 @@ fn ambiguity(pos: &Chess, san: &San) -> String {
     }
 }
 
+/// Visits every position of `games` pseudo-random games of up to `plies`
+/// plies (xorshift, so the walk is the same on every run).
+#[cfg(test)]
+pub(crate) fn random_walk(
+    mut seed: u64,
+    games: usize,
+    plies: usize,
+    mut visit: impl FnMut(&Chess),
+) {
+    for _ in 0..games {
+        let mut pos = Chess::default();
+        for _ in 0..plies {
+            visit(&pos);
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let index = (seed % moves.len() as u64) as usize;
+            if let Some(&m) = moves.get(index) {
+                pos.play_unchecked(m);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -558,22 +586,10 @@ mod tests {
 
     #[test]
     fn hand_written_fen_matches_shakmaty() {
-        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-        for _ in 0..50 {
-            let mut pos = Chess::default();
-            for _ in 0..120 {
-                let expected = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
-                assert_eq!(fen_of(&pos, false), expected);
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                pos.play_unchecked(moves[(seed % moves.len() as u64) as usize]);
-            }
-        }
+        random_walk(0x9e37_79b9_7f4a_7c15, 50, 120, |pos| {
+            let expected = Fen::from_position(pos, EnPassantMode::Legal).to_string();
+            assert_eq!(fen_of(pos, false), expected);
+        });
     }
 
     #[test]

@@ -182,22 +182,7 @@ mod tests {
 
     #[test]
     fn agrees_with_shakmaty_along_random_games() {
-        let mut seed = 0x2545_f491_4f6c_dd1du64;
-        for _ in 0..150 {
-            let mut pos = Chess::default();
-            for _ in 0..200 {
-                agrees_on_all_moves(&pos);
-                let moves = pos.legal_moves();
-                if moves.is_empty() {
-                    break;
-                }
-                seed ^= seed << 13;
-                seed ^= seed >> 7;
-                seed ^= seed << 17;
-                let pick = moves[(seed % moves.len() as u64) as usize];
-                pos.play_unchecked(pick);
-            }
-        }
+        crate::replay::random_walk(0x2545_f491_4f6c_dd1d, 150, 200, agrees_on_all_moves);
     }
 
     #[test]

@@ -12,7 +12,8 @@ use polars_arrow::datatypes::{ArrowDataType, Field as ArrowField};
 use polars_arrow::offset::OffsetsBuffer;
 use polars_parquet::write::ZstdLevel;
 
-use super::rows::{GameRow, RejectRow};
+use super::rows::{GameRow, Place, RejectRow};
+use crate::replay::color_name;
 
 /// Rows per row group: large enough for good compression and scans, small
 /// enough to keep the writer's memory bounded.
@@ -28,10 +29,6 @@ where
     P: ?Sized,
 {
     Series::new(name.into(), values).into_column()
-}
-
-fn strings<'a, R: 'a>(rows: &'a [R], f: impl Fn(&'a R) -> Option<&'a str>) -> Vec<Option<&'a str>> {
-    rows.iter().map(f).collect()
 }
 
 /// `extra_tags`: List<Struct{name: String, value: String}>.
@@ -70,197 +67,123 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
     Ok(Series::from_arrow("extra_tags".into(), list.boxed())?.into_column())
 }
 
-/// The `games` table for `rows`; `sources` maps source ids to names.
-pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
-    let source_names: Vec<&str> = rows
-        .iter()
-        .map(|r| sources.get(r.source as usize).map_or("", String::as_str))
+/// The identity columns both tables start with; `sources` maps source ids
+/// to names.
+fn place_columns<'a>(
+    places: impl Iterator<Item = &'a Place> + Clone,
+    sources: &[String],
+) -> Vec<Column> {
+    let source_names: Vec<&str> = places
+        .clone()
+        .map(|p| sources.get(p.source as usize).map_or("", String::as_str))
         .collect();
-    let columns = vec![
+    vec![
         col(
             "game_id",
-            rows.iter().map(|r| r.game_id).collect::<Vec<u64>>(),
+            places.clone().map(|p| p.game_id).collect::<Vec<u64>>(),
         ),
         col("source", source_names),
         col(
             "game_index",
-            rows.iter().map(|r| r.game_index).collect::<Vec<u64>>(),
+            places.clone().map(|p| p.game_index).collect::<Vec<u64>>(),
         ),
         col(
             "offset",
-            rows.iter().map(|r| r.offset).collect::<Vec<u64>>(),
+            places.clone().map(|p| p.offset).collect::<Vec<u64>>(),
         ),
-        col("line", rows.iter().map(|r| r.line).collect::<Vec<u64>>()),
-        col("event", strings(rows, |r| r.event.as_deref())),
-        col("site", strings(rows, |r| r.site.as_deref())),
-        col("date", strings(rows, |r| r.date.as_deref())),
+        col("line", places.map(|p| p.line).collect::<Vec<u64>>()),
+    ]
+}
+
+fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
+    rows.iter().map(f).collect()
+}
+
+/// The `games` table for `rows`.
+pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
+    let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
+    columns.extend([
+        col("event", values(rows, |r| r.event.as_deref())),
+        col("site", values(rows, |r| r.site.as_deref())),
+        col("date", values(rows, |r| r.date.as_deref())),
+        col("year", values(rows, |r| r.year)),
+        col("round", values(rows, |r| r.round.as_deref())),
+        col("white", values(rows, |r| r.white.as_deref())),
+        col("black", values(rows, |r| r.black.as_deref())),
+        col("white_elo", values(rows, |r| r.white_elo)),
+        col("black_elo", values(rows, |r| r.black_elo)),
+        col("white_title", values(rows, |r| r.white_title.as_deref())),
+        col("black_title", values(rows, |r| r.black_title.as_deref())),
+        col("time_control", values(rows, |r| r.time_control.as_deref())),
+        col("termination", values(rows, |r| r.termination.as_deref())),
+        col("eco_tag", values(rows, |r| r.eco_tag.as_deref())),
+        col("opening_tag", values(rows, |r| r.opening_tag.as_deref())),
+        col("variant", values(rows, |r| r.variant.as_deref())),
+        col("chess960", values(rows, |r| r.chess960)),
+        col("start_fen", values(rows, |r| r.start_fen.as_deref())),
+        col("plies", values(rows, |r| r.replayed.plies)),
+        col("result_tag", values(rows, |r| r.result_tag.as_deref())),
+        col("result_marker", values(rows, |r| r.result_marker)),
+        col("declared_result", values(rows, |r| r.declared_result)),
         col(
-            "year",
-            rows.iter().map(|r| r.year).collect::<Vec<Option<i32>>>(),
+            "result_by_rule",
+            values(rows, |r| r.replayed.result_by_rule.map(|g| g.as_str())),
         ),
-        col("round", strings(rows, |r| r.round.as_deref())),
-        col("white", strings(rows, |r| r.white.as_deref())),
-        col("black", strings(rows, |r| r.black.as_deref())),
+        col("result_check", values(rows, |r| r.result_check.as_str())),
+        col("end_state", values(rows, |r| r.replayed.end_state.as_str())),
         col(
-            "white_elo",
-            rows.iter()
-                .map(|r| r.white_elo)
-                .collect::<Vec<Option<i32>>>(),
+            "winner_by_rule",
+            values(rows, |r| r.replayed.winner_by_rule.map(color_name)),
         ),
-        col(
-            "black_elo",
-            rows.iter()
-                .map(|r| r.black_elo)
-                .collect::<Vec<Option<i32>>>(),
-        ),
-        col("white_title", strings(rows, |r| r.white_title.as_deref())),
-        col("black_title", strings(rows, |r| r.black_title.as_deref())),
-        col("time_control", strings(rows, |r| r.time_control.as_deref())),
-        col("termination", strings(rows, |r| r.termination.as_deref())),
-        col("eco_tag", strings(rows, |r| r.eco_tag.as_deref())),
-        col("opening_tag", strings(rows, |r| r.opening_tag.as_deref())),
-        col("variant", strings(rows, |r| r.variant.as_deref())),
-        col(
-            "chess960",
-            rows.iter().map(|r| r.chess960).collect::<Vec<bool>>(),
-        ),
-        col("start_fen", strings(rows, |r| r.start_fen.as_deref())),
-        col("plies", rows.iter().map(|r| r.plies).collect::<Vec<u32>>()),
-        col("result_tag", strings(rows, |r| r.result_tag.as_deref())),
-        col("result_marker", strings(rows, |r| r.result_marker)),
-        col("declared_result", strings(rows, |r| r.declared_result)),
-        col("result_by_rule", strings(rows, |r| r.result_by_rule)),
-        col(
-            "result_check",
-            rows.iter()
-                .map(|r| r.result_check.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col(
-            "end_state",
-            rows.iter()
-                .map(|r| r.end_state.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col("winner_by_rule", strings(rows, |r| r.winner_by_rule)),
         col(
             "threefold_first_ply",
-            rows.iter()
-                .map(|r| r.threefold_first_ply)
-                .collect::<Vec<_>>(),
+            values(rows, |r| r.replayed.threefold_first_ply),
         ),
         col(
             "fifty_first_ply",
-            rows.iter().map(|r| r.fifty_first_ply).collect::<Vec<_>>(),
+            values(rows, |r| r.replayed.fifty_first_ply),
         ),
         col(
             "threefold_final",
-            rows.iter()
-                .map(|r| r.threefold_final)
-                .collect::<Vec<bool>>(),
+            values(rows, |r| r.replayed.threefold_final),
         ),
-        col(
-            "fifty_final",
-            rows.iter().map(|r| r.fifty_final).collect::<Vec<bool>>(),
-        ),
+        col("fifty_final", values(rows, |r| r.replayed.fifty_final)),
         col(
             "automatic_end_ply",
-            rows.iter().map(|r| r.automatic_end_ply).collect::<Vec<_>>(),
+            values(rows, |r| r.replayed.automatic_end_ply),
         ),
         col(
             "plies_after_end",
-            rows.iter().map(|r| r.plies_after_end).collect::<Vec<u32>>(),
+            values(rows, |r| r.replayed.plies_after_end),
         ),
         col(
             "perpetual_check",
-            rows.iter()
-                .map(|r| r.perpetual_check)
-                .collect::<Vec<bool>>(),
+            values(rows, |r| r.replayed.perpetual_check),
         ),
-        col(
-            "final_fen",
-            rows.iter()
-                .map(|r| r.final_fen.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col(
-            "moves_uci",
-            rows.iter()
-                .map(|r| r.moves_uci.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col(
-            "encoding_repaired",
-            rows.iter()
-                .map(|r| r.encoding_repaired)
-                .collect::<Vec<bool>>(),
-        ),
+        col("final_fen", values(rows, |r| r.replayed.final_fen.as_str())),
+        col("moves_uci", values(rows, |r| r.replayed.moves_uci.as_str())),
+        col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
         extra_tags_column(rows)?,
-    ];
+    ]);
     DataFrame::new(rows.len(), columns)
 }
 
 /// The `rejects` table for `rows`.
 pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<DataFrame> {
-    let source_names: Vec<&str> = rows
-        .iter()
-        .map(|r| sources.get(r.source as usize).map_or("", String::as_str))
-        .collect();
-    let columns = vec![
-        col(
-            "game_id",
-            rows.iter().map(|r| r.game_id).collect::<Vec<u64>>(),
-        ),
-        col("source", source_names),
-        col(
-            "game_index",
-            rows.iter().map(|r| r.game_index).collect::<Vec<u64>>(),
-        ),
-        col(
-            "offset",
-            rows.iter().map(|r| r.offset).collect::<Vec<u64>>(),
-        ),
-        col("line", rows.iter().map(|r| r.line).collect::<Vec<u64>>()),
-        col(
-            "reason",
-            rows.iter()
-                .map(|r| r.reason.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col(
-            "message",
-            rows.iter()
-                .map(|r| r.message.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-        col(
-            "ply",
-            rows.iter().map(|r| r.ply).collect::<Vec<Option<u32>>>(),
-        ),
-        col("token", strings(rows, |r| r.token.as_deref())),
-        col(
-            "token_line",
-            rows.iter()
-                .map(|r| r.token_line)
-                .collect::<Vec<Option<u64>>>(),
-        ),
-        col("white", strings(rows, |r| r.white.as_deref())),
-        col("black", strings(rows, |r| r.black.as_deref())),
-        col("event", strings(rows, |r| r.event.as_deref())),
-        col("date", strings(rows, |r| r.date.as_deref())),
-        col(
-            "encoding_repaired",
-            rows.iter()
-                .map(|r| r.encoding_repaired)
-                .collect::<Vec<bool>>(),
-        ),
-        col(
-            "raw_pgn",
-            rows.iter()
-                .map(|r| r.raw_pgn.as_str())
-                .collect::<Vec<&str>>(),
-        ),
-    ];
+    let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
+    columns.extend([
+        col("reason", values(rows, |r| r.reason.as_str())),
+        col("message", values(rows, |r| r.message.as_str())),
+        col("ply", values(rows, |r| r.ply)),
+        col("token", values(rows, |r| r.token.as_deref())),
+        col("token_line", values(rows, |r| r.token_line)),
+        col("white", values(rows, |r| r.white.as_deref())),
+        col("black", values(rows, |r| r.black.as_deref())),
+        col("event", values(rows, |r| r.event.as_deref())),
+        col("date", values(rows, |r| r.date.as_deref())),
+        col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
+        col("raw_pgn", values(rows, |r| r.raw_pgn.as_str())),
+    ]);
     DataFrame::new(rows.len(), columns)
 }
 

@@ -1,18 +1,24 @@
 //! Sink stage, rows: one struct per table row, filled by the workers and
 //! turned into Parquet columns by the writer.
 
-use crate::replay::EndState;
+use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
 use crate::replay::reject::RejectReason;
 
-/// One accepted game (`games.parquet`).
+/// Where a game is: the identity columns both tables share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct GameRow {
+pub struct Place {
     pub game_id: u64,
     pub source: u32,
     pub game_index: u64,
     pub offset: u64,
     pub line: u64,
+}
+
+/// One accepted game (`games.parquet`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameRow {
+    pub place: Place,
     pub event: Option<String>,
     pub site: Option<String>,
     pub date: Option<String>,
@@ -31,23 +37,12 @@ pub struct GameRow {
     pub variant: Option<String>,
     pub chess960: bool,
     pub start_fen: Option<String>,
-    pub plies: u32,
     pub result_tag: Option<String>,
     pub result_marker: Option<&'static str>,
     pub declared_result: Option<&'static str>,
-    pub result_by_rule: Option<&'static str>,
     pub result_check: ResultCheck,
-    pub end_state: EndState,
-    pub winner_by_rule: Option<&'static str>,
-    pub threefold_first_ply: Option<u32>,
-    pub fifty_first_ply: Option<u32>,
-    pub threefold_final: bool,
-    pub fifty_final: bool,
-    pub automatic_end_ply: Option<u32>,
-    pub plies_after_end: u32,
-    pub perpetual_check: bool,
-    pub final_fen: String,
-    pub moves_uci: String,
+    /// Moves, end state and draw claims, as replay found them.
+    pub replayed: Replayed,
     pub encoding_repaired: bool,
     pub extra_tags: Vec<(String, String)>,
 }
@@ -55,11 +50,7 @@ pub struct GameRow {
 /// One rejected game (`rejects.parquet`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RejectRow {
-    pub game_id: u64,
-    pub source: u32,
-    pub game_index: u64,
-    pub offset: u64,
-    pub line: u64,
+    pub place: Place,
     pub reason: RejectReason,
     pub message: String,
     pub ply: Option<u32>,
