@@ -380,10 +380,10 @@ fn looks_like_san(word: &[u8]) -> bool {
             break;
         }
     }
-    if let [b'=', p, tail @ ..] = rest
-        && p.is_ascii_uppercase()
-    {
-        rest = tail;
+    // Promotion, also without `=` (`d1Q`), which shakmaty does not accept.
+    match rest {
+        [b'=', p, tail @ ..] | [p, tail @ ..] if p.is_ascii_uppercase() => rest = tail,
+        _ => {}
     }
     if let [b'+' | b'#', tail @ ..] = rest {
         rest = tail;
@@ -507,6 +507,10 @@ mod tests {
         assert_eq!(
             problem("1. e4 Nf9 *"),
             Some((TokenProblemKind::UnparsableSan, "Nf9".into(), 1, 2))
+        );
+        assert_eq!(
+            problem("1. e4 d5 2. exd5 c6 51.d6Q *").map(|p| (p.0, p.1)),
+            Some((TokenProblemKind::UnparsableSan, "51.d6Q".into()))
         );
         assert_eq!(problem("1. e4 $x *").map(|p| p.1), Some("$x".into()));
         assert_eq!(problem("1. e4 e5 ) *").map(|p| p.1), Some(")".into()));
