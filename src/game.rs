@@ -4,7 +4,7 @@
 use std::borrow::Cow;
 
 use crate::pgn::framer::{Batch, RawGame};
-use crate::pgn::movetext::{self, TokenProblemKind};
+use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared};
@@ -58,78 +58,9 @@ fn process_game(
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
         Box::new(reject_row(batch, raw, bytes, game, rejection))
     };
-    if raw.oversized {
-        let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
-        return Err(reject(
-            None,
-            Rejection::new(RejectReason::OversizedGame, message),
-        ));
-    }
     let report = movetext::scan(bytes, raw.line);
-    if let Some(p) = &report.problem
-        && p.kind == TokenProblemKind::UnterminatedComment
-    {
-        // pgn-reader would read on past the frame; do not hand it over.
-        let rejection =
-            token_rejection(RejectReason::UnterminatedComment, "unterminated comment", p);
-        return Err(reject(None, rejection));
-    }
-    let game = match parser.parse(raw.start, raw.end, next) {
-        ParseOutcome::Game(game) => game,
-        ParseOutcome::SyntaxError(error) => {
-            let message = format!("malformed tag: {error}");
-            return Err(reject(
-                None,
-                Rejection::new(RejectReason::MalformedTag, message),
-            ));
-        }
-        ParseOutcome::Split => {
-            // pgn-reader ended the game early, nearly always at a broken tag
-            // line (an unescaped quote, text after the value).
-            let rejection = match &report.problem {
-                Some(p) => {
-                    token_rejection(RejectReason::MalformedTag, "malformed tag section near", p)
-                }
-                None => Rejection::new(
-                    RejectReason::MalformedTag,
-                    "malformed tag section: pgn-reader reads more than one game here",
-                ),
-            };
-            return Err(reject(None, rejection));
-        }
-    };
-    if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
-        let text = encoding::decode(bytes).0;
-        let preview: String = text.trim().chars().take(60).collect();
-        let message = format!("text between games: {preview:?}");
-        return Err(reject(
-            Some(&game),
-            Rejection::new(RejectReason::Garbage, message),
-        ));
-    }
-    if let Some(problem) = &report.problem {
-        let (reason, what) = match problem.kind {
-            TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
-            TokenProblemKind::AfterResult => (RejectReason::UnknownToken, "text after the result"),
-            TokenProblemKind::TagLine => (RejectReason::MalformedTag, "malformed tag line near"),
-            TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
-            TokenProblemKind::UnterminatedComment => {
-                (RejectReason::UnterminatedComment, "unterminated comment")
-            }
-        };
-        return Err(reject(Some(&game), token_rejection(reason, what, problem)));
-    }
-    if report.mainline_moves as usize != game.sans.len() {
-        let message = format!(
-            "token audit counts {} mainline moves, pgn-reader {}",
-            report.mainline_moves,
-            game.sans.len()
-        );
-        return Err(reject(
-            Some(&game),
-            Rejection::new(RejectReason::UnknownToken, message),
-        ));
-    }
+    let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
+    audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
     let start =
         replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
@@ -165,6 +96,77 @@ fn process_game(
     fill_tags(&mut row, &mut game.tags);
     parser.recycle(game);
     Ok(row)
+}
+
+/// Hands the frame to pgn-reader, unless the frame is already known to be
+/// unreadable (too long, or a comment that never closes).
+fn parse_frame(
+    raw: &RawGame,
+    next: usize,
+    report: &MovetextReport,
+    parser: &mut BatchParser<'_>,
+) -> Result<ParsedGame, Rejection> {
+    if raw.oversized {
+        let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
+        return Err(Rejection::new(RejectReason::OversizedGame, message));
+    }
+    if let Some(p) = &report.problem
+        && p.kind == TokenProblemKind::UnterminatedComment
+    {
+        // pgn-reader would read on past the frame; do not hand it over.
+        return Err(token_rejection(
+            RejectReason::UnterminatedComment,
+            "unterminated comment",
+            p,
+        ));
+    }
+    match parser.parse(raw.start, raw.end, next) {
+        ParseOutcome::Game(game) => Ok(game),
+        ParseOutcome::SyntaxError(error) => Err(Rejection::new(
+            RejectReason::MalformedTag,
+            format!("malformed tag: {error}"),
+        )),
+        // pgn-reader ended the game early, nearly always at a broken tag
+        // line (an unescaped quote, text after the value).
+        ParseOutcome::Split => Err(match &report.problem {
+            Some(p) => token_rejection(RejectReason::MalformedTag, "malformed tag section near", p),
+            None => Rejection::new(
+                RejectReason::MalformedTag,
+                "malformed tag section: pgn-reader reads more than one game here",
+            ),
+        }),
+    }
+}
+
+/// Rejects text that is no game, and games with a token pgn-reader skipped.
+fn audit_tokens(game: &ParsedGame, report: &MovetextReport, bytes: &[u8]) -> Result<(), Rejection> {
+    if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
+        let text = encoding::decode(bytes).0;
+        let preview: String = text.trim().chars().take(60).collect();
+        let message = format!("text between games: {preview:?}");
+        return Err(Rejection::new(RejectReason::Garbage, message));
+    }
+    if let Some(problem) = &report.problem {
+        let (reason, what) = match problem.kind {
+            TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
+            TokenProblemKind::AfterResult => (RejectReason::UnknownToken, "text after the result"),
+            TokenProblemKind::TagLine => (RejectReason::MalformedTag, "malformed tag line near"),
+            TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
+            TokenProblemKind::UnterminatedComment => {
+                (RejectReason::UnterminatedComment, "unterminated comment")
+            }
+        };
+        return Err(token_rejection(reason, what, problem));
+    }
+    if report.mainline_moves as usize != game.sans.len() {
+        let message = format!(
+            "token audit counts {} mainline moves, pgn-reader {}",
+            report.mainline_moves,
+            game.sans.len()
+        );
+        return Err(Rejection::new(RejectReason::UnknownToken, message));
+    }
+    Ok(())
 }
 
 fn place(batch: &Batch, raw: &RawGame) -> Place {
