@@ -209,21 +209,7 @@ fn replay_into(
 
     for (index, san_plus) in sans.iter().enumerate() {
         let ply = index as u32 + 1;
-        let m = match san_plus.san {
-            San::Null => {
-                return Err(Rejection::new(
-                    RejectReason::NullMove,
-                    format!("null move {} at ply {ply}", san_plus),
-                )
-                .at(ply, san_plus.to_string()));
-            }
-            san => match resolve::resolve_fast(&pos, &san) {
-                Some(m) => m,
-                None => san
-                    .to_move(&pos)
-                    .map_err(|e| move_error(&pos, san_plus, e, ply))?,
-            },
-        };
+        let m = resolve_move(&pos, san_plus, ply)?;
         if !moves_uci.is_empty() {
             moves_uci.push(b' ');
         }
@@ -253,30 +239,10 @@ fn replay_into(
     }
 
     let plies = sans.len() as u32;
-    let no_legal_moves = pos.legal_moves().is_empty();
-    let end_state = if no_legal_moves && pos.is_check() {
-        EndState::Checkmate
-    } else if no_legal_moves {
-        EndState::Stalemate
-    } else if pos.is_insufficient_material() {
-        EndState::InsufficientMaterial
-    } else if final_repetitions >= 5 {
-        EndState::FivefoldRepetition
-    } else if pos.halfmoves() >= 150 {
-        EndState::SeventyfiveMoves
-    } else {
-        EndState::None
-    };
+    let end_state = end_state_of(&pos, final_repetitions);
     let winner_by_rule = (end_state == EndState::Checkmate).then(|| !pos.turn());
-    let result_by_rule = match (automatic_end_ply, end_state) {
-        (Some(ply), _) if ply < plies => Some(GameResult::Draw),
-        (_, EndState::Checkmate) => Some(match winner_by_rule {
-            Some(Color::White) => GameResult::WhiteWins,
-            _ => GameResult::BlackWins,
-        }),
-        (_, EndState::None) => None,
-        _ => Some(GameResult::Draw),
-    };
+    let drawn_before_end = automatic_end_ply.is_some_and(|ply| ply < plies);
+    let result_by_rule = proven_result(end_state, winner_by_rule, drawn_before_end);
     let threefold_final = final_repetitions >= 3;
     let perpetual_check = threefold_final && is_perpetual(history, window_start, start_pos, moves);
     Ok(Replayed {
@@ -297,6 +263,59 @@ fn replay_into(
         white_insufficient: pos.has_insufficient_material(Color::White),
         black_insufficient: pos.has_insufficient_material(Color::Black),
     })
+}
+
+/// The legal move a SAN denotes in `pos`, or why there is none.
+fn resolve_move(pos: &Chess, san_plus: &SanPlus, ply: u32) -> Result<Move, Rejection> {
+    match san_plus.san {
+        San::Null => Err(Rejection::new(
+            RejectReason::NullMove,
+            format!("null move {san_plus} at ply {ply}"),
+        )
+        .at(ply, san_plus.to_string())),
+        san => match resolve::resolve_fast(pos, &san) {
+            Some(m) => Ok(m),
+            None => san
+                .to_move(pos)
+                .map_err(|e| move_error(pos, san_plus, e, ply)),
+        },
+    }
+}
+
+/// The state of the final position, in the order the laws rank them.
+fn end_state_of(pos: &Chess, repetitions: u32) -> EndState {
+    let no_legal_moves = pos.legal_moves().is_empty();
+    if no_legal_moves && pos.is_check() {
+        EndState::Checkmate
+    } else if no_legal_moves {
+        EndState::Stalemate
+    } else if pos.is_insufficient_material() {
+        EndState::InsufficientMaterial
+    } else if repetitions >= 5 {
+        EndState::FivefoldRepetition
+    } else if pos.halfmoves() >= 150 {
+        EndState::SeventyfiveMoves
+    } else {
+        EndState::None
+    }
+}
+
+/// The result the board proves. A fivefold repetition or 75-move rule
+/// reached before the last move ended the game as a draw there.
+fn proven_result(
+    end_state: EndState,
+    winner: Option<Color>,
+    drawn_before_end: bool,
+) -> Option<GameResult> {
+    match end_state {
+        _ if drawn_before_end => Some(GameResult::Draw),
+        EndState::Checkmate => Some(match winner {
+            Some(Color::White) => GameResult::WhiteWins,
+            _ => GameResult::BlackWins,
+        }),
+        EndState::None => None,
+        _ => Some(GameResult::Draw),
+    }
 }
 
 /// Occurrences of `history[current]` among earlier positions with the same
