@@ -20,10 +20,6 @@ impl GameResult {
         }
     }
 
-    pub fn is_decisive(self) -> bool {
-        matches!(self, GameResult::WhiteWins | GameResult::BlackWins)
-    }
-
     /// Normalises a result as written in a tag or as a movetext marker:
     /// `1-0`, `1:0`; `0-1`, `0:1`; `1/2-1/2`, `1/2`, `½-½`, `0.5-0.5`,
     /// `1/2:1/2`; `*`. En and em dashes count as dashes.

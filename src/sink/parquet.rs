@@ -222,10 +222,6 @@ impl TableWriter {
         Ok(())
     }
 
-    pub fn rows(&self) -> u64 {
-        self.rows
-    }
-
     /// The final path of the table.
     pub fn path(&self) -> &Path {
         &self.final_path
