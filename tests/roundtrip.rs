@@ -57,23 +57,23 @@ fn write_game(layout: &Layout) -> (String, Vec<String>) {
         let Some(&m) = moves.get((seed % moves.len() as u64) as usize) else {
             break;
         };
-        if ply % 2 == 0 {
+        if ply.is_multiple_of(2) {
             text.push_str(&format!("{}. ", ply / 2 + 1));
         }
         text.push_str(&San::from_move(&pos, m).to_string());
         text.push(' ');
-        if layout.comments && seed % 5 == 0 {
+        if layout.comments && seed.is_multiple_of(5) {
             // A blank line followed by a full tag pair would end the comment:
             // that is how the framer survives unterminated comments.
             text.push_str("{ a comment with (brackets) ; and\n\n[%clk 0:01:00] [x] } ");
         }
-        if layout.variations && seed % 7 == 0 {
+        if layout.variations && seed.is_multiple_of(7) {
             text.push_str("( 1. Nf3 {not replayed} $3 (Nc6) ) ");
         }
-        if seed % 11 == 0 {
+        if seed.is_multiple_of(11) {
             text.push_str("$1 !? ");
         }
-        if seed % 13 == 0 {
+        if seed.is_multiple_of(13) {
             text.push('\n');
         }
         uci.push(m.to_uci(CastlingMode::Standard).to_string());
