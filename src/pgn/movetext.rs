@@ -125,26 +125,21 @@ impl<'a> Tokens<'a> {
     }
 
     fn skip_whitespace(&mut self) {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
-        for (i, &b) in rest.iter().enumerate() {
+        while let Some(&b) = self.text.get(self.pos) {
             match b {
+                b' ' | b'\t' | b'\r' => {}
                 b'\n' => {
                     self.line += 1;
                     self.line_start = true;
                 }
-                b' ' | b'\t' | b'\r' => {}
                 b'%' if self.line_start => {
-                    self.pos += i;
                     self.skip_to_newline();
-                    return self.skip_whitespace();
+                    continue;
                 }
-                _ => {
-                    self.pos += i;
-                    return;
-                }
+                _ => return,
             }
+            self.pos += 1;
         }
-        self.pos = self.text.len();
     }
 
     /// Next token with its line, or None at the end.
@@ -202,6 +197,7 @@ impl<'a> Tokens<'a> {
                 b'.' => {
                     self.take_while(|c| c == b'.');
                 }
+                b'0'..=b'9' if self.skip_move_number() => {}
                 _ => {
                     // Like pgn-reader, a `.` ends a move (`e4.`), but not a
                     // move number or result (`1.e4`, `0.5-0.5`).
@@ -215,6 +211,27 @@ impl<'a> Tokens<'a> {
                 }
             }
         }
+    }
+
+    /// Steps over a move number (`12.`, `12...`, the `1.` of `1.e4`) and
+    /// returns true; leaves anything else (`1-0`, `0.5-0.5`) for the word path.
+    fn skip_move_number(&mut self) -> bool {
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        let dots = rest
+            .get(digits..)
+            .unwrap_or_default()
+            .iter()
+            .take_while(|&&c| c == b'.')
+            .count();
+        let ends_here = match rest.get(digits + dots) {
+            None => true,
+            Some(&c) => is_delimiter(c) || (dots > 0 && c.is_ascii_alphabetic()),
+        };
+        if ends_here {
+            self.pos += digits + dots;
+        }
+        ends_here
     }
 
     fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
@@ -510,7 +527,7 @@ mod tests {
         );
         assert_eq!(
             problem("1. e4 d5 2. exd5 c6 51.d6Q *").map(|p| (p.0, p.1)),
-            Some((TokenProblemKind::UnparsableSan, "51.d6Q".into()))
+            Some((TokenProblemKind::UnparsableSan, "d6Q".into()))
         );
         assert_eq!(problem("1. e4 $x *").map(|p| p.1), Some("$x".into()));
         assert_eq!(problem("1. e4 e5 ) *").map(|p| p.1), Some(")".into()));
