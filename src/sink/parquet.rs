@@ -16,8 +16,8 @@ use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
 
 /// Rows per row group: large enough for good compression and scans, small
-/// enough to keep the writer's memory bounded.
-pub const ROW_GROUP_ROWS: usize = 1 << 16;
+/// enough to keep the writer's memory bounded and the last flush short.
+pub const ROW_GROUP_ROWS: usize = 1 << 15;
 
 /// zstd level 1: the writer thread runs beside the replay workers, and level
 /// 1 costs about half of the default for a few percent more bytes.
