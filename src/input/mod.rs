@@ -105,15 +105,30 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Vec<InputSource>, InputError> {
     Ok(sources)
 }
 
+/// Collects PGN files below `dir`. Symlinked folders are followed once:
+/// a folder reached again (a link loop) is skipped.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
+    let mut visited = std::collections::HashSet::new();
+    walk_once(dir, found, &mut visited)
+}
+
+fn walk_once(
+    dir: &Path,
+    found: &mut Vec<PathBuf>,
+    visited: &mut std::collections::HashSet<PathBuf>,
+) -> Result<(), InputError> {
     let unreadable = |source| InputError::Unreadable {
         path: dir.to_path_buf(),
         source,
     };
+    let canonical = std::fs::canonicalize(dir).map_err(unreadable)?;
+    if !visited.insert(canonical) {
+        return Ok(());
+    }
     for entry in std::fs::read_dir(dir).map_err(unreadable)? {
         let path = entry.map_err(unreadable)?.path();
         if path.is_dir() {
-            walk(&path, found)?;
+            walk_once(&path, found, visited)?;
         } else if has_pgn_suffix(&path) {
             found.push(path);
         }
@@ -215,6 +230,18 @@ mod tests {
         let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
         bz.write_all(text).ok();
         assert_eq!(roundtrip(bz.finish().unwrap_or_default()), "1. e4 e5 *\n");
+    }
+
+    #[test]
+    fn symlink_loops_are_walked_once() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sub = dir.path().join("sub");
+        std::fs::create_dir(&sub).ok();
+        std::fs::write(sub.join("a.pgn"), "1. e4 *").ok();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(dir.path(), sub.join("loop")).ok();
+        let sources = discover(&[dir.path().to_path_buf()]).unwrap_or_default();
+        assert_eq!(sources.len(), 1);
     }
 
     #[test]

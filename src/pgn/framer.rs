@@ -96,6 +96,7 @@ pub struct Framer<R> {
     /// Line number at `pos`.
     line: u64,
     games_in_source: u64,
+    max_game_bytes: usize,
 }
 
 impl<R: Read> Framer<R> {
@@ -111,7 +112,14 @@ impl<R: Read> Framer<R> {
             base_offset: 0,
             line: 1,
             games_in_source: 0,
+            max_game_bytes: MAX_GAME_BYTES,
         }
+    }
+
+    /// A smaller cut-off than [`MAX_GAME_BYTES`], for tests.
+    pub fn with_max_game_bytes(mut self, bytes: usize) -> Self {
+        self.max_game_bytes = bytes;
+        self
     }
 
     /// Uncompressed bytes read from the source so far.
@@ -182,7 +190,7 @@ impl<R: Read> Framer<R> {
                 Step::NeedMore => {
                     let too_big = self
                         .game_start
-                        .is_some_and(|start| self.buf.len() - start >= MAX_GAME_BYTES);
+                        .is_some_and(|start| self.buf.len() - start >= self.max_game_bytes);
                     if too_big {
                         let end = self.buf.len();
                         self.pos = end;
@@ -557,6 +565,35 @@ mod tests {
         let games = frame("[Result \"1-0\"] e4 1-0\n[Result \"0-1\"] [W \"x]\"] e4 0-1\n");
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].2, "[Result \"0-1\"] [W \"x]\"] e4 0-1\n");
+    }
+
+    #[test]
+    fn endless_comment_is_cut_and_flagged() {
+        let text = format!(
+            "[Event \"a\"]\n1. e4 {{ {}\n[Event \"b\"]\n1. d4 *\n",
+            "x".repeat(5 << 20)
+        );
+        let mut framer = Framer::new(text.as_bytes()).with_max_game_bytes(1 << 20);
+        let mut batch = Batch::default();
+        let mut id = 0;
+        let more = framer
+            .fill_batch(&mut batch, &mut id, usize::MAX, 1)
+            .unwrap_or(false);
+        assert!(more);
+        assert_eq!(batch.games.first().map(|g| g.oversized), Some(true));
+        // The rest of the input is still framed, game by game, to the end.
+        let mut frames = 1;
+        loop {
+            let mut batch = Batch::default();
+            if !framer
+                .fill_batch(&mut batch, &mut id, usize::MAX, 1)
+                .unwrap_or(false)
+            {
+                break;
+            }
+            frames += batch.games.len();
+        }
+        assert!(frames >= 2, "{frames}");
     }
 
     #[test]
