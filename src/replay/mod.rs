@@ -10,7 +10,7 @@ pub mod result;
 use pgn_reader::SanPlus;
 use pgn_reader::shakmaty::fen::Fen;
 use pgn_reader::shakmaty::san::{San, SanError};
-use pgn_reader::shakmaty::zobrist::Zobrist64;
+use pgn_reader::shakmaty::zobrist::{Zobrist64, ZobristValue};
 use pgn_reader::shakmaty::{
     Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Rank,
     Role, Square,
@@ -214,10 +214,14 @@ fn replay_into(
             moves_uci.push(b' ');
         }
         push_uci(&mut moves_uci, m, mode);
-        let next_hash = pos.update_zobrist_hash(hash, m, ep);
-        pos.play_unchecked(m);
+        hash = match pos.update_zobrist_hash(hash, m, ep) {
+            Some(next) => {
+                pos.play_unchecked(m);
+                next
+            }
+            None => play_with_hash(&mut pos, m, hash),
+        };
         moves.push(m);
-        hash = next_hash.unwrap_or_else(|| pos.zobrist_hash(ep));
         history.push(hash.0);
         let current = history.len() - 1;
         if pos.halfmoves() == 0 {
@@ -263,6 +267,69 @@ fn replay_into(
         white_insufficient: pos.has_insufficient_material(Color::White),
         black_insufficient: pos.has_insufficient_material(Color::Black),
     })
+}
+
+/// Plays `m` and updates `hash` for the cases shakmaty's incremental update
+/// leaves out (king and rook moves that touch castling rights, double pushes,
+/// positions with an en-passant square), instead of hashing the whole board.
+fn play_with_hash(pos: &mut Chess, m: Move, hash: Zobrist64) -> Zobrist64 {
+    let us = pos.turn();
+    let piece =
+        |sq: Square, role: Role, color: Color| Zobrist64::zobrist_for_piece(sq, role.of(color));
+    let mut h = hash ^ Zobrist64::zobrist_for_white_turn();
+    match m {
+        Move::Normal {
+            role,
+            from,
+            capture,
+            to,
+            promotion,
+        } => {
+            h ^= piece(from, role, us) ^ piece(to, promotion.unwrap_or(role), us);
+            if let Some(captured) = capture {
+                h ^= piece(to, captured, !us);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let captured = Square::from_coords(to.file(), from.rank());
+            h ^= piece(from, Role::Pawn, us) ^ piece(to, Role::Pawn, us);
+            h ^= piece(captured, Role::Pawn, !us);
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            h ^= piece(king, Role::King, us) ^ piece(side.king_to(us), Role::King, us);
+            h ^= piece(rook, Role::Rook, us) ^ piece(side.rook_to(us), Role::Rook, us);
+        }
+        Move::Put { .. } => {
+            pos.play_unchecked(m);
+            return pos.zobrist_hash(EnPassantMode::Legal);
+        }
+    }
+    if let Some(sq) = pos.ep_square(EnPassantMode::Legal) {
+        h ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    let rights_before = castling_rights(pos);
+    pos.play_unchecked(m);
+    for (had, (color, side)) in rights_before.into_iter().zip(CASTLING_RIGHTS) {
+        if had != pos.castles().has(color, side) {
+            h ^= Zobrist64::zobrist_for_castling_right(color, side);
+        }
+    }
+    if let Some(sq) = pos.ep_square(EnPassantMode::Legal) {
+        h ^= Zobrist64::zobrist_for_en_passant_file(sq.file());
+    }
+    h
+}
+
+const CASTLING_RIGHTS: [(Color, CastlingSide); 4] = [
+    (Color::White, CastlingSide::KingSide),
+    (Color::White, CastlingSide::QueenSide),
+    (Color::Black, CastlingSide::KingSide),
+    (Color::Black, CastlingSide::QueenSide),
+];
+
+fn castling_rights(pos: &Chess) -> [bool; 4] {
+    CASTLING_RIGHTS.map(|(color, side)| pos.castles().has(color, side))
 }
 
 /// The legal move a SAN denotes in `pos`, or why there is none.
@@ -521,14 +588,21 @@ fn ambiguity(pos: &Chess, san: &San) -> String {
 /// Visits every position of `games` pseudo-random games of up to `plies`
 /// plies (xorshift, so the walk is the same on every run).
 #[cfg(test)]
-pub(crate) fn random_walk(
+pub(crate) fn random_walk(seed: u64, games: usize, plies: usize, visit: impl FnMut(&Chess)) {
+    random_walk_from(&Chess::default(), seed, games, plies, visit);
+}
+
+/// [`random_walk`] from another start position.
+#[cfg(test)]
+pub(crate) fn random_walk_from(
+    start: &Chess,
     mut seed: u64,
     games: usize,
     plies: usize,
     mut visit: impl FnMut(&Chess),
 ) {
     for _ in 0..games {
-        let mut pos = Chess::default();
+        let mut pos = start.clone();
         for _ in 0..plies {
             visit(&pos);
             let moves = pos.legal_moves();
@@ -609,6 +683,30 @@ mod tests {
             let expected = Fen::from_position(pos, EnPassantMode::Legal).to_string();
             assert_eq!(fen_of(pos, false), expected);
         });
+    }
+
+    #[test]
+    fn incremental_hash_matches_full_hash() {
+        let check = |pos: &Chess| {
+            let hash: Zobrist64 = pos.zobrist_hash(EnPassantMode::Legal);
+            for m in pos.legal_moves() {
+                let mut after = pos.clone();
+                let incremental = play_with_hash(&mut after, m, hash);
+                assert_eq!(
+                    incremental,
+                    after.zobrist_hash(EnPassantMode::Legal),
+                    "{m:?}"
+                );
+            }
+        };
+        random_walk(0x1234_5678_9abc_def1, 60, 150, check);
+        let frc = setup(
+            Some("Chess960"),
+            Some("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"),
+        )
+        .map(|s| s.pos)
+        .unwrap_or_default();
+        random_walk_from(&frc, 0x0fed_cba9_8765_4321, 60, 80, check);
     }
 
     #[test]
