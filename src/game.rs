@@ -10,7 +10,7 @@ use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared};
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::{self, Replayer};
-use crate::sink::rows::{GameRow, Place, RejectRow};
+use crate::sink::rows::{GameRow, Place, RejectRow, Span};
 use crate::stats::RunCounts;
 
 /// What a batch of games turned into.
@@ -93,7 +93,8 @@ fn process_game(
         ..GameRow::default()
     };
     let mut game = game;
-    fill_tags(&mut row, &mut game.tags);
+    fill_tags(&mut row, &mut game.tags, &game.tag_text);
+    row.text = std::mem::take(&mut game.tag_text);
     parser.recycle(game);
     Ok(row)
 }
@@ -250,8 +251,8 @@ fn parse_year(date: &str) -> Option<i32> {
 
 /// Moves tag values into their columns; every other tag (and every repeat
 /// of a column's tag) goes to `extra_tags`.
-fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, String)>) {
-    for (name, value) in tags.drain(..) {
+fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text: &str) {
+    for (name, span) in tags.drain(..) {
         let slot = match name.as_ref() {
             "Event" => &mut row.event,
             "Site" => &mut row.site,
@@ -273,27 +274,28 @@ fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, String)>) {
                 } else {
                     &mut row.black_elo
                 };
-                let parsed = parse_elo(&value);
+                let value = span.of(text);
+                let parsed = parse_elo(value);
                 let blank = matches!(value.trim(), "" | "?" | "-");
                 if elo.is_none() && (parsed.is_some() || blank) {
                     *elo = parsed;
                 } else {
-                    row.extra_tags.push((name.into_owned(), value));
+                    row.extra_tags.push((name, span));
                 }
                 continue;
             }
             _ => {
-                row.extra_tags.push((name.into_owned(), value));
+                row.extra_tags.push((name, span));
                 continue;
             }
         };
         if slot.is_none() {
-            *slot = Some(value);
+            *slot = Some(span);
         } else {
-            row.extra_tags.push((name.into_owned(), value));
+            row.extra_tags.push((name, span));
         }
     }
-    row.year = row.date.as_deref().and_then(parse_year);
+    row.year = row.date.map(|d| d.of(text)).and_then(parse_year);
 }
 
 #[cfg(test)]
@@ -312,26 +314,35 @@ mod tests {
 
     #[test]
     fn tags_fill_columns_and_extras() {
-        let mut row = GameRow::default();
-        let mut tags = [
+        let mut text = String::new();
+        let mut tags = Vec::new();
+        for (name, value) in [
             ("White", "A"),
             ("WhiteElo", "2500"),
             ("BlackElo", "x"),
             ("Foo", "bar"),
             ("White", "B"),
             ("Date", "2001.01.01"),
-        ]
-        .map(|(n, v)| (Cow::Borrowed(n), v.to_string()))
-        .to_vec();
-        fill_tags(&mut row, &mut tags);
-        assert_eq!(row.white.as_deref(), Some("A"));
+        ] {
+            let start = text.len() as u32;
+            text.push_str(value);
+            let span = Span {
+                start,
+                end: text.len() as u32,
+            };
+            tags.push((Cow::Borrowed(name), span));
+        }
+        let mut row = GameRow::default();
+        fill_tags(&mut row, &mut tags, &text);
+        row.text = text;
+        assert_eq!(row.tag(row.white), Some("A"));
         assert_eq!(row.white_elo, Some(2500));
         assert_eq!(row.black_elo, None);
         assert_eq!(row.year, Some(2001));
         let extras: Vec<(&str, &str)> = row
             .extra_tags
             .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .map(|(n, v)| (n.as_ref(), v.of(&row.text)))
             .collect();
         assert_eq!(
             extras,

@@ -20,14 +20,29 @@ pub fn decode(bytes: &[u8]) -> (String, bool) {
     }
 }
 
+/// Like [`decode`], appending to `out`.
+pub fn decode_into(bytes: &[u8], out: &mut String) -> bool {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => {
+            out.push_str(s);
+            false
+        }
+        Err(_) => {
+            out.extend(bytes.iter().map(|&b| cp1252_char(b)));
+            true
+        }
+    }
+}
+
+fn cp1252_char(b: u8) -> char {
+    match b {
+        0x80..=0x9f => CP1252_HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
 fn decode_cp1252(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|&b| match b {
-            0x80..=0x9f => CP1252_HIGH[usize::from(b - 0x80)],
-            _ => char::from(b),
-        })
-        .collect()
+    bytes.iter().map(|&b| cp1252_char(b)).collect()
 }
 
 #[cfg(test)]

@@ -11,6 +11,7 @@ use std::ops::ControlFlow;
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 
 use crate::pgn::encoding;
+use crate::sink::rows::Span;
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
 /// 1 KB engine comments, lichess study tags) exceed the 255-byte default.
@@ -50,11 +51,17 @@ fn known_tag(name: &[u8]) -> Option<&'static str> {
     })
 }
 
+/// Bytes of tag values a game usually has (lichess: about 250).
+const TYPICAL_TAG_TEXT: usize = 320;
+
 /// A game as pgn-reader saw it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
 pub struct ParsedGame {
-    /// Tag pairs in file order. Common names are static, not allocated.
-    pub tags: Vec<(Cow<'static, str>, String)>,
+    /// The decoded tag values, back to back.
+    pub tag_text: String,
+    /// Tag pairs in file order: the name (common names are static, not
+    /// allocated) and where the value is in `tag_text`.
+    pub tags: Vec<(Cow<'static, str>, Span)>,
     /// Mainline moves (variations skipped).
     pub sans: Vec<SanPlus>,
     /// Some tag was not UTF-8 and was decoded as Windows-1252.
@@ -67,7 +74,7 @@ impl ParsedGame {
         self.tags
             .iter()
             .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+            .map(|(_, v)| v.of(&self.tag_text))
     }
 }
 
@@ -85,6 +92,9 @@ impl Visitor for Collect {
     fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
         let mut game = std::mem::take(&mut self.spare);
         game.tags.clear();
+        game.tag_text.clear();
+        // The text moves into the row; start the next one at a typical size.
+        game.tag_text.reserve(TYPICAL_TAG_TEXT);
         game.sans.clear();
         game.encoding_repaired = false;
         ControlFlow::Continue(game)
@@ -103,9 +113,14 @@ impl Visitor for Collect {
                 (Cow::Owned(name), repaired)
             }
         };
-        let (value, value_repaired) = encoding::decode(&value.decode());
+        let start = game.tag_text.len() as u32;
+        let value_repaired = encoding::decode_into(&value.decode(), &mut game.tag_text);
+        let span = Span {
+            start,
+            end: game.tag_text.len() as u32,
+        };
         game.encoding_repaired |= name_repaired | value_repaired;
-        game.tags.push((name, value));
+        game.tags.push((name, span));
         ControlFlow::Continue(())
     }
 

@@ -40,8 +40,8 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
     offsets.push(0i64);
     for row in rows {
         for (name, value) in &row.extra_tags {
-            names.push_value(name);
-            values.push_value(value);
+            names.push_value(name.as_ref());
+            values.push_value(value.of(&row.text));
         }
         offsets.push(offsets.last().copied().unwrap_or(0) + row.extra_tags.len() as i64);
     }
@@ -103,26 +103,26 @@ fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
 pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
-        col("event", values(rows, |r| r.event.as_deref())),
-        col("site", values(rows, |r| r.site.as_deref())),
-        col("date", values(rows, |r| r.date.as_deref())),
+        col("event", values(rows, |r| r.tag(r.event))),
+        col("site", values(rows, |r| r.tag(r.site))),
+        col("date", values(rows, |r| r.tag(r.date))),
         col("year", values(rows, |r| r.year)),
-        col("round", values(rows, |r| r.round.as_deref())),
-        col("white", values(rows, |r| r.white.as_deref())),
-        col("black", values(rows, |r| r.black.as_deref())),
+        col("round", values(rows, |r| r.tag(r.round))),
+        col("white", values(rows, |r| r.tag(r.white))),
+        col("black", values(rows, |r| r.tag(r.black))),
         col("white_elo", values(rows, |r| r.white_elo)),
         col("black_elo", values(rows, |r| r.black_elo)),
-        col("white_title", values(rows, |r| r.white_title.as_deref())),
-        col("black_title", values(rows, |r| r.black_title.as_deref())),
-        col("time_control", values(rows, |r| r.time_control.as_deref())),
-        col("termination", values(rows, |r| r.termination.as_deref())),
-        col("eco_tag", values(rows, |r| r.eco_tag.as_deref())),
-        col("opening_tag", values(rows, |r| r.opening_tag.as_deref())),
-        col("variant", values(rows, |r| r.variant.as_deref())),
+        col("white_title", values(rows, |r| r.tag(r.white_title))),
+        col("black_title", values(rows, |r| r.tag(r.black_title))),
+        col("time_control", values(rows, |r| r.tag(r.time_control))),
+        col("termination", values(rows, |r| r.tag(r.termination))),
+        col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
+        col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),
+        col("variant", values(rows, |r| r.tag(r.variant))),
         col("chess960", values(rows, |r| r.chess960)),
         col("start_fen", values(rows, |r| r.start_fen.as_deref())),
         col("plies", values(rows, |r| r.replayed.plies)),
-        col("result_tag", values(rows, |r| r.result_tag.as_deref())),
+        col("result_tag", values(rows, |r| r.tag(r.result_tag))),
         col("result_marker", values(rows, |r| r.result_marker)),
         col("declared_result", values(rows, |r| r.declared_result)),
         col(

@@ -1,9 +1,25 @@
 //! Sink stage, rows: one struct per table row, filled by the workers and
 //! turned into Parquet columns by the writer.
 
+use std::borrow::Cow;
+
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
 use crate::replay::reject::RejectReason;
+
+/// A string inside a row's text buffer (start and end byte).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn of(self, text: &str) -> &str {
+        text.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+}
 
 /// Where a game is: the identity columns both tables share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -19,32 +35,42 @@ pub struct Place {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameRow {
     pub place: Place,
-    pub event: Option<String>,
-    pub site: Option<String>,
-    pub date: Option<String>,
+    /// The decoded tag values, back to back; the tag fields point into it,
+    /// so that a game costs one allocation for all its tags.
+    pub text: String,
+    pub event: Option<Span>,
+    pub site: Option<Span>,
+    pub date: Option<Span>,
     pub year: Option<i32>,
-    pub round: Option<String>,
-    pub white: Option<String>,
-    pub black: Option<String>,
+    pub round: Option<Span>,
+    pub white: Option<Span>,
+    pub black: Option<Span>,
     pub white_elo: Option<i32>,
     pub black_elo: Option<i32>,
-    pub white_title: Option<String>,
-    pub black_title: Option<String>,
-    pub time_control: Option<String>,
-    pub termination: Option<String>,
-    pub eco_tag: Option<String>,
-    pub opening_tag: Option<String>,
-    pub variant: Option<String>,
+    pub white_title: Option<Span>,
+    pub black_title: Option<Span>,
+    pub time_control: Option<Span>,
+    pub termination: Option<Span>,
+    pub eco_tag: Option<Span>,
+    pub opening_tag: Option<Span>,
+    pub variant: Option<Span>,
     pub chess960: bool,
     pub start_fen: Option<String>,
-    pub result_tag: Option<String>,
+    pub result_tag: Option<Span>,
     pub result_marker: Option<&'static str>,
     pub declared_result: Option<&'static str>,
     pub result_check: ResultCheck,
     /// Moves, end state and draw claims, as replay found them.
     pub replayed: Replayed,
     pub encoding_repaired: bool,
-    pub extra_tags: Vec<(String, String)>,
+    pub extra_tags: Vec<(Cow<'static, str>, Span)>,
+}
+
+impl GameRow {
+    /// The text of a tag field.
+    pub fn tag(&self, span: Option<Span>) -> Option<&str> {
+        span.map(|s| s.of(&self.text))
+    }
 }
 
 /// One rejected game (`rejects.parquet`).
