@@ -14,11 +14,18 @@ use crate::pgn::encoding;
 use crate::sink::rows::Span;
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
-/// 1 KB engine comments, lichess study tags) exceed the 255-byte default.
-pub const SUPPORTED_TAG_LINE: usize = 1 << 16;
-pub const SUPPORTED_COMMENT: usize = 1 << 16;
+/// 1 KB engine comments, lichess study tags) exceed the 255-byte default. A
+/// longer comment still parses (in pieces, which this visitor ignores); a
+/// longer tag line is rejected as `malformed_tag`. Larger values cost speed:
+/// pgn-reader asks for this much lookahead before every token.
+pub const SUPPORTED_TAG_LINE: usize = 16 << 10;
+pub const SUPPORTED_COMMENT: usize = 8 << 10;
 /// The most pgn-reader looks ahead at once with these settings.
-pub const READER_LOOKAHEAD: usize = SUPPORTED_TAG_LINE + SUPPORTED_COMMENT + 2;
+pub const READER_LOOKAHEAD: usize = if SUPPORTED_TAG_LINE > SUPPORTED_COMMENT + 2 {
+    SUPPORTED_TAG_LINE
+} else {
+    SUPPORTED_COMMENT + 2
+};
 
 /// The static name of a common tag, so that it need not be allocated.
 fn known_tag(name: &[u8]) -> Option<&'static str> {
