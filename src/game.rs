@@ -61,8 +61,8 @@ fn process_game(
     let report = movetext::scan(bytes, raw.line);
     let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
     audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
-    let start =
-        replay::setup(game.tag("Variant"), game.tag("FEN")).map_err(|r| reject(Some(&game), r))?;
+    let start = replay::setup(game.text(game.variant), game.text(game.fen))
+        .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
     let replayed = replayer
@@ -76,7 +76,7 @@ fn process_game(
             reject(Some(&game), rejection)
         })?;
     let declared = Declared {
-        tag: game.tag("Result"),
+        tag: game.text(game.result),
         marker: report.marker,
     };
     let check = audit::check(declared, &replayed);

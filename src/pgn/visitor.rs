@@ -73,6 +73,11 @@ pub struct ParsedGame {
     pub sans: Vec<SanPlus>,
     /// Some tag was not UTF-8 and was decoded as Windows-1252.
     pub encoding_repaired: bool,
+    /// The first `Variant`, `FEN` and `Result` tags, which replay and the
+    /// audit read for every game.
+    pub variant: Option<Span>,
+    pub fen: Option<Span>,
+    pub result: Option<Span>,
 }
 
 impl ParsedGame {
@@ -82,6 +87,11 @@ impl ParsedGame {
             .iter()
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.of(&self.tag_text))
+    }
+
+    /// The text of one of the remembered tags.
+    pub fn text(&self, span: Option<Span>) -> Option<&str> {
+        span.map(|s| s.of(&self.tag_text))
     }
 }
 
@@ -104,6 +114,9 @@ impl Visitor for Collect {
         game.tag_text.reserve(TYPICAL_TAG_TEXT);
         game.sans.clear();
         game.encoding_repaired = false;
+        game.variant = None;
+        game.fen = None;
+        game.result = None;
         ControlFlow::Continue(game)
     }
 
@@ -127,6 +140,13 @@ impl Visitor for Collect {
             end: game.tag_text.len() as u32,
         };
         game.encoding_repaired |= name_repaired | value_repaired;
+        let remembered = match name.as_ref() {
+            "Variant" => &mut game.variant,
+            "FEN" => &mut game.fen,
+            "Result" => &mut game.result,
+            _ => &mut None,
+        };
+        remembered.get_or_insert(span);
         game.tags.push((name, span));
         ControlFlow::Continue(())
     }
