@@ -201,6 +201,8 @@ fn replay_into(
     history.push(hash.0);
     // Positions before the last zeroing move can never recur.
     let mut window_start = 0usize;
+    let mut seen = SeenFilter::default();
+    seen.insert(hash.0);
     let mut moves_uci: Vec<u8> = Vec::with_capacity(sans.len() * 5);
     let mut threefold_first_ply = None;
     let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
@@ -226,8 +228,15 @@ fn replay_into(
         let current = history.len() - 1;
         if pos.halfmoves() == 0 {
             window_start = current;
+            seen.clear();
         }
-        let repetitions = 1 + count_earlier(history, window_start, current);
+        // Most positions are new: a 256-bit filter of hash bytes since the
+        // last zeroing move skips the scan for them.
+        let repetitions = if seen.insert(hash.0) {
+            1
+        } else {
+            1 + count_earlier(history, window_start, current)
+        };
         final_repetitions = repetitions;
         if repetitions >= 3 && threefold_first_ply.is_none() {
             threefold_first_ply = Some(ply);
@@ -385,6 +394,28 @@ fn proven_result(
     }
 }
 
+/// Which top hash bytes occurred since the last zeroing move. `insert`
+/// answers true when the byte is new, so the position cannot be a repeat.
+#[derive(Default)]
+struct SeenFilter([u64; 4]);
+
+impl SeenFilter {
+    fn insert(&mut self, hash: u64) -> bool {
+        let byte = (hash >> 56) as usize;
+        let (word, bit) = (byte / 64, 1u64 << (byte % 64));
+        let Some(slot) = self.0.get_mut(word) else {
+            return false;
+        };
+        let new = *slot & bit == 0;
+        *slot |= bit;
+        new
+    }
+
+    fn clear(&mut self) {
+        self.0 = [0; 4];
+    }
+}
+
 /// Occurrences of `history[current]` among earlier positions with the same
 /// side to move, since `window_start`.
 fn count_earlier(history: &[u64], window_start: usize, current: usize) -> u32 {
@@ -502,10 +533,7 @@ fn fen_of(pos: &Chess, chess960: bool) -> String {
 /// Appends a move in UCI notation, byte by byte: this runs for every ply
 /// of every game, and `fmt` costs several times more.
 fn push_uci(out: &mut Vec<u8>, m: Move, mode: CastlingMode) {
-    let square = |out: &mut Vec<u8>, sq: Square| {
-        out.push(sq.file().char() as u8);
-        out.push(sq.rank().char() as u8);
-    };
+    let square = |sq: Square| [sq.file().char() as u8, sq.rank().char() as u8];
     match m {
         Move::Normal {
             from,
@@ -513,15 +541,15 @@ fn push_uci(out: &mut Vec<u8>, m: Move, mode: CastlingMode) {
             promotion,
             ..
         } => {
-            square(out, from);
-            square(out, to);
-            if let Some(role) = promotion {
-                out.push(role.char() as u8);
+            let ([f1, r1], [f2, r2]) = (square(from), square(to));
+            match promotion {
+                Some(role) => out.extend_from_slice(&[f1, r1, f2, r2, role.char() as u8]),
+                None => out.extend_from_slice(&[f1, r1, f2, r2]),
             }
         }
         Move::EnPassant { from, to } => {
-            square(out, from);
-            square(out, to);
+            let ([f1, r1], [f2, r2]) = (square(from), square(to));
+            out.extend_from_slice(&[f1, r1, f2, r2]);
         }
         other => out.extend_from_slice(other.to_uci(mode).to_string().as_bytes()),
     }
