@@ -1,8 +1,8 @@
 //! Replay stage, SAN resolution fast path. shakmaty's `San::to_move` builds
 //! a full candidate list (a 2 KB array returned by value) for every move;
-//! this resolves the everyday case — not in check, no castling, no en
-//! passant — with a few bitboard operations, and defers everything else
-//! (including every error, so messages and reasons stay shakmaty's) to it.
+//! this resolves every move but castling and en passant with a few bitboard
+//! operations, and defers everything else (including every error, so
+//! messages and reasons stay shakmaty's) to it.
 
 use pgn_reader::shakmaty::attacks;
 use pgn_reader::shakmaty::san::San;
@@ -24,9 +24,10 @@ pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
     let turn = pos.turn();
     let board = pos.board();
     let us = board.by_color(turn);
-    if us.contains(to) || pos.checkers().any() {
+    if us.contains(to) {
         return None;
     }
+    let in_check = pos.checkers().any();
     if role == Role::Pawn && pos.maybe_ep_square() == Some(to) {
         return None;
     }
@@ -52,11 +53,10 @@ pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
     if let Some(rank) = rank {
         from &= Bitboard::from_rank(rank);
     }
-    let them = !turn;
     let captured_square = Bitboard::from_square(to);
     let mut found = None;
     for from in from {
-        if !leaves_king_safe(pos, role, from, to, king, them, captured_square) {
+        if !leaves_king_safe(pos, role, from, to, king, in_check, captured_square) {
             continue;
         }
         if found.replace(from).is_some() {
@@ -81,18 +81,22 @@ fn relative(rank: Rank, turn: Color) -> Rank {
     }
 }
 
-/// Would our king be safe after moving `from` → `to`? (We are not in check.)
+/// Would our king be safe after moving `from` → `to`? Out of check, most
+/// moves are decided by a pin test; in check, and for the king, by looking
+/// for attackers after the move (which also finds blocks and captures of
+/// the checking piece).
 fn leaves_king_safe(
     pos: &Chess,
     role: Role,
     from: Square,
     to: Square,
     king: Square,
-    them: Color,
+    in_check: bool,
     captured_square: Bitboard,
 ) -> bool {
     let board = pos.board();
-    if role != Role::King {
+    let them = !pos.turn();
+    if role != Role::King && !in_check {
         // Only a piece between the king and an enemy slider on the same
         // line can be pinned; without such a slider the move is safe.
         let line = attacks::ray(king, from);
@@ -183,6 +187,37 @@ mod tests {
     #[test]
     fn agrees_with_shakmaty_along_random_games() {
         crate::replay::random_walk(0x2545_f491_4f6c_dd1d, 150, 200, agrees_on_all_moves);
+    }
+
+    #[test]
+    fn never_accepts_what_shakmaty_rejects() {
+        use pgn_reader::shakmaty::Square;
+        crate::replay::random_walk(0x5555_aaaa_1234_8765, 30, 100, |pos| {
+            for role in [
+                Role::Pawn,
+                Role::Knight,
+                Role::Bishop,
+                Role::Rook,
+                Role::Queen,
+                Role::King,
+            ] {
+                for to in Square::ALL {
+                    for capture in [false, true] {
+                        let san = San::Normal {
+                            role,
+                            file: None,
+                            rank: None,
+                            capture,
+                            to,
+                            promotion: None,
+                        };
+                        if let Some(fast) = resolve_fast(pos, &san) {
+                            assert_eq!(Ok(fast), san.to_move(pos), "{san}");
+                        }
+                    }
+                }
+            }
+        });
     }
 
     #[test]
