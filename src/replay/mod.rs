@@ -360,7 +360,7 @@ fn resolve_move(pos: &Chess, san_plus: &SanPlus, ply: u32) -> Result<Move, Rejec
 
 /// The state of the final position, in the order the laws rank them.
 fn end_state_of(pos: &Chess, repetitions: u32) -> EndState {
-    let no_legal_moves = pos.legal_moves().is_empty();
+    let no_legal_moves = !resolve::surely_has_legal_move(pos) && pos.legal_moves().is_empty();
     if no_legal_moves && pos.is_check() {
         EndState::Checkmate
     } else if no_legal_moves {

@@ -81,6 +81,40 @@ fn relative(rank: Rank, turn: Color) -> Rank {
     }
 }
 
+/// A quick "yes" to "does the side to move have a legal move?" for nearly
+/// every final position: out of check, an unpinned knight, bishop, rook or
+/// queen with a square to go to, or an unpinned pawn with an empty square
+/// ahead. False means "ask shakmaty", not "no".
+pub fn surely_has_legal_move(pos: &Chess) -> bool {
+    let board = pos.board();
+    let turn = pos.turn();
+    let Some(king) = board.king_of(turn) else {
+        return false;
+    };
+    if pos.checkers().any() {
+        return false;
+    }
+    let us = board.by_color(turn);
+    let occupied = board.occupied();
+    let no_capture = Bitboard::EMPTY;
+    let pieces = us & !board.kings();
+    pieces.into_iter().any(|from| {
+        let Some(piece) = board.piece_at(from) else {
+            return false;
+        };
+        let targets = match piece.role {
+            Role::Pawn => {
+                let ahead = if turn == Color::White { 8 } else { -8 };
+                from.offset(ahead)
+                    .filter(|sq| !occupied.contains(*sq))
+                    .map_or(Bitboard::EMPTY, Bitboard::from_square)
+            }
+            role => attacks::attacks(from, role.of(turn), occupied) & !us,
+        };
+        targets.any() && leaves_king_safe(pos, piece.role, from, from, king, false, no_capture)
+    })
+}
+
 /// Would our king be safe after moving `from` → `to`? Out of check, most
 /// moves are decided by a pin test; in check, and for the king, by looking
 /// for attackers after the move (which also finds blocks and captures of
@@ -218,6 +252,28 @@ mod tests {
                 }
             }
         });
+    }
+
+    #[test]
+    fn quick_yes_is_never_wrong() {
+        let mut yes = 0;
+        crate::replay::random_walk(0x0bad_cafe_dead_beef, 100, 200, |pos| {
+            if surely_has_legal_move(pos) {
+                yes += 1;
+                assert!(!pos.legal_moves().is_empty());
+            }
+        });
+        assert!(yes > 1000, "the quick answer should usually be available");
+        for fen in [
+            "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",
+            "k7/P7/K7/8/8/8/8/8 b - - 0 1",
+        ] {
+            let pos: Chess = Fen::from_ascii(fen.as_bytes())
+                .ok()
+                .and_then(|f| f.into_position(CastlingMode::Standard).ok())
+                .unwrap_or_default();
+            assert!(!surely_has_legal_move(&pos), "{fen}");
+        }
     }
 
     #[test]
