@@ -481,11 +481,17 @@ fn fen_of(pos: &Chess, chess960: bool) -> String {
     }
     let mut out = Vec::with_capacity(96);
     let board = pos.board();
+    let occupied = board.occupied();
     for rank in (0..8u32).rev() {
         let mut empty = 0u8;
         for file in 0..8u32 {
             let square = Square::from_coords(File::new(file), Rank::new(rank));
-            match board.piece_at(square) {
+            let piece = if occupied.contains(square) {
+                board.piece_at(square)
+            } else {
+                None
+            };
+            match piece {
                 Some(piece) => {
                     if empty > 0 {
                         out.push(b'0' + empty);
