@@ -200,10 +200,13 @@ impl TableWriter {
         let final_path = dir.join(format!("{name}.parquet"));
         let tmp_path = dir.join(format!(".{name}.parquet.tmp"));
         let file = File::create(&tmp_path)?;
+        // Encode on the writer thread itself: the workers keep the cores
+        // busy, and handing each column to polars' pool only adds switches.
         let writer = ParquetWriter::new(file)
             .with_compression(ParquetCompression::Zstd(Some(ZstdLevel::try_new(
                 ZSTD_LEVEL,
             )?)))
+            .set_parallel(false)
             .batched(schema)?;
         Ok(TableWriter {
             tmp_path,
