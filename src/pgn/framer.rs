@@ -58,6 +58,16 @@ impl Batch {
     }
 }
 
+/// One game found in the framer's buffer.
+struct Frame {
+    offset: u64,
+    line: u64,
+    range: std::ops::Range<usize>,
+    oversized: bool,
+    /// The game ended in its tag section (no movetext).
+    tags_only: bool,
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum State {
     /// Skipping whitespace and `%` escape lines before a game.
@@ -139,7 +149,13 @@ impl<R: Read> Framer<R> {
     ) -> io::Result<bool> {
         while batch.data.len() < max_bytes && batch.games.len() < max_games {
             match self.next_game()? {
-                Some((offset, line, range, oversized, tags_only)) => {
+                Some(Frame {
+                    offset,
+                    line,
+                    range,
+                    oversized,
+                    tags_only,
+                }) => {
                     let bytes = self.buf.get(range).unwrap_or_default();
                     let start = batch.data.len();
                     batch.data.extend_from_slice(bytes);
@@ -174,10 +190,8 @@ impl<R: Read> Framer<R> {
         Ok(!batch.games.is_empty())
     }
 
-    /// Finds the next game: (offset, first line, range in `buf`, oversized,
-    /// ended in the tag section).
-    #[allow(clippy::type_complexity)]
-    fn next_game(&mut self) -> io::Result<Option<(u64, u64, std::ops::Range<usize>, bool, bool)>> {
+    /// Finds the next game in `buf`.
+    fn next_game(&mut self) -> io::Result<Option<Frame>> {
         loop {
             let step = self.scan();
             let end = match step {
@@ -213,14 +227,13 @@ impl<R: Read> Framer<R> {
                 // Resume mid-line after a cut.
                 self.state = State::Between { line_start: false };
             }
-            let offset = self.base_offset + start as u64;
-            return Ok(Some((
-                offset,
-                self.game_line,
-                start..end,
+            return Ok(Some(Frame {
+                offset: self.base_offset + start as u64,
+                line: self.game_line,
+                range: start..end,
                 oversized,
                 tags_only,
-            )));
+            }));
         }
     }
 

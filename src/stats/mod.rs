@@ -19,22 +19,18 @@ pub struct RunCounts {
     by_result_check: [u64; ResultCheck::ALL.len()],
 }
 
-fn slot<T: PartialEq>(all: &[T], item: &T) -> usize {
-    all.iter().position(|x| x == item).unwrap_or(0)
-}
-
 impl RunCounts {
     pub fn count_accepted(&mut self, end_state: EndState, check: ResultCheck) {
         self.read += 1;
         self.accepted += 1;
-        self.by_end_state[slot(&EndState::ALL, &end_state)] += 1;
-        self.by_result_check[slot(&ResultCheck::ALL, &check)] += 1;
+        self.by_end_state[end_state as usize] += 1;
+        self.by_result_check[check as usize] += 1;
     }
 
     pub fn count_rejected(&mut self, reason: RejectReason) {
         self.read += 1;
         self.rejected += 1;
-        self.by_reason[slot(&RejectReason::ALL, &reason)] += 1;
+        self.by_reason[reason as usize] += 1;
     }
 
     /// `read = accepted + rejected`, the invariant every run prints.
@@ -94,6 +90,30 @@ fn add_slots(into: &mut [u64], from: &[u64]) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The counters are indexed by discriminant: `ALL` must list every
+    /// variant in declaration order.
+    #[test]
+    fn all_lists_follow_declaration_order() {
+        assert!(
+            EndState::ALL
+                .iter()
+                .enumerate()
+                .all(|(i, e)| *e as usize == i)
+        );
+        assert!(
+            ResultCheck::ALL
+                .iter()
+                .enumerate()
+                .all(|(i, c)| *c as usize == i)
+        );
+        assert!(
+            RejectReason::ALL
+                .iter()
+                .enumerate()
+                .all(|(i, r)| *r as usize == i)
+        );
+    }
 
     #[test]
     fn counts_merge_by_addition() {
