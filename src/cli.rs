@@ -19,6 +19,8 @@ pub struct Cli {
 pub enum Command {
     /// Replay every game of PGN archives and write games, rejects and a summary.
     Import(ImportArgs),
+    /// Show the moves played from one position, from an import's opening tree.
+    Explore(ExploreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -38,4 +40,73 @@ pub struct ImportArgs {
     /// Exit with code 1 when any game was rejected.
     #[arg(long)]
     pub strict: bool,
+    /// Plies of each game that enter the opening tree (openings.parquet).
+    #[arg(long, default_value_t = crate::import::DEFAULT_OPENING_PLIES)]
+    pub opening_plies: usize,
+    /// Memory for the aggregates before they spill to disk: bytes, or with
+    /// a unit (512M, 1G, 2GiB).
+    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    pub memory_limit: u64,
+}
+
+/// Explore one position of the opening tree of an import.
+#[derive(Debug, Args)]
+pub struct ExploreArgs {
+    /// The folder an import wrote (with openings.parquet).
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// Moves from the start position, in SAN (e4 c5 Nf3); move numbers are allowed.
+    #[arg(conflicts_with = "fen")]
+    pub moves: Vec<String>,
+    /// The position as FEN (or EPD) instead of moves.
+    #[arg(long)]
+    pub fen: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
+    pub format: ExploreFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExploreFormat {
+    Table,
+    Json,
+}
+
+/// `1073741824`, `512M`, `1G`, `2GiB`, `64k` (units are powers of 1024).
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let number: u64 = digits
+        .parse()
+        .map_err(|_| format!("not a size: {text:?} (try 512M or 2GiB)"))?;
+    let shift = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 0,
+        "k" | "kb" | "kib" => 10,
+        "m" | "mb" | "mib" => 20,
+        "g" | "gb" | "gib" => 30,
+        "t" | "tb" | "tib" => 40,
+        other => return Err(format!("unknown size unit {other:?} (use K, M, G or T)")),
+    };
+    number
+        .checked_mul(1 << shift)
+        .ok_or_else(|| format!("size too large: {text:?}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("1GiB"), Ok(1 << 30));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("64k"), Ok(64 << 10));
+        assert_eq!(parse_size("1000"), Ok(1000));
+        assert!(parse_size("lots").is_err());
+        assert!(parse_size("5X").is_err());
+        assert!(parse_size("99999999999T").is_err());
+    }
 }

@@ -7,11 +7,14 @@ use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
-use crate::replay::audit::{self, Declared};
+use crate::replay::audit::{self, Declared, ResultCheck};
+use crate::replay::openings;
+use crate::replay::result::GameResult;
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::{self, Replayer};
 use crate::sink::rows::{GameRow, Place, RejectRow, Span};
-use crate::stats::RunCounts;
+use crate::stats::tree::GameFacts;
+use crate::stats::{Aggregates, RunCounts};
 
 /// What a batch of games turned into.
 #[derive(Debug, Default)]
@@ -21,8 +24,9 @@ pub struct BatchOutput {
     pub counts: RunCounts,
 }
 
-/// Parses, audits and replays every game of a batch, in order.
-pub fn process_batch(batch: &Batch) -> BatchOutput {
+/// Parses, audits and replays every game of a batch, in order, and adds
+/// the accepted games to the worker's aggregates.
+pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOutput {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder);
     let mut replayer = Replayer::default();
@@ -33,7 +37,8 @@ pub fn process_batch(batch: &Batch) -> BatchOutput {
             .get(index + 1)
             .map_or(batch.data.len(), |g| g.start);
         match process_game(batch, raw, next, &mut parser, &mut replayer) {
-            Ok(row) => {
+            Ok(mut row) => {
+                add_to_aggregates(&mut row, &replayer, aggregates);
                 out.counts
                     .count_accepted(row.replayed.end_state, row.result_check);
                 out.games.push(row);
@@ -45,6 +50,41 @@ pub fn process_batch(batch: &Batch) -> BatchOutput {
         }
     }
     out
+}
+
+/// Names the opening of a standard-start game and adds the game to the
+/// opening tree and lines. Games from a set-up position have no opening.
+fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Aggregates<'_>) {
+    if row.start_fen.is_some() || row.chess960 {
+        return;
+    }
+    let keys = replayer.keys();
+    row.opening = openings::index().classify(keys);
+    let facts = GameFacts {
+        result: counted_result(
+            row.result_check,
+            row.declared_result.and_then(|r| GameResult::from_marker(r.as_bytes())),
+            row.replayed.result_by_rule,
+        ),
+        white_elo: row.white_elo.and_then(|e| u32::try_from(e).ok()),
+        black_elo: row.black_elo.and_then(|e| u32::try_from(e).ok()),
+        year: row.year.and_then(|y| u16::try_from(y).ok()),
+    };
+    aggregates.add_standard_game(keys, replayer.moves(), row.opening, &facts);
+}
+
+/// The result the statistics count: the declared one when the audit found
+/// it consistent with the board, otherwise the one the board proves (none
+/// when it proves nothing: the game counts as unfinished).
+pub fn counted_result(
+    check: ResultCheck,
+    declared: Option<GameResult>,
+    by_rule: Option<GameResult>,
+) -> Option<GameResult> {
+    match check {
+        ResultCheck::Consistent => declared.or(by_rule),
+        _ => by_rule,
+    }
 }
 
 fn process_game(

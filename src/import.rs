@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
@@ -20,9 +20,13 @@ use thiserror::Error;
 use crate::game::{BatchOutput, process_batch};
 use crate::input::{self, InputError, InputSource, progress};
 use crate::pgn::framer::{Batch, Framer};
+use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
-use crate::sink::summary::{InputSummary, Options, Summary};
-use crate::stats::RunCounts;
+use crate::sink::summary::{InputSummary, Options, Summary, TreeSummary};
+use crate::stats::lines::OpeningLines;
+use crate::stats::spill::{self, SpillDir};
+use crate::stats::tree::TreeCodec;
+use crate::stats::{Aggregates, RunCounts};
 
 const BATCH_BYTES: usize = 512 << 10;
 const BATCH_GAMES: usize = 2048;
@@ -36,7 +40,16 @@ pub struct ImportOptions {
     pub threads: usize,
     pub quiet: bool,
     pub strict: bool,
+    /// Moves per game that enter the opening tree.
+    pub opening_plies: usize,
+    /// Bytes the aggregates may hold in memory before spilling to disk.
+    pub memory_limit: u64,
 }
+
+/// Default `--opening-plies`.
+pub const DEFAULT_OPENING_PLIES: usize = 20;
+/// Default `--memory-limit`: 1 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 
 /// Why an import could not run to the end. Bad games are not errors.
 #[derive(Debug, Error)]
@@ -69,20 +82,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         source,
     })?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
-    let games_schema = games_frame(&[], &names)
-        .map_err(|e| write_error(&options.out, e))?
-        .schema()
-        .as_ref()
-        .clone();
-    let rejects_schema = rejects_frame(&[], &names)
-        .map_err(|e| write_error(&options.out, e))?
-        .schema()
-        .as_ref()
-        .clone();
-    let games_writer = TableWriter::create(&options.out, "games", &games_schema)
-        .map_err(|e| write_error(&options.out.join("games.parquet"), e))?;
-    let rejects_writer = TableWriter::create(&options.out, "rejects", &rejects_schema)
-        .map_err(|e| write_error(&options.out.join("rejects.parquet"), e))?;
+    let writers = Writers::create(&options.out, &names)?;
 
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -97,6 +97,9 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         })?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet);
+    let spill = SpillDir::new(options.out.join(format!(".spill-{}", std::process::id())));
+    let budget = usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX);
+    let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
 
     // At most `in_flight` batches exist between the reader and the writer
     // (queued, being processed, or waiting to be written in order): the
@@ -112,19 +115,22 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
 
     let (read_result, write_result) = std::thread::scope(|scope| {
         let reader = scope.spawn(|| read_all(&sources, batch_tx, ticket_rx, &bar));
-        let writer =
-            scope.spawn(|| write_all(out_rx, ticket_tx, games_writer, rejects_writer, &bar));
+        let writer = scope.spawn(|| write_all(out_rx, ticket_tx, writers, &bar));
         pool.scope(|workers| {
             for _ in 0..threads {
                 let batches = batch_rx.clone();
                 let outputs = out_tx.clone();
-                let names = &names;
+                let (names, spill, finished) = (&names, &spill, &finished_aggregates);
                 workers.spawn(move |_| {
+                    let mut aggregates = Aggregates::new(options.opening_plies, budget, spill);
                     for (seq, batch) in batches {
-                        let tables = Tables::new(process_batch(&batch), names);
-                        if outputs.send((seq, tables)).is_err() {
-                            return;
+                        let output = process_batch(&batch, &mut aggregates);
+                        if outputs.send((seq, Tables::new(output, names))).is_err() {
+                            break;
                         }
+                    }
+                    if let Ok(mut finished) = finished.lock() {
+                        finished.push(aggregates);
                     }
                 });
             }
@@ -135,24 +141,27 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         (read_result, write_result)
     });
     bar.finish_and_clear();
-    let (counts, games_writer, rejects_writer) = write_result?;
+    let (counts, mut writers) = write_result?;
     let inputs = match read_result {
         Ok(inputs) => inputs,
         Err(e) => {
-            discard(games_writer, rejects_writer);
+            writers.abandon();
             return Err(e);
         }
     };
-    let mut tables = BTreeMap::new();
-    let games_rows = games_writer
-        .finish()
-        .map_err(|e| write_error(&options.out.join("games.parquet"), e))?;
-    let reject_rows = rejects_writer
-        .finish()
-        .map_err(|e| write_error(&options.out.join("rejects.parquet"), e))?;
-    tables.insert("games.parquet", games_rows);
-    tables.insert("rejects.parquet", reject_rows);
-
+    let aggregates = finished_aggregates.into_inner().unwrap_or_default();
+    if let Err(e) = pool.install(|| write_aggregates(aggregates, &spill, &mut writers)) {
+        writers.abandon();
+        return Err(e);
+    }
+    let tree = TreeSummary {
+        plies: options.opening_plies,
+        memory_limit_bytes: options.memory_limit,
+        spill_runs: spill.runs_written(),
+        spill_bytes: spill.bytes_written() as u64,
+    };
+    drop(spill);
+    let tables = writers.finish()?;
     let summary = Summary::new(
         Options {
             inputs: names,
@@ -165,21 +174,86 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         &counts,
         started.elapsed().as_secs_f64(),
         tables,
+        tree,
     );
     write_summary(&options.out, &summary)?;
     Ok(summary)
+}
+
+/// The tables of a run, open under temporary names until the run succeeds.
+struct Writers {
+    games: TableWriter,
+    rejects: TableWriter,
+    openings: TableWriter,
+    opening_lines: TableWriter,
+}
+
+impl Writers {
+    fn create(dir: &Path, names: &[String]) -> Result<Writers, ImportError> {
+        let open = |name: &str, frame: PolarsResult<DataFrame>| {
+            let path = dir.join(format!("{name}.parquet"));
+            let schema = frame.map_err(|e| write_error(&path, e))?.schema().as_ref().clone();
+            TableWriter::create(dir, name, &schema).map_err(|e| write_error(&path, e))
+        };
+        Ok(Writers {
+            games: open("games", games_frame(&[], names))?,
+            rejects: open("rejects", rejects_frame(&[], names))?,
+            openings: open("openings", openings_frame(&[]))?,
+            opening_lines: open("opening_lines", opening_lines_frame(&OpeningLines::default()))?,
+        })
+    }
+
+    fn abandon(self) {
+        for writer in [self.games, self.rejects, self.openings, self.opening_lines] {
+            let _ = writer.abandon();
+        }
+    }
+
+    /// Renames every table to its final name; rows per table.
+    fn finish(self) -> Result<BTreeMap<&'static str, u64>, ImportError> {
+        let mut tables = BTreeMap::new();
+        for (name, writer) in [
+            ("games.parquet", self.games),
+            ("rejects.parquet", self.rejects),
+            ("openings.parquet", self.openings),
+            ("opening_lines.parquet", self.opening_lines),
+        ] {
+            let path = writer.path().to_path_buf();
+            let rows = writer.finish().map_err(|e| write_error(&path, e))?;
+            tables.insert(name, rows);
+        }
+        Ok(tables)
+    }
+}
+
+/// Merges the workers' aggregates and writes the opening tables.
+fn write_aggregates(
+    aggregates: Vec<Aggregates<'_>>,
+    spill_dir: &SpillDir,
+    writers: &mut Writers,
+) -> Result<(), ImportError> {
+    let mut lines = OpeningLines::default();
+    let mut parts = Vec::with_capacity(aggregates.len());
+    let spill_error = |e: std::io::Error| write_error(spill_dir.path(), e);
+    for part in aggregates {
+        lines += &part.lines;
+        parts.push(part.tree.finish().map_err(spill_error)?);
+    }
+    let merged = spill::merge::<TreeCodec>(spill_dir, parts).map_err(spill_error)?;
+    let path = writers.openings.path().to_path_buf();
+    write_openings(merged, &mut writers.openings).map_err(|e| write_error(&path, e))?;
+    let path = writers.opening_lines.path().to_path_buf();
+    let frame = opening_lines_frame(&lines).map_err(|e| write_error(&path, e))?;
+    writers
+        .opening_lines
+        .write(&frame)
+        .map_err(|e| write_error(&path, e))
 }
 
 fn thread_died(which: &str) -> ImportError {
     ImportError::Threads {
         threads: 1,
         message: format!("the {which} thread panicked"),
-    }
-}
-
-fn discard(games: TableWriter, rejects: TableWriter) {
-    for writer in [games, rejects] {
-        let _ = writer.abandon();
     }
 }
 
@@ -302,10 +376,9 @@ impl RowGroup {
 fn write_all(
     rx: Receiver<(u64, PolarsResult<Tables>)>,
     tickets: Sender<()>,
-    mut games: TableWriter,
-    mut rejects: TableWriter,
+    mut writers: Writers,
     bar: &ProgressBar,
-) -> Result<(RunCounts, TableWriter, TableWriter), ImportError> {
+) -> Result<(RunCounts, Writers), ImportError> {
     let started = Instant::now();
     let mut counts = RunCounts::default();
     let mut game_group = RowGroup::new();
@@ -316,22 +389,22 @@ fn write_all(
         pending.insert(seq, tables);
         while let Some(tables) = pending.remove(&next_seq) {
             next_seq += 1;
-            let tables = tables.map_err(|e| write_error(games.path(), e))?;
+            let tables = tables.map_err(|e| write_error(writers.games.path(), e))?;
             counts += &tables.counts;
             game_group.push(tables.games);
             reject_group.push(tables.rejects);
             let _ = tickets.send(());
             if game_group.rows >= ROW_GROUP_ROWS {
-                game_group.flush(&mut games)?;
+                game_group.flush(&mut writers.games)?;
             }
             if reject_group.rows >= ROW_GROUP_ROWS {
-                reject_group.flush(&mut rejects)?;
+                reject_group.flush(&mut writers.rejects)?;
             }
         }
         let rate = counts.read as f64 / started.elapsed().as_secs_f64().max(1e-9);
         bar.set_message(format!("{} games, {rate:.0} games/s", counts.read));
     }
-    game_group.flush(&mut games)?;
-    reject_group.flush(&mut rejects)?;
-    Ok((counts, games, rejects))
+    game_group.flush(&mut writers.games)?;
+    reject_group.flush(&mut writers.rejects)?;
+    Ok((counts, writers))
 }

@@ -7,6 +7,7 @@
 
 pub mod cli;
 pub mod cmd;
+pub mod explore;
 pub mod game;
 pub mod import;
 pub mod input;

@@ -579,7 +579,12 @@ fn thread_count_does_not_change_the_tables() {
     ];
     let one = import(&inputs, 1);
     let four = import(&inputs, 4);
-    for table in ["games.parquet", "rejects.parquet"] {
+    for table in [
+        "games.parquet",
+        "rejects.parquet",
+        "openings.parquet",
+        "opening_lines.parquet",
+    ] {
         let a = std::fs::read(one.dir.path().join(table)).unwrap_or_default();
         let b = std::fs::read(four.dir.path().join(table)).unwrap_or_default();
         assert!(!a.is_empty(), "{table} is empty");
@@ -621,20 +626,21 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 60);
+    assert_eq!(run.summary.games_read, 66);
     assert!(run.summary.inputs[0].path.ends_with("edge-cases.pgn"));
     assert!(
         run.summary.inputs[1]
             .path
             .ends_with("lichess-2025-05-30games.pgn")
     );
+    assert!(run.summary.inputs[2].path.ends_with("openings.pgn"));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 60);
-    assert_eq!(value["accepted"], 49);
+    assert_eq!(value["games_read"], 66);
+    assert_eq!(value["accepted"], 55);
     assert_eq!(value["rejected"], 11);
     assert_eq!(value["balanced"], true);
-    assert_eq!(value["tables"]["games.parquet"], 49);
+    assert_eq!(value["tables"]["games.parquet"], 55);
     assert_eq!(value["tables"]["rejects.parquet"], 11);
     assert_eq!(value["rejected_by_reason"]["unknown_token"], 2);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
@@ -642,5 +648,5 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     let leftovers: Vec<_> = std::fs::read_dir(run.dir.path())
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
-    assert_eq!(leftovers.len(), 3, "{leftovers:?}");
+    assert_eq!(leftovers.len(), 5, "{leftovers:?}");
 }

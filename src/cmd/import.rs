@@ -15,6 +15,8 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         threads: args.threads,
         quiet: args.quiet,
         strict: args.strict,
+        opening_plies: args.opening_plies,
+        memory_limit: args.memory_limit,
     };
     let summary = run_import(&options)?;
     if !options.quiet {

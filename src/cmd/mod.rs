@@ -1,5 +1,6 @@
 //! Subcommands: one file each, wiring the library to the command line.
 
+pub mod explore;
 pub mod import;
 
 use std::process::ExitCode;
@@ -10,5 +11,6 @@ use crate::cli::{Cli, Command};
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Import(args) => import::run(args),
+        Command::Explore(args) => explore::run(args),
     }
 }

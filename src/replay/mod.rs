@@ -3,6 +3,7 @@
 //! how the game ended under the FIDE Laws (articles 5 and 9).
 
 pub mod audit;
+pub mod openings;
 pub mod reject;
 pub mod resolve;
 pub mod result;
@@ -174,6 +175,16 @@ pub struct Replayer {
 }
 
 impl Replayer {
+    /// Position keys of the last game replayed: `[ply]` after `ply` plies.
+    pub fn keys(&self) -> &[u64] {
+        &self.history
+    }
+
+    /// The moves of the last game replayed.
+    pub fn moves(&self) -> &[Move] {
+        &self.moves
+    }
+
     pub fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         self.history.clear();
         self.moves.clear();

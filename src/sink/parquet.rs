@@ -14,6 +14,7 @@ use polars_parquet::write::ZstdLevel;
 
 use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
+use crate::replay::openings::{self, OpeningName};
 
 /// Rows per row group: large enough for good compression and scans, small
 /// enough to keep the writer's memory bounded and the last flush short.
@@ -118,6 +119,14 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("termination", values(rows, |r| r.tag(r.termination))),
         col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
         col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),
+        col("eco", values(rows, |r| opening_of(r).map(|n| n.eco))),
+        col("opening_name", values(rows, |r| opening_of(r).map(|n| n.name))),
+        col(
+            "opening_family",
+            values(rows, |r| opening_of(r).map(OpeningName::family)),
+        ),
+        col("opening_ply", values(rows, |r| r.opening.map(|o| o.ply))),
+        col("eco_matches_tag", values(rows, eco_matches_tag)),
         col("variant", values(rows, |r| r.tag(r.variant))),
         col("chess960", values(rows, |r| r.chess960)),
         col("start_fen", values(rows, |r| r.start_fen.as_deref())),
@@ -166,6 +175,19 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         extra_tags_column(rows)?,
     ]);
     DataFrame::new(rows.len(), columns)
+}
+
+fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {
+    row.opening
+        .and_then(|o| openings::index().name(o.name_id))
+}
+
+/// Does the ECO tag agree with the ECO found by position? Null when either
+/// is missing.
+fn eco_matches_tag(row: &GameRow) -> Option<bool> {
+    let tag = row.tag(row.eco_tag)?.trim();
+    let eco = opening_of(row)?.eco;
+    Some(tag.eq_ignore_ascii_case(eco))
 }
 
 /// The `rejects` table for `rows`.

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
+use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 
 /// A string inside a row's text buffer (start and end byte).
@@ -53,6 +54,8 @@ pub struct GameRow {
     pub termination: Option<Span>,
     pub eco_tag: Option<Span>,
     pub opening_tag: Option<Span>,
+    /// The deepest named position of the mainline (standard start only).
+    pub opening: Option<OpeningMatch>,
     pub variant: Option<Span>,
     pub chess960: bool,
     pub start_fen: Option<String>,

@@ -27,6 +27,16 @@ pub struct Options {
     pub quiet: bool,
 }
 
+/// How the opening tree was built.
+#[derive(Debug, Clone, Serialize)]
+pub struct TreeSummary {
+    pub plies: usize,
+    pub memory_limit_bytes: u64,
+    /// Sorted runs written to disk because the budget was reached.
+    pub spill_runs: usize,
+    pub spill_bytes: u64,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
     pub tool: &'static str,
@@ -43,6 +53,7 @@ pub struct Summary {
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
     pub tables: BTreeMap<&'static str, u64>,
+    pub opening_tree: TreeSummary,
 }
 
 impl Summary {
@@ -52,6 +63,7 @@ impl Summary {
         counts: &RunCounts,
         elapsed_seconds: f64,
         tables: BTreeMap<&'static str, u64>,
+        opening_tree: TreeSummary,
     ) -> Summary {
         Summary {
             tool: env!("CARGO_PKG_NAME"),
@@ -72,6 +84,7 @@ impl Summary {
                 0.0
             },
             tables,
+            opening_tree,
         }
     }
 

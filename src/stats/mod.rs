@@ -1,10 +1,20 @@
-//! Statistics stage: run counters that workers fill per batch and that merge
-//! with `+=`, so rayon can fold and reduce them in any grouping.
+//! Statistics stage: run counters and aggregates that workers fill per batch
+//! and that merge with `+=`, so rayon can fold and reduce them in any
+//! grouping. Keyed aggregates that can grow with the input spill to disk.
+
+pub mod keyhash;
+pub mod lines;
+pub mod spill;
+pub mod tree;
 
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use crate::replay::EndState;
+use crate::replay::openings::OpeningMatch;
+use lines::OpeningLines;
+use spill::SpillDir;
+use tree::{GameFacts, OpeningTree};
 use crate::replay::audit::ResultCheck;
 use crate::replay::reject::RejectReason;
 
@@ -48,6 +58,37 @@ impl RunCounts {
 
     pub fn result_checks(&self) -> BTreeMap<&'static str, u64> {
         named(&ResultCheck::ALL, &self.by_result_check, |c| c.as_str())
+    }
+}
+
+/// A worker's aggregates over the accepted games it replayed.
+pub struct Aggregates<'s> {
+    pub tree: OpeningTree<'s>,
+    pub lines: OpeningLines,
+}
+
+impl<'s> Aggregates<'s> {
+    /// `plies`: the opening-tree window; `budget`: this worker's bytes.
+    pub fn new(plies: usize, budget: usize, spill: &'s SpillDir) -> Self {
+        Aggregates {
+            tree: OpeningTree::new(plies, budget, spill),
+            lines: OpeningLines::default(),
+        }
+    }
+
+    /// Adds a game from the standard start position: `keys[ply]` is the
+    /// position key after `ply` plies, `moves` the mainline.
+    pub fn add_standard_game(
+        &mut self,
+        keys: &[u64],
+        moves: &[shakmaty::Move],
+        opening: Option<OpeningMatch>,
+        game: &GameFacts,
+    ) {
+        self.tree.add_game(keys, moves, game);
+        if let Some(opening) = opening {
+            self.lines.add_game(opening.name_id, game, moves.len() as u32);
+        }
     }
 }
 

@@ -6,7 +6,7 @@
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-use pgnlake::import::{ImportOptions, run_import};
+use pgnlake::import::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions, run_import};
 use pgnlake::sink::summary::Summary;
 use polars::prelude::*;
 
@@ -34,6 +34,15 @@ impl Imported {
 }
 
 pub fn import(inputs: &[PathBuf], threads: usize) -> Imported {
+    import_with(inputs, threads, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
+}
+
+pub fn import_with(
+    inputs: &[PathBuf],
+    threads: usize,
+    opening_plies: usize,
+    memory_limit: u64,
+) -> Imported {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
     let options = ImportOptions {
         inputs: inputs.to_vec(),
@@ -41,6 +50,8 @@ pub fn import(inputs: &[PathBuf], threads: usize) -> Imported {
         threads,
         quiet: true,
         strict: false,
+        opening_plies,
+        memory_limit,
     };
     let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
     Imported { dir, summary }
@@ -114,5 +125,19 @@ pub fn distinct(frame: &DataFrame, column: &str) -> std::collections::BTreeSet<S
                     .collect()
             })
         })
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn f64_at(frame: &DataFrame, column: &str, row: usize) -> Option<f64> {
+    frame
+        .column(column)
+        .and_then(|c| c.f64().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+pub fn i64_at(frame: &DataFrame, column: &str, row: usize) -> Option<i64> {
+    frame
+        .column(column)
+        .and_then(|c| c.i64().map(|s| s.get(row)))
         .unwrap_or_else(|e| panic!("{column}: {e}"))
 }

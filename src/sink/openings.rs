@@ -1,0 +1,195 @@
+//! Sink stage, opening tables: the merged opening tree streamed into
+//! `openings.parquet` in row groups (positions and moves spelled out as EPD,
+//! SAN and UCI on the way), and the per-opening table `opening_lines.parquet`.
+
+use std::io;
+
+use polars::prelude::*;
+use rayon::prelude::*;
+use shakmaty::fen::Epd;
+use shakmaty::san::SanPlus;
+use shakmaty::EnPassantMode;
+
+use super::parquet::{ROW_GROUP_ROWS, TableWriter};
+use crate::replay::openings::{self, OpeningName};
+use crate::stats::lines::OpeningLines;
+use crate::stats::tree::{Edge, EdgeKey, unpack_move};
+
+fn col<T, P>(name: &str, values: T) -> Column
+where
+    Series: NamedFrom<T, P>,
+    P: ?Sized,
+{
+    Series::new(name.into(), values).into_column()
+}
+
+/// An edge spelled out for the table.
+#[derive(Debug, Default)]
+struct Spelled {
+    epd: Option<String>,
+    san: Option<String>,
+    uci: String,
+}
+
+fn spell(key: &EdgeKey, edge: &Edge) -> Spelled {
+    let uci = unpack_move(key.mv);
+    let Some(pos) = edge.position() else {
+        return Spelled {
+            uci: uci.to_string(),
+            ..Spelled::default()
+        };
+    };
+    let epd = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
+    let san = uci
+        .to_move(&pos)
+        .ok()
+        .map(|m| SanPlus::from_move(pos, m).to_string());
+    Spelled {
+        epd: Some(epd),
+        san,
+        uci: uci.to_string(),
+    }
+}
+
+/// The `openings` table for a chunk of merged entries.
+pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
+    let spelled: Vec<Spelled> = entries.par_iter().map(|(k, e)| spell(k, e)).collect();
+    let stat = |f: fn(&Edge) -> u64| entries.iter().map(|(_, e)| f(e)).collect::<Vec<u64>>();
+    let columns = vec![
+        col(
+            "position_key",
+            entries.iter().map(|(k, _)| k.position).collect::<Vec<u64>>(),
+        ),
+        col("epd", spelled.iter().map(|s| s.epd.as_deref()).collect::<Vec<_>>()),
+        col(
+            "ply",
+            entries
+                .iter()
+                .map(|(_, e)| u32::from(e.stats.ply))
+                .collect::<Vec<u32>>(),
+        ),
+        col("move_san", spelled.iter().map(|s| s.san.as_deref()).collect::<Vec<_>>()),
+        col("move_uci", spelled.iter().map(|s| s.uci.as_str()).collect::<Vec<_>>()),
+        col("next_position_key", stat(|e| e.next)),
+        col("games", stat(|e| e.stats.games.into())),
+        col("white_wins", stat(|e| e.stats.white_wins.into())),
+        col("draws", stat(|e| e.stats.draws.into())),
+        col("black_wins", stat(|e| e.stats.black_wins.into())),
+        col("unfinished", stat(|e| e.stats.unfinished().into())),
+        col("white_elo_sum", stat(|e| e.stats.white_elo_sum)),
+        col("white_elo_count", stat(|e| e.stats.white_elo_count.into())),
+        col("black_elo_sum", stat(|e| e.stats.black_elo_sum)),
+        col("black_elo_count", stat(|e| e.stats.black_elo_count.into())),
+        col(
+            "first_year",
+            entries
+                .iter()
+                .map(|(_, e)| e.stats.first_year.map(i32::from))
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "last_year",
+            entries
+                .iter()
+                .map(|(_, e)| e.stats.last_year.map(i32::from))
+                .collect::<Vec<_>>(),
+        ),
+    ];
+    DataFrame::new(entries.len(), columns)
+}
+
+/// Why writing the tree failed: reading the spill, or writing the table.
+#[derive(Debug, thiserror::Error)]
+pub enum TreeWriteError {
+    #[error("spill files: {0}")]
+    Spill(#[from] io::Error),
+    #[error("{0}")]
+    Table(#[from] PolarsError),
+}
+
+/// Streams merged entries into `writer`, one row group per chunk. A chunk
+/// ends at a position boundary, so that the moves of one position share a
+/// row group and their `ply` can be made the position's earliest ply.
+/// Returns the rows written.
+pub fn write_openings(
+    merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
+    writer: &mut TableWriter,
+) -> Result<u64, TreeWriteError> {
+    let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
+    let mut rows = 0u64;
+    for entry in merged {
+        let entry = entry?;
+        let boundary = chunk
+            .last()
+            .is_some_and(|(last, _)| last.position != entry.0.position);
+        if chunk.len() >= ROW_GROUP_ROWS && boundary {
+            rows += write_chunk(&mut chunk, writer)?;
+        }
+        chunk.push(entry);
+    }
+    Ok(rows + write_chunk(&mut chunk, writer)?)
+}
+
+fn write_chunk(
+    chunk: &mut Vec<(EdgeKey, Edge)>,
+    writer: &mut TableWriter,
+) -> Result<u64, TreeWriteError> {
+    earliest_ply_per_position(chunk);
+    writer.write(&openings_frame(chunk)?)?;
+    let rows = chunk.len() as u64;
+    chunk.clear();
+    Ok(rows)
+}
+
+/// Each edge knows the earliest ply of the games that played it; the
+/// position's earliest ply is the least of its edges'.
+fn earliest_ply_per_position(entries: &mut [(EdgeKey, Edge)]) {
+    for group in entries.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
+        let earliest = group.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
+        for (_, edge) in group {
+            edge.stats.ply = earliest;
+        }
+    }
+}
+
+/// The `opening_lines` table: one row per named opening with games, sorted
+/// by ECO and name.
+pub fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
+    let index = openings::index();
+    let played: Vec<_> = lines
+        .played()
+        .filter_map(|(id, line)| index.name(id).map(|name| (name, line)))
+        .collect();
+    let names = |f: fn(&OpeningName) -> &str| played.iter().map(|(n, _)| f(n)).collect::<Vec<_>>();
+    let count = |f: fn(&crate::stats::lines::LineStats) -> u64| {
+        played.iter().map(|(_, l)| f(l)).collect::<Vec<u64>>()
+    };
+    let ratio = |f: fn(&crate::stats::lines::LineStats) -> Option<f64>| {
+        played.iter().map(|(_, l)| f(l)).collect::<Vec<_>>()
+    };
+    let columns = vec![
+        col("eco", names(|n| n.eco)),
+        col("opening_name", names(|n| n.name)),
+        col("opening_family", names(OpeningName::family)),
+        col("games", count(|l| l.games)),
+        col("white_wins", count(|l| l.white_wins)),
+        col("draws", count(|l| l.draws)),
+        col("black_wins", count(|l| l.black_wins)),
+        col("unfinished", count(|l| l.unfinished())),
+        col("white_score", ratio(|l| l.white_score())),
+        col("draw_rate", ratio(|l| l.draw_rate())),
+        col("white_elo_sum", count(|l| l.white_elo_sum)),
+        col("white_elo_count", count(|l| l.white_elo_count)),
+        col("black_elo_sum", count(|l| l.black_elo_sum)),
+        col("black_elo_count", count(|l| l.black_elo_count)),
+        col("plies_sum", count(|l| l.plies_sum)),
+        col("avg_plies", ratio(|l| l.average_plies())),
+        col(
+            "elo_diff_sum",
+            played.iter().map(|(_, l)| l.elo_diff_sum).collect::<Vec<i64>>(),
+        ),
+        col("elo_diff_count", count(|l| l.elo_diff_count)),
+        col("avg_elo_diff", ratio(|l| l.average_elo_diff())),
+    ];
+    DataFrame::new(played.len(), columns)
+}

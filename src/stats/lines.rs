@@ -1,0 +1,171 @@
+//! Statistics stage, opening lines: results, ratings and lengths per named
+//! opening. The table of names is fixed and small, so this is a plain array
+//! indexed by name, merged element by element.
+
+use std::ops::AddAssign;
+
+use super::tree::GameFacts;
+use crate::replay::result::GameResult;
+
+/// Sums and counts of the games of one named opening.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LineStats {
+    pub games: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+    pub white_elo_sum: u64,
+    pub white_elo_count: u64,
+    pub black_elo_sum: u64,
+    pub black_elo_count: u64,
+    pub plies_sum: u64,
+    /// White Elo − black Elo, over games where both are known.
+    pub elo_diff_sum: i64,
+    pub elo_diff_count: u64,
+}
+
+impl LineStats {
+    pub fn unfinished(&self) -> u64 {
+        self.games - self.white_wins - self.draws - self.black_wins
+    }
+
+    /// White's score over finished games: (wins + draws / 2) / finished.
+    pub fn white_score(&self) -> Option<f64> {
+        let finished = self.white_wins + self.draws + self.black_wins;
+        (finished > 0).then(|| (self.white_wins as f64 + self.draws as f64 / 2.0) / finished as f64)
+    }
+
+    /// Draws over finished games.
+    pub fn draw_rate(&self) -> Option<f64> {
+        let finished = self.white_wins + self.draws + self.black_wins;
+        (finished > 0).then(|| self.draws as f64 / finished as f64)
+    }
+
+    pub fn average_plies(&self) -> Option<f64> {
+        (self.games > 0).then(|| self.plies_sum as f64 / self.games as f64)
+    }
+
+    pub fn average_elo_diff(&self) -> Option<f64> {
+        (self.elo_diff_count > 0).then(|| self.elo_diff_sum as f64 / self.elo_diff_count as f64)
+    }
+
+    fn add_game(&mut self, game: &GameFacts, plies: u32) {
+        self.games += 1;
+        match game.result {
+            Some(GameResult::WhiteWins) => self.white_wins += 1,
+            Some(GameResult::Draw) => self.draws += 1,
+            Some(GameResult::BlackWins) => self.black_wins += 1,
+            Some(GameResult::Unfinished) | None => {}
+        }
+        if let Some(elo) = game.white_elo {
+            self.white_elo_sum += u64::from(elo);
+            self.white_elo_count += 1;
+        }
+        if let Some(elo) = game.black_elo {
+            self.black_elo_sum += u64::from(elo);
+            self.black_elo_count += 1;
+        }
+        if let (Some(white), Some(black)) = (game.white_elo, game.black_elo) {
+            self.elo_diff_sum += i64::from(white) - i64::from(black);
+            self.elo_diff_count += 1;
+        }
+        self.plies_sum += u64::from(plies);
+    }
+}
+
+impl AddAssign<&LineStats> for LineStats {
+    fn add_assign(&mut self, other: &LineStats) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        self.white_elo_sum += other.white_elo_sum;
+        self.white_elo_count += other.white_elo_count;
+        self.black_elo_sum += other.black_elo_sum;
+        self.black_elo_count += other.black_elo_count;
+        self.plies_sum += other.plies_sum;
+        self.elo_diff_sum += other.elo_diff_sum;
+        self.elo_diff_count += other.elo_diff_count;
+    }
+}
+
+/// Stats per named opening, indexed like
+/// [`OpeningIndex::names`](crate::replay::openings::OpeningIndex::names).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpeningLines {
+    lines: Vec<LineStats>,
+}
+
+impl OpeningLines {
+    pub fn add_game(&mut self, name_id: u16, game: &GameFacts, plies: u32) {
+        let index = usize::from(name_id);
+        if self.lines.len() <= index {
+            self.lines.resize(index + 1, LineStats::default());
+        }
+        if let Some(line) = self.lines.get_mut(index) {
+            line.add_game(game, plies);
+        }
+    }
+
+    /// (name id, stats) of every opening with at least one game.
+    pub fn played(&self) -> impl Iterator<Item = (u16, &LineStats)> {
+        self.lines
+            .iter()
+            .enumerate()
+            .filter(|(_, line)| line.games > 0)
+            .map(|(id, line)| (id as u16, line))
+    }
+}
+
+impl AddAssign<&OpeningLines> for OpeningLines {
+    fn add_assign(&mut self, other: &OpeningLines) {
+        if self.lines.len() < other.lines.len() {
+            self.lines.resize(other.lines.len(), LineStats::default());
+        }
+        for (mine, theirs) in self.lines.iter_mut().zip(&other.lines) {
+            *mine += theirs;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merging_in_any_grouping_gives_the_same_stats() {
+        let game = |result, white, black| GameFacts {
+            result,
+            white_elo: white,
+            black_elo: black,
+            year: None,
+        };
+        let mut a = OpeningLines::default();
+        a.add_game(3, &game(Some(GameResult::WhiteWins), Some(2400), Some(2300)), 40);
+        let mut b = OpeningLines::default();
+        b.add_game(3, &game(Some(GameResult::Draw), Some(2000), None), 60);
+        b.add_game(7, &game(None, None, None), 10);
+        let mut c = OpeningLines::default();
+        c.add_game(3, &game(Some(GameResult::Unfinished), Some(2100), Some(2200)), 20);
+
+        let mut left = a.clone();
+        left += &b;
+        left += &c;
+        let mut right = b.clone();
+        right += &c;
+        let mut right_total = a.clone();
+        right_total += &right;
+        assert_eq!(left, right_total);
+
+        let played: Vec<_> = left.played().collect();
+        assert_eq!(played.len(), 2);
+        let (id, line) = played[0];
+        assert_eq!(id, 3);
+        assert_eq!((line.games, line.white_wins, line.draws, line.unfinished()), (3, 1, 1, 1));
+        assert_eq!(line.white_score(), Some(0.75));
+        assert_eq!(line.draw_rate(), Some(0.5));
+        assert_eq!(line.average_plies(), Some(40.0));
+        assert_eq!(line.average_elo_diff(), Some(0.0));
+        assert_eq!((line.white_elo_sum, line.white_elo_count), (6500, 3));
+    }
+}

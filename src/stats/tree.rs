@@ -1,0 +1,455 @@
+//! Statistics stage, opening tree: for each (position, move) within the first
+//! plies of accepted standard-start games, the games, results, ratings and
+//! years. Keyed by position, so move orders that transpose meet in one node.
+
+use shakmaty::packed::{PackedSetup, PackedUciMove};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
+
+use super::spill::{BoundedMap, Codec, SpillDir};
+use crate::replay::result::GameResult;
+
+/// One edge of the tree: a position and a move played from it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EdgeKey {
+    /// [`crate::replay::openings::position_key`] of the position.
+    pub position: u64,
+    /// The move, as shakmaty's 2-byte packed UCI move (standard castling).
+    pub mv: u16,
+}
+
+/// What the games that played an edge add up to. Only sums, counts, minima
+/// and maxima, so that parts merge in any order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EdgeStats {
+    pub games: u32,
+    pub white_wins: u32,
+    pub draws: u32,
+    pub black_wins: u32,
+    pub white_elo_sum: u64,
+    pub white_elo_count: u32,
+    pub black_elo_sum: u64,
+    pub black_elo_count: u32,
+    pub first_year: Option<u16>,
+    pub last_year: Option<u16>,
+    /// The earliest ply at which a game reached the position.
+    pub ply: u16,
+}
+
+impl Default for EdgeStats {
+    fn default() -> Self {
+        EdgeStats {
+            games: 0,
+            white_wins: 0,
+            draws: 0,
+            black_wins: 0,
+            white_elo_sum: 0,
+            white_elo_count: 0,
+            black_elo_sum: 0,
+            black_elo_count: 0,
+            first_year: None,
+            last_year: None,
+            ply: u16::MAX,
+        }
+    }
+}
+
+impl EdgeStats {
+    pub fn unfinished(&self) -> u32 {
+        self.games - self.white_wins - self.draws - self.black_wins
+    }
+
+    fn add_game(&mut self, game: &GameFacts, ply: u16) {
+        self.games += 1;
+        match game.result {
+            Some(GameResult::WhiteWins) => self.white_wins += 1,
+            Some(GameResult::Draw) => self.draws += 1,
+            Some(GameResult::BlackWins) => self.black_wins += 1,
+            Some(GameResult::Unfinished) | None => {}
+        }
+        if let Some(elo) = game.white_elo {
+            self.white_elo_sum += u64::from(elo);
+            self.white_elo_count += 1;
+        }
+        if let Some(elo) = game.black_elo {
+            self.black_elo_sum += u64::from(elo);
+            self.black_elo_count += 1;
+        }
+        self.add_year(game.year, game.year);
+        self.ply = self.ply.min(ply);
+    }
+
+    fn add_year(&mut self, first: Option<u16>, last: Option<u16>) {
+        self.first_year = min_some(self.first_year, first);
+        self.last_year = self.last_year.max(last);
+    }
+}
+
+fn min_some(a: Option<u16>, b: Option<u16>) -> Option<u16> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
+    fn add_assign(&mut self, other: &EdgeStats) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+        self.white_elo_sum += other.white_elo_sum;
+        self.white_elo_count += other.white_elo_count;
+        self.black_elo_sum += other.black_elo_sum;
+        self.black_elo_count += other.black_elo_count;
+        self.add_year(other.first_year, other.last_year);
+        self.ply = self.ply.min(other.ply);
+    }
+}
+
+/// Longest packed position kept: shakmaty packs a legal standard position
+/// without move counters in at most 24 bytes.
+const BOARD_BYTES: usize = 24;
+
+/// An edge with what is needed to write it: the position after the move and
+/// the position itself, packed, for the EPD and SAN columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Edge {
+    pub stats: EdgeStats,
+    pub next: u64,
+    board: [u8; BOARD_BYTES],
+}
+
+impl Edge {
+    fn new(next: u64, pos: &Chess) -> Edge {
+        let mut board = [0u8; BOARD_BYTES];
+        if let Ok(packed) = PackedSetup::pack_standard_normalized(&pos.to_setup(EnPassantMode::Legal))
+        {
+            let bytes = packed.as_bytes();
+            if let Some(slot) = board.get_mut(..bytes.len()) {
+                slot.copy_from_slice(bytes);
+            }
+        }
+        Edge {
+            stats: EdgeStats::default(),
+            next,
+            board,
+        }
+    }
+
+    /// The position the edge leaves; None only if the packed bytes are bad.
+    pub fn position(&self) -> Option<Chess> {
+        let setup = PackedSetup::try_from_bytes(&self.board)
+            .ok()?
+            .unpack_standard()
+            .ok()?;
+        Chess::from_setup(setup, CastlingMode::Standard).ok()
+    }
+}
+
+/// The move of an edge key.
+pub fn unpack_move(mv: u16) -> UciMove {
+    PackedUciMove::from_bytes(mv.to_le_bytes()).unpack()
+}
+
+fn pack_move(m: Move) -> u16 {
+    u16::from_le_bytes(PackedUciMove::pack(m.to_uci(CastlingMode::Standard)).to_bytes())
+}
+
+/// What one game contributes besides its moves.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GameFacts {
+    /// The result counted: see [`counted_result`](crate::game).
+    pub result: Option<GameResult>,
+    pub white_elo: Option<u32>,
+    pub black_elo: Option<u32>,
+    pub year: Option<u16>,
+}
+
+/// Run-file layout of a tree entry.
+pub struct TreeCodec;
+
+const RECORD_BYTES: usize = 8 + 2 + 8 + BOARD_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
+const NO_YEAR: u16 = u16::MAX;
+
+impl Codec for TreeCodec {
+    type Key = EdgeKey;
+    type Value = Edge;
+
+    fn encode(key: &EdgeKey, edge: &Edge, out: &mut Vec<u8>) {
+        let s = &edge.stats;
+        out.extend_from_slice(&key.position.to_le_bytes());
+        out.extend_from_slice(&key.mv.to_le_bytes());
+        out.extend_from_slice(&edge.next.to_le_bytes());
+        out.extend_from_slice(&edge.board);
+        for n in [s.games, s.white_wins, s.draws, s.black_wins] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        out.extend_from_slice(&s.white_elo_sum.to_le_bytes());
+        out.extend_from_slice(&s.white_elo_count.to_le_bytes());
+        out.extend_from_slice(&s.black_elo_sum.to_le_bytes());
+        out.extend_from_slice(&s.black_elo_count.to_le_bytes());
+        for n in [
+            s.first_year.unwrap_or(NO_YEAR),
+            s.last_year.unwrap_or(NO_YEAR),
+            s.ply,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(EdgeKey, Edge)> {
+        if bytes.len() != RECORD_BYTES {
+            return None;
+        }
+        let mut input = Fields(bytes);
+        let key = EdgeKey {
+            position: input.u64()?,
+            mv: input.u16()?,
+        };
+        let next = input.u64()?;
+        let board = input.bytes::<BOARD_BYTES>()?;
+        let year = |y: u16| (y != NO_YEAR).then_some(y);
+        let stats = EdgeStats {
+            games: input.u32()?,
+            white_wins: input.u32()?,
+            draws: input.u32()?,
+            black_wins: input.u32()?,
+            white_elo_sum: input.u64()?,
+            white_elo_count: input.u32()?,
+            black_elo_sum: input.u64()?,
+            black_elo_count: input.u32()?,
+            first_year: year(input.u16()?),
+            last_year: year(input.u16()?),
+            ply: input.u16()?,
+        };
+        Some((key, Edge { stats, next, board }))
+    }
+
+    fn combine(into: &mut Edge, from: Edge) {
+        into.stats += &from.stats;
+        // Equal keys have equal positions; should two positions ever share
+        // a 64-bit key, keep the same one whatever the merge order.
+        if from.board < into.board {
+            into.board = from.board;
+            into.next = from.next;
+        }
+    }
+}
+
+/// Little-endian fields read from the front of a record.
+struct Fields<'a>(&'a [u8]);
+
+impl Fields<'_> {
+    fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.0.split_at_checked(N)?;
+        self.0 = rest;
+        head.try_into().ok()
+    }
+
+    fn u16(&mut self) -> Option<u16> {
+        self.bytes().map(u16::from_le_bytes)
+    }
+
+    fn u32(&mut self) -> Option<u32> {
+        self.bytes().map(u32::from_le_bytes)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        self.bytes().map(u64::from_le_bytes)
+    }
+}
+
+/// A position of one game inside the window: where it was first reached,
+/// and the move that left it the last time (loops are cut out, so each
+/// position counts once per game).
+#[derive(Debug, Clone, Copy)]
+struct Visit {
+    key: u64,
+    first_ply: usize,
+    last_move: usize,
+}
+
+/// A worker's part of the opening tree.
+pub struct OpeningTree<'s> {
+    plies: usize,
+    map: BoundedMap<'s, TreeCodec>,
+    visits: Vec<Visit>,
+}
+
+impl<'s> OpeningTree<'s> {
+    /// `plies`: the window (moves 1..=plies count); `budget`: bytes.
+    pub fn new(plies: usize, budget: usize, spill: &'s SpillDir) -> Self {
+        OpeningTree {
+            plies,
+            map: BoundedMap::new(budget, spill),
+            visits: Vec::with_capacity(plies),
+        }
+    }
+
+    /// Adds a standard-start game: `keys[ply]` is the position key after
+    /// `ply` plies, `moves[ply]` the move played from it.
+    pub fn add_game(&mut self, keys: &[u64], moves: &[Move], game: &GameFacts) {
+        let window = self.plies.min(moves.len());
+        self.visits.clear();
+        for (ply, &key) in keys.iter().take(window).enumerate() {
+            match self.visits.iter_mut().find(|v| v.key == key) {
+                Some(visit) => visit.last_move = ply,
+                None => self.visits.push(Visit {
+                    key,
+                    first_ply: ply,
+                    last_move: ply,
+                }),
+            }
+        }
+        let mut walk = Walk {
+            pos: Chess::default(),
+            ply: 0,
+            moves,
+        };
+        for visit in &self.visits {
+            let (Some(&m), Some(&next)) = (moves.get(visit.last_move), keys.get(visit.last_move + 1))
+            else {
+                continue;
+            };
+            let key = EdgeKey {
+                position: visit.key,
+                mv: pack_move(m),
+            };
+            let ply = u16::try_from(visit.first_ply).unwrap_or(u16::MAX);
+            self.map.upsert(
+                key,
+                || Edge::new(next, walk.at(visit.first_ply)),
+                |edge| edge.stats.add_game(game, ply),
+            );
+        }
+    }
+
+    /// The entries left in memory, sorted; the first spill error.
+    pub fn finish(self) -> std::io::Result<Vec<(EdgeKey, Edge)>> {
+        self.map.finish()
+    }
+}
+
+/// Replays a game forward on demand, to pack positions only for new edges.
+struct Walk<'a> {
+    pos: Chess,
+    ply: usize,
+    moves: &'a [Move],
+}
+
+impl Walk<'_> {
+    fn at(&mut self, ply: usize) -> &Chess {
+        while self.ply < ply {
+            if let Some(&m) = self.moves.get(self.ply) {
+                self.pos.play_unchecked(m);
+            }
+            self.ply += 1;
+        }
+        &self.pos
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::replay::openings::position_key;
+    use shakmaty::san::San;
+
+    fn game(sans: &str) -> (Vec<u64>, Vec<Move>) {
+        let mut pos = Chess::default();
+        let mut keys = vec![position_key(&pos)];
+        let mut moves = Vec::new();
+        for token in sans.split_whitespace() {
+            let san: San = token.parse().unwrap_or_else(|e| panic!("{token}: {e}"));
+            let m = san.to_move(&pos).unwrap_or_else(|e| panic!("{token}: {e}"));
+            pos.play_unchecked(m);
+            keys.push(position_key(&pos));
+            moves.push(m);
+        }
+        (keys, moves)
+    }
+
+    fn tree_of(games: &[(&str, GameFacts)], plies: usize) -> Vec<(EdgeKey, Edge)> {
+        let spill = SpillDir::new(std::path::PathBuf::from("unused"));
+        let mut tree = OpeningTree::new(plies, 1 << 20, &spill);
+        for (sans, facts) in games {
+            let (keys, moves) = game(sans);
+            tree.add_game(&keys, &moves, facts);
+        }
+        tree.finish().unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn facts(result: GameResult, elos: (u32, u32), year: u16) -> GameFacts {
+        GameFacts {
+            result: Some(result),
+            white_elo: Some(elos.0),
+            black_elo: Some(elos.1),
+            year: Some(year),
+        }
+    }
+
+    #[test]
+    fn a_repeated_position_counts_once_with_the_move_that_left_it_last() {
+        let rows = tree_of(
+            &[(
+                "Nf3 Nf6 Ng1 Ng8 e4",
+                facts(GameResult::Draw, (2000, 1900), 1999),
+            )],
+            20,
+        );
+        // Start (→ e4, not Nf3), after Nf3, after Nf6, after Ng1.
+        assert_eq!(rows.len(), 4);
+        let start = position_key(&Chess::default());
+        let root: Vec<_> = rows.iter().filter(|(k, _)| k.position == start).collect();
+        assert_eq!(root.len(), 1);
+        let (key, edge) = root[0];
+        assert_eq!(unpack_move(key.mv).to_string(), "e2e4");
+        assert_eq!(edge.stats.games, 1);
+        assert_eq!(edge.stats.ply, 0);
+        assert_eq!(edge.position(), Some(Chess::default()));
+    }
+
+    #[test]
+    fn transposed_games_share_the_node_and_stats_add_up() {
+        let rows = tree_of(
+            &[
+                ("d4 Nf6 c4 e6 Nc3", facts(GameResult::WhiteWins, (2500, 2400), 2001)),
+                ("c4 e6 d4 Nf6 Nc3", facts(GameResult::BlackWins, (2300, 2600), 1995)),
+            ],
+            20,
+        );
+        let (keys, _) = game("d4 Nf6 c4 e6");
+        let node: Vec<_> = rows.iter().filter(|(k, _)| k.position == keys[4]).collect();
+        assert_eq!(node.len(), 1);
+        let s = node[0].1.stats;
+        assert_eq!((s.games, s.white_wins, s.draws, s.black_wins), (2, 1, 0, 1));
+        assert_eq!((s.white_elo_sum, s.white_elo_count), (4800, 2));
+        assert_eq!((s.black_elo_sum, s.black_elo_count), (5000, 2));
+        assert_eq!((s.first_year, s.last_year, s.ply), (Some(1995), Some(2001), 4));
+        assert_eq!(unpack_move(node[0].0.mv).to_string(), "b1c3");
+    }
+
+    #[test]
+    fn the_window_limits_the_plies() {
+        let rows = tree_of(&[("e4 e5 Nf3 Nc6", GameFacts::default())], 2);
+        assert_eq!(rows.len(), 2);
+        let s = rows[0].1.stats;
+        assert_eq!((s.games, s.unfinished(), s.first_year), (1, 1, None));
+    }
+
+    #[test]
+    fn records_round_trip_through_run_files() {
+        let rows = tree_of(
+            &[("e4 c5 Nf3", facts(GameResult::Draw, (1500, 1600), 2024))],
+            20,
+        );
+        for (key, edge) in rows {
+            let mut bytes = Vec::new();
+            TreeCodec::encode(&key, &edge, &mut bytes);
+            assert_eq!(bytes.len(), RECORD_BYTES);
+            assert_eq!(TreeCodec::decode(&bytes), Some((key, edge)));
+            assert_eq!(TreeCodec::decode(&bytes[1..]), None);
+        }
+    }
+}
