@@ -222,11 +222,22 @@ impl Explored {
         };
         let _ = writeln!(out, "games     {}", self.games);
         if self.moves.is_empty() {
-            let _ = writeln!(out, "\nno game of this import reached this position within its opening plies");
+            let _ = writeln!(
+                out,
+                "\nno game of this import reached this position within its opening plies"
+            );
             return out;
         }
         let header = [
-            "move", "games", "share", "white", "draw", "black", "avg white", "avg black", "last",
+            "move",
+            "games",
+            "share",
+            "white",
+            "draw",
+            "black",
+            "avg white",
+            "avg black",
+            "last",
         ];
         let rows: Vec<[String; 9]> = self.moves.iter().map(|m| self.row_cells(m)).collect();
         let widths: Vec<usize> = (0..header.len())

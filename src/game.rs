@@ -9,8 +9,8 @@ use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::openings;
-use crate::replay::result::GameResult;
 use crate::replay::reject::{RejectReason, Rejection};
+use crate::replay::result::GameResult;
 use crate::replay::{self, Replayer};
 use crate::sink::rows::{GameRow, Place, RejectRow, Span};
 use crate::stats::tree::GameFacts;
@@ -63,7 +63,8 @@ fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Ag
     let facts = GameFacts {
         result: counted_result(
             row.result_check,
-            row.declared_result.and_then(|r| GameResult::from_marker(r.as_bytes())),
+            row.declared_result
+                .and_then(|r| GameResult::from_marker(r.as_bytes())),
             row.replayed.result_by_rule,
         ),
         white_elo: row.white_elo.and_then(|e| u32::try_from(e).ok()),

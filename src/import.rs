@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender, bounded};
@@ -192,14 +192,21 @@ impl Writers {
     fn create(dir: &Path, names: &[String]) -> Result<Writers, ImportError> {
         let open = |name: &str, frame: PolarsResult<DataFrame>| {
             let path = dir.join(format!("{name}.parquet"));
-            let schema = frame.map_err(|e| write_error(&path, e))?.schema().as_ref().clone();
+            let schema = frame
+                .map_err(|e| write_error(&path, e))?
+                .schema()
+                .as_ref()
+                .clone();
             TableWriter::create(dir, name, &schema).map_err(|e| write_error(&path, e))
         };
         Ok(Writers {
             games: open("games", games_frame(&[], names))?,
             rejects: open("rejects", rejects_frame(&[], names))?,
             openings: open("openings", openings_frame(&[]))?,
-            opening_lines: open("opening_lines", opening_lines_frame(&OpeningLines::default()))?,
+            opening_lines: open(
+                "opening_lines",
+                opening_lines_frame(&OpeningLines::default()),
+            )?,
         })
     }
 

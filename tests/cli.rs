@@ -173,3 +173,109 @@ fn stdin_is_read_with_a_dash() {
     assert_eq!(games.height(), 30);
     assert_eq!(common::str_at(&games, "source", 0).as_deref(), Some("-"));
 }
+
+/// The fixture imported into a fresh folder.
+fn imported_fixture() -> tempfile::TempDir {
+    let out = tmp();
+    let fixture = sample("openings.pgn");
+    let output = pgnlake(&[
+        "import",
+        fixture.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    out
+}
+
+fn explore(out: &tempfile::TempDir, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["explore", "--data", out.path().to_str().unwrap_or_default()];
+    all.extend_from_slice(args);
+    let output = pgnlake(&all);
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr(&output),
+    )
+}
+
+#[test]
+fn explore_prints_the_moves_of_a_position() {
+    let out = imported_fixture();
+    let (code, text, _) = explore(&out, &["1.d4", "Nf6", "2.c4", "e6"]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq -
+    opening   A50 Indian Defense: Normal Variation
+    games     2
+
+    move  games   share  white  draw  black  avg white  avg black  last
+    Nc3       2  100.0%  50.0%  0.0%  50.0%       2400       2500  2001
+    ");
+    let (code, text, _) = explore(&out, &[]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -
+    opening   (not in the opening table)
+    games     5
+
+    move  games  share   white   draw   black  avg white  avg black  last
+    e4        2  40.0%    0.0%  50.0%    0.0%       2000          -  2010
+    c4        1  20.0%    0.0%   0.0%  100.0%       2300       2600  1995
+    d4        1  20.0%  100.0%   0.0%    0.0%       2500       2400  2001
+    f3        1  20.0%    0.0%   0.0%  100.0%       1200       1300  2020
+    ");
+}
+
+#[test]
+fn explore_json_and_fen() {
+    let out = imported_fixture();
+    let fen = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let (code, text, _) = explore(&out, &["--fen", fen, "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(value["opening"]["eco"], "B20");
+    assert_eq!(value["opening"]["name"], "Sicilian Defense");
+    assert_eq!(value["games"], 1);
+    assert_eq!(value["moves"][0]["san"], "Nf3");
+    assert_eq!(value["moves"][0]["uci"], "g1f3");
+    assert_eq!(value["moves"][0]["unfinished"], 1);
+    assert_eq!(value["moves"][0]["last_year"], serde_json::Value::Null);
+}
+
+#[test]
+fn explore_says_clearly_what_is_wrong() {
+    let out = imported_fixture();
+    // Legal, but no game went there: printed, exit 1.
+    let (code, text, _) = explore(&out, &["a4"]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("opening   A00 Ware Opening"), "{text}");
+    assert!(
+        text.contains("no game of this import reached this position"),
+        "{text}"
+    );
+    // Illegal move: one line naming it and its ply, exit 2.
+    let (code, _, err) = explore(&out, &["e4", "e5", "Ke3"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "pgnlake: \"Ke3\" at ply 3 is not a legal move in \
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n"
+    );
+    let (code, _, err) = explore(&out, &["--fen", "8/8/8/8 w - -"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("pgnlake: not a legal position: \"8/8/8/8 w - -\""),
+        "{err}"
+    );
+    // No tree in the folder: names the path.
+    let empty = tmp();
+    let (code, _, err) = explore(&empty, &["e4"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("openings.parquet: no opening tree here"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}

@@ -16,9 +16,7 @@ fn fixture() -> Imported {
 
 /// One openings row as text: ply, position after which moves, stats.
 fn tree_rows(frame: &DataFrame) -> Vec<String> {
-    let year = |c: &str, i| {
-        common::i32_at(frame, c, i).map_or("-".to_owned(), |y| y.to_string())
-    };
+    let year = |c: &str, i| common::i32_at(frame, c, i).map_or("-".to_owned(), |y| y.to_string());
     let n = |c: &str, i| u64_at(frame, c, i).unwrap_or(u64::MAX);
     let mut rows: Vec<String> = (0..frame.height())
         .map(|i| {
@@ -81,10 +79,14 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
     ];
     assert_eq!(tree_rows(&tree), expected);
     // games = white + draws + black + unfinished on every row.
-    let games: u64 = (0..tree.height()).filter_map(|i| u64_at(&tree, "games", i)).sum();
+    let games: u64 = (0..tree.height())
+        .filter_map(|i| u64_at(&tree, "games", i))
+        .sum();
     assert_eq!(games, 25);
     // Rows are sorted by position key, and the key is the Polyglot key.
-    let keys: Vec<u64> = (0..tree.height()).filter_map(|i| u64_at(&tree, "position_key", i)).collect();
+    let keys: Vec<u64> = (0..tree.height())
+        .filter_map(|i| u64_at(&tree, "position_key", i))
+        .collect();
     assert!(keys.windows(2).all(|w| w[0] <= w[1]));
     assert!(keys.contains(&0x463b_9618_1691_fc9c));
     assert!(keys.contains(&0x823c_9b50_fd11_4196), "1.e4 b KQkq -");
@@ -107,7 +109,10 @@ fn next_position_key_links_a_move_to_the_row_of_the_position_it_reaches() {
         u64_at(&tree, "next_position_key", c4),
         u64_at(&tree, "position_key", e6)
     );
-    assert_eq!(str_at(&tree, "move_uci", row_of("Bb4", 5)).as_deref(), Some("f8b4"));
+    assert_eq!(
+        str_at(&tree, "move_uci", row_of("Bb4", 5)).as_deref(),
+        Some("f8b4")
+    );
 }
 
 #[test]
@@ -127,7 +132,11 @@ fn opening_lines_of_the_fixture_has_exactly_these_rows() {
         names,
         vec![
             own("A00", "Barnes Opening: Fool's Mate", "Barnes Opening"),
-            own("B50", "Sicilian Defense: Modern Variations", "Sicilian Defense"),
+            own(
+                "B50",
+                "Sicilian Defense: Modern Variations",
+                "Sicilian Defense"
+            ),
             own("C20", "King's Pawn Game", "King's Pawn Game"),
             own("E20", "Nimzo-Indian Defense", "Nimzo-Indian Defense"),
         ]
@@ -141,16 +150,22 @@ fn opening_lines_of_the_fixture_has_exactly_these_rows() {
     assert_eq!(counts(2), [1, 0, 1, 0, 0]);
     assert_eq!(counts(3), [2, 1, 0, 1, 0]);
     let elo = |i| {
-        ["white_elo_sum", "white_elo_count", "black_elo_sum", "black_elo_count", "plies_sum", "elo_diff_count"]
-            .map(|c| u64_at(&lines, c, i).unwrap_or(u64::MAX))
+        [
+            "white_elo_sum",
+            "white_elo_count",
+            "black_elo_sum",
+            "black_elo_count",
+            "plies_sum",
+            "elo_diff_count",
+        ]
+        .map(|c| u64_at(&lines, c, i).unwrap_or(u64::MAX))
     };
     assert_eq!(elo(0), [1200, 1, 1300, 1, 4, 1]);
     assert_eq!(elo(1), [0, 0, 0, 0, 4, 0]);
     assert_eq!(elo(2), [2000, 1, 0, 0, 6, 0]);
     assert_eq!(elo(3), [4800, 2, 5000, 2, 12, 2]);
-    let ratios = |i| {
-        ["white_score", "draw_rate", "avg_plies", "avg_elo_diff"].map(|c| f64_at(&lines, c, i))
-    };
+    let ratios =
+        |i| ["white_score", "draw_rate", "avg_plies", "avg_elo_diff"].map(|c| f64_at(&lines, c, i));
     assert_eq!(ratios(0), [Some(0.0), Some(0.0), Some(4.0), Some(-100.0)]);
     // Unfinished only: no score, no draw rate.
     assert_eq!(ratios(1), [None, None, Some(4.0), None]);
@@ -180,7 +195,10 @@ fn games_are_named_by_position_and_checked_against_their_eco_tag() {
         Some(6),
     );
     let (eco, name, family, ply, matches) = named("Fixture: Nimzo-Indian, queen's pawn order");
-    assert_eq!(((eco, name, family, ply), matches), (nimzo.clone(), Some(true)));
+    assert_eq!(
+        ((eco, name, family, ply), matches),
+        (nimzo.clone(), Some(true))
+    );
     // Same position by another order; its ECO tag (A13) is wrong.
     let (eco, name, family, ply, matches) = named("Fixture: Nimzo-Indian, English order");
     assert_eq!(((eco, name, family, ply), matches), (nimzo, Some(false)));
@@ -204,7 +222,12 @@ fn real_games_get_the_names_lichess_gives_them() {
     let expected = [
         ("alanbrito4", "C46", "Three Knights Opening", 5),
         ("mohammadX1X", "C42", "Petrov's Defense", 4),
-        ("agstokes57", "C70", "Ruy Lopez: Morphy Defense, Caro Variation", 8),
+        (
+            "agstokes57",
+            "C70",
+            "Ruy Lopez: Morphy Defense, Caro Variation",
+            8,
+        ),
         (
             "GASPADAREK",
             "D93",
@@ -218,7 +241,11 @@ fn real_games_get_the_names_lichess_gives_them() {
             .find(|&i| str_at(&games, "white", i).as_deref() == Some(white))
             .unwrap_or_else(|| panic!("no game of {white}"));
         assert_eq!(str_at(&games, "eco", i).as_deref(), Some(eco), "{white}");
-        assert_eq!(str_at(&games, "opening_name", i).as_deref(), Some(name), "{white}");
+        assert_eq!(
+            str_at(&games, "opening_name", i).as_deref(),
+            Some(name),
+            "{white}"
+        );
         assert_eq!(u32_at(&games, "opening_ply", i), Some(ply), "{white}");
         assert_eq!(
             str_at(&games, "opening_tag", i).as_deref(),
@@ -256,7 +283,11 @@ fn a_tiny_memory_budget_spills_and_gives_identical_tables() {
     assert_eq!(rows as u64, in_memory.summary.tables["openings.parquet"]);
     // The spill folder is removed.
     let names: Vec<String> = std::fs::read_dir(spilled.dir.path())
-        .map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     assert!(names.iter().all(|n| !n.starts_with('.')), "{names:?}");
 }
@@ -265,7 +296,9 @@ fn a_tiny_memory_budget_spills_and_gives_identical_tables() {
 fn the_window_is_set_by_opening_plies() {
     let run = import_with(&[sample("openings.pgn")], 1, 2, 1 << 30);
     let tree = run.table("openings");
-    let max_ply = (0..tree.height()).filter_map(|i| u32_at(&tree, "ply", i)).max();
+    let max_ply = (0..tree.height())
+        .filter_map(|i| u32_at(&tree, "ply", i))
+        .max();
     assert_eq!(max_ply, Some(1));
     assert_eq!(tree.height(), 10);
 }

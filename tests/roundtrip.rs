@@ -7,6 +7,8 @@ use pgn_reader::shakmaty::san::San;
 use pgn_reader::shakmaty::{CastlingMode, Chess, Position};
 use pgnlake::game::process_batch;
 use pgnlake::pgn::framer::{Batch, Framer};
+use pgnlake::stats::Aggregates;
+use pgnlake::stats::spill::SpillDir;
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -113,6 +115,8 @@ proptest! {
         let mut framer = Framer::new(pgn.as_bytes());
         let mut next_id = 0;
         let mut got = Vec::new();
+        let spill = SpillDir::new(std::path::PathBuf::from("unused"));
+        let mut aggregates = Aggregates::new(20, 1 << 20, &spill);
         loop {
             let mut batch = Batch::default();
             // Tiny batches exercise the reader restarting between frames.
@@ -120,7 +124,7 @@ proptest! {
                 Ok(true) => {}
                 _ => break,
             }
-            let out = process_batch(&batch);
+            let out = process_batch(&batch, &mut aggregates);
             prop_assert!(out.rejects.is_empty(), "rejected: {:?}", out.rejects.first().map(|r| &r.message));
             got.extend(out.games.into_iter().map(|g| g.replayed.moves_uci));
         }

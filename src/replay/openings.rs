@@ -72,7 +72,8 @@ impl OpeningIndex {
         for table in TABLES {
             for line in table.lines().skip(1) {
                 let mut fields = line.split('\t');
-                let (Some(eco), Some(name), Some(pgn)) = (fields.next(), fields.next(), fields.next())
+                let (Some(eco), Some(name), Some(pgn)) =
+                    (fields.next(), fields.next(), fields.next())
                 else {
                     continue;
                 };
@@ -178,7 +179,11 @@ mod tests {
         let mut pos = Chess::default();
         let mut keys = vec![position_key(&pos)];
         for san in moves.split_whitespace() {
-            let m = SanPlus::from_ascii(san.as_bytes()).ok()?.san.to_move(&pos).ok()?;
+            let m = SanPlus::from_ascii(san.as_bytes())
+                .ok()?
+                .san
+                .to_move(&pos)
+                .ok()?;
             pos.play_unchecked(m);
             keys.push(position_key(&pos));
         }
@@ -208,7 +213,10 @@ mod tests {
         assert_eq!(a, Some(("E20", "Nimzo-Indian Defense", 6)));
         assert_eq!(a, b);
         let c = classify_moves("Nf3 d5 d4 Nf6");
-        assert_eq!(c, Some(("D02", "Queen's Pawn Game: Symmetrical Variation", 4)));
+        assert_eq!(
+            c,
+            Some(("D02", "Queen's Pawn Game: Symmetrical Variation", 4))
+        );
         assert_eq!(c, classify_moves("d4 d5 Nf3 Nf6"));
     }
 
@@ -231,7 +239,11 @@ mod tests {
     fn the_deepest_named_position_wins() {
         assert_eq!(
             classify_moves("e4 c5 Nf3 d6 d4 cxd4 Nxd4 Nf6 Nc3 a6 h3"),
-            Some(("B90", "Sicilian Defense: Najdorf Variation, Adams Attack", 11))
+            Some((
+                "B90",
+                "Sicilian Defense: Najdorf Variation, Adams Attack",
+                11
+            ))
         );
         assert_eq!(
             classify_moves("e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O a3 Bb7"),

@@ -6,12 +6,12 @@ use std::io;
 
 use polars::prelude::*;
 use rayon::prelude::*;
+use shakmaty::EnPassantMode;
 use shakmaty::fen::Epd;
 use shakmaty::san::SanPlus;
-use shakmaty::EnPassantMode;
 
 use super::parquet::{ROW_GROUP_ROWS, TableWriter};
-use crate::replay::openings::{self, OpeningName};
+use crate::replay::openings::{self, OpeningName, position_key};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
 
@@ -29,6 +29,7 @@ struct Spelled {
     epd: Option<String>,
     san: Option<String>,
     uci: String,
+    next: Option<u64>,
 }
 
 fn spell(key: &EdgeKey, edge: &Edge) -> Spelled {
@@ -40,14 +41,19 @@ fn spell(key: &EdgeKey, edge: &Edge) -> Spelled {
         };
     };
     let epd = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
-    let san = uci
-        .to_move(&pos)
-        .ok()
-        .map(|m| SanPlus::from_move(pos, m).to_string());
+    let (san, next) = match uci.to_move(&pos) {
+        Ok(m) => {
+            let mut after = pos;
+            let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
+            (Some(san.to_string()), Some(position_key(&after)))
+        }
+        Err(_) => (None, None),
+    };
     Spelled {
         epd: Some(epd),
         san,
         uci: uci.to_string(),
+        next,
     }
 }
 
@@ -58,9 +64,15 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
     let columns = vec![
         col(
             "position_key",
-            entries.iter().map(|(k, _)| k.position).collect::<Vec<u64>>(),
+            entries
+                .iter()
+                .map(|(k, _)| k.position)
+                .collect::<Vec<u64>>(),
         ),
-        col("epd", spelled.iter().map(|s| s.epd.as_deref()).collect::<Vec<_>>()),
+        col(
+            "epd",
+            spelled.iter().map(|s| s.epd.as_deref()).collect::<Vec<_>>(),
+        ),
         col(
             "ply",
             entries
@@ -68,9 +80,18 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
                 .map(|(_, e)| u32::from(e.stats.ply))
                 .collect::<Vec<u32>>(),
         ),
-        col("move_san", spelled.iter().map(|s| s.san.as_deref()).collect::<Vec<_>>()),
-        col("move_uci", spelled.iter().map(|s| s.uci.as_str()).collect::<Vec<_>>()),
-        col("next_position_key", stat(|e| e.next)),
+        col(
+            "move_san",
+            spelled.iter().map(|s| s.san.as_deref()).collect::<Vec<_>>(),
+        ),
+        col(
+            "move_uci",
+            spelled.iter().map(|s| s.uci.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "next_position_key",
+            spelled.iter().map(|s| s.next).collect::<Vec<_>>(),
+        ),
         col("games", stat(|e| e.stats.games.into())),
         col("white_wins", stat(|e| e.stats.white_wins.into())),
         col("draws", stat(|e| e.stats.draws.into())),
@@ -186,7 +207,10 @@ pub fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
         col("avg_plies", ratio(|l| l.average_plies())),
         col(
             "elo_diff_sum",
-            played.iter().map(|(_, l)| l.elo_diff_sum).collect::<Vec<i64>>(),
+            played
+                .iter()
+                .map(|(_, l)| l.elo_diff_sum)
+                .collect::<Vec<i64>>(),
         ),
         col("elo_diff_count", count(|l| l.elo_diff_count)),
         col("avg_elo_diff", ratio(|l| l.average_elo_diff())),

@@ -120,7 +120,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
         col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),
         col("eco", values(rows, |r| opening_of(r).map(|n| n.eco))),
-        col("opening_name", values(rows, |r| opening_of(r).map(|n| n.name))),
+        col(
+            "opening_name",
+            values(rows, |r| opening_of(r).map(|n| n.name)),
+        ),
         col(
             "opening_family",
             values(rows, |r| opening_of(r).map(OpeningName::family)),
@@ -178,8 +181,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
 }
 
 fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {
-    row.opening
-        .and_then(|o| openings::index().name(o.name_id))
+    row.opening.and_then(|o| openings::index().name(o.name_id))
 }
 
 /// Does the ECO tag agree with the ECO found by position? Null when either

@@ -141,12 +141,20 @@ mod tests {
             year: None,
         };
         let mut a = OpeningLines::default();
-        a.add_game(3, &game(Some(GameResult::WhiteWins), Some(2400), Some(2300)), 40);
+        a.add_game(
+            3,
+            &game(Some(GameResult::WhiteWins), Some(2400), Some(2300)),
+            40,
+        );
         let mut b = OpeningLines::default();
         b.add_game(3, &game(Some(GameResult::Draw), Some(2000), None), 60);
         b.add_game(7, &game(None, None, None), 10);
         let mut c = OpeningLines::default();
-        c.add_game(3, &game(Some(GameResult::Unfinished), Some(2100), Some(2200)), 20);
+        c.add_game(
+            3,
+            &game(Some(GameResult::Unfinished), Some(2100), Some(2200)),
+            20,
+        );
 
         let mut left = a.clone();
         left += &b;
@@ -161,7 +169,10 @@ mod tests {
         assert_eq!(played.len(), 2);
         let (id, line) = played[0];
         assert_eq!(id, 3);
-        assert_eq!((line.games, line.white_wins, line.draws, line.unfinished()), (3, 1, 1, 1));
+        assert_eq!(
+            (line.games, line.white_wins, line.draws, line.unfinished()),
+            (3, 1, 1, 1)
+        );
         assert_eq!(line.white_score(), Some(0.75));
         assert_eq!(line.draw_rate(), Some(0.5));
         assert_eq!(line.average_plies(), Some(40.0));

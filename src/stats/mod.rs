@@ -11,12 +11,12 @@ use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
 use crate::replay::EndState;
+use crate::replay::audit::ResultCheck;
 use crate::replay::openings::OpeningMatch;
+use crate::replay::reject::RejectReason;
 use lines::OpeningLines;
 use spill::SpillDir;
 use tree::{GameFacts, OpeningTree};
-use crate::replay::audit::ResultCheck;
-use crate::replay::reject::RejectReason;
 
 /// Games read, accepted and rejected, with their breakdowns.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -87,7 +87,8 @@ impl<'s> Aggregates<'s> {
     ) {
         self.tree.add_game(keys, moves, game);
         if let Some(opening) = opening {
-            self.lines.add_game(opening.name_id, game, moves.len() as u32);
+            self.lines
+                .add_game(opening.name_id, game, moves.len() as u32);
         }
     }
 }

@@ -170,10 +170,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
             return;
         }
         let sorted = self.drain_sorted();
-        match self
-            .spill
-            .write_run::<C>(sorted.into_iter().map(Ok))
-        {
+        match self.spill.write_run::<C>(sorted.into_iter().map(Ok)) {
             Ok(path) => self.spill.add_run(path),
             Err(error) => self.error = Some(error),
         }
@@ -394,11 +391,15 @@ mod tests {
         }
     }
 
-    fn run(budget: usize, workers: usize, items: &[(u64, u32)]) -> (Vec<(u64, (u64, u32))>, usize) {
+    type Rows = Vec<(u64, (u64, u32))>;
+
+    /// The merged rows and the number of run files written.
+    fn run(budget: usize, workers: usize, items: &[(u64, u32)]) -> (Rows, usize) {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
         let spill = SpillDir::new(dir.path().join("spill"));
-        let mut maps: Vec<BoundedMap<'_, Counts>> =
-            (0..workers).map(|_| BoundedMap::new(budget, &spill)).collect();
+        let mut maps: Vec<BoundedMap<'_, Counts>> = (0..workers)
+            .map(|_| BoundedMap::new(budget, &spill))
+            .collect();
         for (i, &(key, seen)) in items.iter().enumerate() {
             if let Some(map) = maps.get_mut(i % workers) {
                 map.upsert(key, || (0, u32::MAX), |v| Counts::combine(v, (1, seen)));

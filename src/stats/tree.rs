@@ -111,19 +111,19 @@ impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
 /// without move counters in at most 24 bytes.
 const BOARD_BYTES: usize = 24;
 
-/// An edge with what is needed to write it: the position after the move and
-/// the position itself, packed, for the EPD and SAN columns.
+/// An edge with the position it leaves, packed, from which the EPD, SAN and
+/// next-position columns are written at the end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Edge {
     pub stats: EdgeStats,
-    pub next: u64,
     board: [u8; BOARD_BYTES],
 }
 
 impl Edge {
-    fn new(next: u64, pos: &Chess) -> Edge {
+    fn new(pos: &Chess) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
-        if let Ok(packed) = PackedSetup::pack_standard_normalized(&pos.to_setup(EnPassantMode::Legal))
+        if let Ok(packed) =
+            PackedSetup::pack_standard_normalized(&pos.to_setup(EnPassantMode::Legal))
         {
             let bytes = packed.as_bytes();
             if let Some(slot) = board.get_mut(..bytes.len()) {
@@ -132,7 +132,6 @@ impl Edge {
         }
         Edge {
             stats: EdgeStats::default(),
-            next,
             board,
         }
     }
@@ -169,7 +168,7 @@ pub struct GameFacts {
 /// Run-file layout of a tree entry.
 pub struct TreeCodec;
 
-const RECORD_BYTES: usize = 8 + 2 + 8 + BOARD_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
+const RECORD_BYTES: usize = 8 + 2 + BOARD_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
 const NO_YEAR: u16 = u16::MAX;
 
 impl Codec for TreeCodec {
@@ -180,7 +179,6 @@ impl Codec for TreeCodec {
         let s = &edge.stats;
         out.extend_from_slice(&key.position.to_le_bytes());
         out.extend_from_slice(&key.mv.to_le_bytes());
-        out.extend_from_slice(&edge.next.to_le_bytes());
         out.extend_from_slice(&edge.board);
         for n in [s.games, s.white_wins, s.draws, s.black_wins] {
             out.extend_from_slice(&n.to_le_bytes());
@@ -207,7 +205,6 @@ impl Codec for TreeCodec {
             position: input.u64()?,
             mv: input.u16()?,
         };
-        let next = input.u64()?;
         let board = input.bytes::<BOARD_BYTES>()?;
         let year = |y: u16| (y != NO_YEAR).then_some(y);
         let stats = EdgeStats {
@@ -223,17 +220,14 @@ impl Codec for TreeCodec {
             last_year: year(input.u16()?),
             ply: input.u16()?,
         };
-        Some((key, Edge { stats, next, board }))
+        Some((key, Edge { stats, board }))
     }
 
     fn combine(into: &mut Edge, from: Edge) {
         into.stats += &from.stats;
         // Equal keys have equal positions; should two positions ever share
         // a 64-bit key, keep the same one whatever the merge order.
-        if from.board < into.board {
-            into.board = from.board;
-            into.next = from.next;
-        }
+        into.board = into.board.min(from.board);
     }
 }
 
@@ -308,8 +302,7 @@ impl<'s> OpeningTree<'s> {
             moves,
         };
         for visit in &self.visits {
-            let (Some(&m), Some(&next)) = (moves.get(visit.last_move), keys.get(visit.last_move + 1))
-            else {
+            let Some(&m) = moves.get(visit.last_move) else {
                 continue;
             };
             let key = EdgeKey {
@@ -319,7 +312,7 @@ impl<'s> OpeningTree<'s> {
             let ply = u16::try_from(visit.first_ply).unwrap_or(u16::MAX);
             self.map.upsert(
                 key,
-                || Edge::new(next, walk.at(visit.first_ply)),
+                || Edge::new(walk.at(visit.first_ply)),
                 |edge| edge.stats.add_game(game, ply),
             );
         }
@@ -414,8 +407,14 @@ mod tests {
     fn transposed_games_share_the_node_and_stats_add_up() {
         let rows = tree_of(
             &[
-                ("d4 Nf6 c4 e6 Nc3", facts(GameResult::WhiteWins, (2500, 2400), 2001)),
-                ("c4 e6 d4 Nf6 Nc3", facts(GameResult::BlackWins, (2300, 2600), 1995)),
+                (
+                    "d4 Nf6 c4 e6 Nc3",
+                    facts(GameResult::WhiteWins, (2500, 2400), 2001),
+                ),
+                (
+                    "c4 e6 d4 Nf6 Nc3",
+                    facts(GameResult::BlackWins, (2300, 2600), 1995),
+                ),
             ],
             20,
         );
@@ -426,7 +425,10 @@ mod tests {
         assert_eq!((s.games, s.white_wins, s.draws, s.black_wins), (2, 1, 0, 1));
         assert_eq!((s.white_elo_sum, s.white_elo_count), (4800, 2));
         assert_eq!((s.black_elo_sum, s.black_elo_count), (5000, 2));
-        assert_eq!((s.first_year, s.last_year, s.ply), (Some(1995), Some(2001), 4));
+        assert_eq!(
+            (s.first_year, s.last_year, s.ply),
+            (Some(1995), Some(2001), 4)
+        );
         assert_eq!(unpack_move(node[0].0.mv).to_string(), "b1c3");
     }
 
