@@ -15,6 +15,7 @@ use std::time::Instant;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use indicatif::ProgressBar;
 use polars::prelude::{DataFrame, PolarsResult};
+use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::game::{BatchOutput, process_batch};
@@ -239,13 +240,17 @@ fn write_aggregates(
     spill_dir: &SpillDir,
     writers: &mut Writers,
 ) -> Result<(), ImportError> {
-    let mut lines = OpeningLines::default();
-    let mut parts = Vec::with_capacity(aggregates.len());
     let spill_error = |e: std::io::Error| write_error(spill_dir.path(), e);
-    for part in aggregates {
+    let mut lines = OpeningLines::default();
+    for part in &aggregates {
         lines += &part.lines;
-        parts.push(part.tree.finish().map_err(spill_error)?);
     }
+    // Each worker's map is sorted on its own thread.
+    let parts = aggregates
+        .into_par_iter()
+        .map(|part| part.tree.finish())
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(spill_error)?;
     let merged = spill::merge::<TreeCodec>(spill_dir, parts).map_err(spill_error)?;
     let path = writers.openings.path().to_path_buf();
     write_openings(merged, &mut writers.openings).map_err(|e| write_error(&path, e))?;

@@ -6,12 +6,9 @@ use std::io;
 
 use polars::prelude::*;
 use rayon::prelude::*;
-use shakmaty::EnPassantMode;
-use shakmaty::fen::Epd;
-use shakmaty::san::SanPlus;
 
 use super::parquet::{ROW_GROUP_ROWS, TableWriter};
-use crate::replay::openings::{self, OpeningName, position_key};
+use crate::replay::openings::{self, OpeningName};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
 
@@ -26,35 +23,18 @@ where
 /// An edge spelled out for the table.
 #[derive(Debug, Default)]
 struct Spelled {
-    epd: Option<String>,
-    san: Option<String>,
+    epd: String,
     uci: String,
-    next: Option<u64>,
 }
 
 fn spell(key: &EdgeKey, edge: &Edge) -> Spelled {
-    let uci = unpack_move(key.mv);
-    let Some(pos) = edge.position() else {
-        return Spelled {
-            uci: uci.to_string(),
-            ..Spelled::default()
-        };
-    };
-    let epd = Epd::from_position(&pos, EnPassantMode::Legal).to_string();
-    let (san, next) = match uci.to_move(&pos) {
-        Ok(m) => {
-            let mut after = pos;
-            let san = SanPlus::from_move_and_play_unchecked(&mut after, m);
-            (Some(san.to_string()), Some(position_key(&after)))
-        }
-        Err(_) => (None, None),
-    };
-    Spelled {
-        epd: Some(epd),
-        san,
-        uci: uci.to_string(),
-        next,
-    }
+    // append_to_string, not Display: fmt costs several times more, and
+    // this runs for every row of the tree.
+    let mut uci = String::with_capacity(5);
+    unpack_move(key.mv).append_to_string(&mut uci);
+    let mut epd = String::with_capacity(64);
+    edge.write_epd(&mut epd);
+    Spelled { epd, uci }
 }
 
 /// The `openings` table for a chunk of merged entries.
@@ -71,7 +51,7 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
         ),
         col(
             "epd",
-            spelled.iter().map(|s| s.epd.as_deref()).collect::<Vec<_>>(),
+            spelled.iter().map(|s| s.epd.as_str()).collect::<Vec<_>>(),
         ),
         col(
             "ply",
@@ -82,16 +62,13 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
         ),
         col(
             "move_san",
-            spelled.iter().map(|s| s.san.as_deref()).collect::<Vec<_>>(),
+            entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
         ),
         col(
             "move_uci",
             spelled.iter().map(|s| s.uci.as_str()).collect::<Vec<_>>(),
         ),
-        col(
-            "next_position_key",
-            spelled.iter().map(|s| s.next).collect::<Vec<_>>(),
-        ),
+        col("next_position_key", stat(|e| e.next)),
         col("games", stat(|e| e.stats.games.into())),
         col("white_wins", stat(|e| e.stats.white_wins.into())),
         col("draws", stat(|e| e.stats.draws.into())),
@@ -131,35 +108,62 @@ pub enum TreeWriteError {
 /// Streams merged entries into `writer`, one row group per chunk. A chunk
 /// ends at a position boundary, so that the moves of one position share a
 /// row group and their `ply` can be made the position's earliest ply.
-/// Returns the rows written.
+/// Chunks are spelled out (in parallel, on the current rayon pool) while a
+/// second thread encodes the previous one. Returns the rows written.
 pub fn write_openings(
     merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
+    let (tx, rx) = crossbeam_channel::bounded::<DataFrame>(1);
+    std::thread::scope(|scope| {
+        let encoder = scope.spawn(move || -> PolarsResult<u64> {
+            let mut rows = 0u64;
+            for frame in rx {
+                writer.write(&frame)?;
+                rows += frame.height() as u64;
+            }
+            Ok(rows)
+        });
+        let spelled = spell_chunks(merged, &tx);
+        drop(tx);
+        let written = encoder
+            .join()
+            .unwrap_or_else(|_| Err(PolarsError::ComputeError("encoder thread panicked".into())));
+        spelled?;
+        Ok(written?)
+    })
+}
+
+/// Merges entries into chunks and sends each as a frame; stops early when
+/// the encoder has stopped (it reports why).
+fn spell_chunks(
+    merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
+    frames: &crossbeam_channel::Sender<DataFrame>,
+) -> Result<(), TreeWriteError> {
     let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
-    let mut rows = 0u64;
     for entry in merged {
         let entry = entry?;
         let boundary = chunk
             .last()
             .is_some_and(|(last, _)| last.position != entry.0.position);
-        if chunk.len() >= ROW_GROUP_ROWS && boundary {
-            rows += write_chunk(&mut chunk, writer)?;
+        if chunk.len() >= ROW_GROUP_ROWS && boundary && !send_chunk(&mut chunk, frames)? {
+            return Ok(());
         }
         chunk.push(entry);
     }
-    Ok(rows + write_chunk(&mut chunk, writer)?)
+    send_chunk(&mut chunk, frames)?;
+    Ok(())
 }
 
-fn write_chunk(
+/// False when the encoder is gone.
+fn send_chunk(
     chunk: &mut Vec<(EdgeKey, Edge)>,
-    writer: &mut TableWriter,
-) -> Result<u64, TreeWriteError> {
+    frames: &crossbeam_channel::Sender<DataFrame>,
+) -> Result<bool, TreeWriteError> {
     earliest_ply_per_position(chunk);
-    writer.write(&openings_frame(chunk)?)?;
-    let rows = chunk.len() as u64;
+    let frame = openings_frame(chunk)?;
     chunk.clear();
-    Ok(rows)
+    Ok(frames.send(frame).is_ok())
 }
 
 /// Each edge knows the earliest ply of the games that played it; the

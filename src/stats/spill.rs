@@ -157,8 +157,8 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
         self.map.insert(key, value);
     }
 
-    /// Would doubling the table, plus the sorted copy a spill makes of it,
-    /// stay within the budget?
+    /// Would doubling the table, plus the sorted copy a spill (or the end)
+    /// makes of it, stay within the budget?
     fn may_grow(&self) -> bool {
         let next = (self.map.capacity().max(4)) * 2;
         2 * table_bytes::<C>(next) <= self.budget
@@ -169,17 +169,11 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
         if self.map.is_empty() || self.error.is_some() {
             return;
         }
-        let sorted = self.drain_sorted();
-        match self.spill.write_run::<C>(sorted.into_iter().map(Ok)) {
+        let entries = sorted(self.map.drain().collect());
+        match self.spill.write_run::<C>(entries.into_iter().map(Ok)) {
             Ok(path) => self.spill.add_run(path),
             Err(error) => self.error = Some(error),
         }
-    }
-
-    fn drain_sorted(&mut self) -> Vec<(C::Key, C::Value)> {
-        let mut entries: Vec<_> = self.map.drain().collect();
-        entries.sort_unstable_by_key(|(key, _)| *key);
-        entries
     }
 
     /// The entries left in memory, sorted by key; the first spill error.
@@ -187,7 +181,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
-        Ok(self.drain_sorted())
+        Ok(sorted(self.map.into_iter().collect()))
     }
 
     /// Merges another worker's map into this one.
@@ -200,6 +194,11 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
         }
         Ok(())
     }
+}
+
+fn sorted<K: Ord + Copy, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
+    entries.sort_unstable_by_key(|(key, _)| *key);
+    entries
 }
 
 /// Bytes of a hash table holding `capacity` entries (buckets at 7/8 load,

@@ -2,9 +2,10 @@
 //! plies of accepted standard-start games, the games, results, ratings and
 //! years. Keyed by position, so move orders that transpose meet in one node.
 
-use shakmaty::packed::{PackedSetup, PackedUciMove};
+use shakmaty::packed::PackedUciMove;
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Move, Position};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::spill::{BoundedMap, Codec, SpillDir};
 use crate::replay::result::GameResult;
@@ -107,44 +108,156 @@ impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
     }
 }
 
-/// Longest packed position kept: shakmaty packs a legal standard position
-/// without move counters in at most 24 bytes.
-const BOARD_BYTES: usize = 24;
+/// A position as one nibble per square (0 empty, 1–6 white pawn to king,
+/// 9–14 black), then side to move and castling rights, then the en-passant
+/// square + 1 (0: none). Only standard-start games enter the tree, so
+/// castling rights are corner rooks. Written straight out as EPD.
+const BOARD_BYTES: usize = 34;
 
-/// An edge with the position it leaves, packed, from which the EPD, SAN and
-/// next-position columns are written at the end.
+/// An edge with what its row needs besides the counts, taken when the edge
+/// is first seen (the position is at hand then): the position it leaves,
+/// the move in SAN, and the key of the position the move leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Edge {
     pub stats: EdgeStats,
+    pub next: u64,
     board: [u8; BOARD_BYTES],
+    san: [u8; SAN_BYTES],
 }
 
+/// The longest SAN with suffix is 7 bytes (`Qa1xb2#`, `exd8=Q+`).
+const SAN_BYTES: usize = 8;
+
+const TURN_WHITE: u8 = 1;
+const CASTLING: [(Square, u8, u8); 4] = [
+    (Square::H1, 2, b'K'),
+    (Square::A1, 4, b'Q'),
+    (Square::H8, 8, b'k'),
+    (Square::A8, 16, b'q'),
+];
+
 impl Edge {
-    fn new(pos: &Chess) -> Edge {
+    fn new(pos: &Chess, m: Move, next: u64) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
-        if let Ok(packed) =
-            PackedSetup::pack_standard_normalized(&pos.to_setup(EnPassantMode::Legal))
-        {
-            let bytes = packed.as_bytes();
-            if let Some(slot) = board.get_mut(..bytes.len()) {
-                slot.copy_from_slice(bytes);
+        let pieces = pos.board();
+        for color in Color::ALL {
+            for role in Role::ALL {
+                let code = role as u8 | if color == Color::Black { 8 } else { 0 };
+                for square in pieces.by_piece(role.of(color)) {
+                    let index = usize::from(square);
+                    if let Some(byte) = board.get_mut(index / 2) {
+                        *byte |= code << (4 * (index % 2));
+                    }
+                }
             }
+        }
+        let rights = pos.castles().castling_rights();
+        let mut flags = if pos.turn() == Color::White {
+            TURN_WHITE
+        } else {
+            0
+        };
+        for (corner, bit, _) in CASTLING {
+            if rights.contains(corner) {
+                flags |= bit;
+            }
+        }
+        board[32] = flags;
+        board[33] = pos
+            .ep_square(EnPassantMode::Legal)
+            .map_or(0, |sq| u8::from(sq) + 1);
+        let mut text = Vec::with_capacity(SAN_BYTES);
+        SanPlus::from_move(pos.clone(), m).append_ascii_to(&mut text);
+        let mut san = [0u8; SAN_BYTES];
+        for (slot, byte) in san.iter_mut().zip(text) {
+            *slot = byte;
         }
         Edge {
             stats: EdgeStats::default(),
+            next,
             board,
+            san,
         }
     }
 
-    /// The position the edge leaves; None only if the packed bytes are bad.
-    pub fn position(&self) -> Option<Chess> {
-        let setup = PackedSetup::try_from_bytes(&self.board)
-            .ok()?
-            .unpack_standard()
-            .ok()?;
-        Chess::from_setup(setup, CastlingMode::Standard).ok()
+    /// The move in SAN with `+` / `#`.
+    pub fn san(&self) -> &str {
+        let len = self.san.iter().position(|&b| b == 0).unwrap_or(SAN_BYTES);
+        std::str::from_utf8(self.san.get(..len).unwrap_or_default()).unwrap_or_default()
+    }
+
+    /// The position the edge leaves, as EPD (en passant only when legal).
+    pub fn write_epd(&self, out: &mut String) {
+        // Built as bytes and appended once: this runs for every row.
+        let mut text = [0u8; 96];
+        let mut len = 0;
+        let mut push = |byte: u8| {
+            if let Some(slot) = text.get_mut(len) {
+                *slot = byte;
+                len += 1;
+            }
+        };
+        for rank in (0..8usize).rev() {
+            let mut empty = 0u8;
+            for file in 0..8usize {
+                let index = rank * 8 + file;
+                let code = self
+                    .board
+                    .get(index / 2)
+                    .map_or(0, |b| (b >> (4 * (index % 2))) & 15);
+                match PIECE_LETTERS
+                    .get(usize::from(code))
+                    .copied()
+                    .unwrap_or(b'.')
+                {
+                    b'.' => empty += 1,
+                    letter => {
+                        if empty > 0 {
+                            push(b'0' + empty);
+                            empty = 0;
+                        }
+                        push(letter);
+                    }
+                }
+            }
+            if empty > 0 {
+                push(b'0' + empty);
+            }
+            if rank > 0 {
+                push(b'/');
+            }
+        }
+        let flags = self.board[32];
+        push(b' ');
+        push(if flags & TURN_WHITE != 0 { b'w' } else { b'b' });
+        push(b' ');
+        let mut any = false;
+        for (_, bit, letter) in CASTLING {
+            if flags & bit != 0 {
+                push(letter);
+                any = true;
+            }
+        }
+        if !any {
+            push(b'-');
+        }
+        push(b' ');
+        match self.board[33]
+            .checked_sub(1)
+            .and_then(|i| Square::ALL.get(usize::from(i)))
+        {
+            Some(sq) => {
+                push(sq.file().char() as u8);
+                push(sq.rank().char() as u8);
+            }
+            None => push(b'-'),
+        }
+        out.push_str(std::str::from_utf8(text.get(..len).unwrap_or_default()).unwrap_or_default());
     }
 }
+
+/// Letters by nibble code; `.` for empty and unused codes.
+const PIECE_LETTERS: &[u8; 16] = b".PNBRQK..pnbrqk.";
 
 /// The move of an edge key.
 pub fn unpack_move(mv: u16) -> UciMove {
@@ -168,7 +281,7 @@ pub struct GameFacts {
 /// Run-file layout of a tree entry.
 pub struct TreeCodec;
 
-const RECORD_BYTES: usize = 8 + 2 + BOARD_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
+const RECORD_BYTES: usize = 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
 const NO_YEAR: u16 = u16::MAX;
 
 impl Codec for TreeCodec {
@@ -179,7 +292,9 @@ impl Codec for TreeCodec {
         let s = &edge.stats;
         out.extend_from_slice(&key.position.to_le_bytes());
         out.extend_from_slice(&key.mv.to_le_bytes());
+        out.extend_from_slice(&edge.next.to_le_bytes());
         out.extend_from_slice(&edge.board);
+        out.extend_from_slice(&edge.san);
         for n in [s.games, s.white_wins, s.draws, s.black_wins] {
             out.extend_from_slice(&n.to_le_bytes());
         }
@@ -205,7 +320,9 @@ impl Codec for TreeCodec {
             position: input.u64()?,
             mv: input.u16()?,
         };
+        let next = input.u64()?;
         let board = input.bytes::<BOARD_BYTES>()?;
+        let san = input.bytes::<SAN_BYTES>()?;
         let year = |y: u16| (y != NO_YEAR).then_some(y);
         let stats = EdgeStats {
             games: input.u32()?,
@@ -220,14 +337,24 @@ impl Codec for TreeCodec {
             last_year: year(input.u16()?),
             ply: input.u16()?,
         };
-        Some((key, Edge { stats, board }))
+        Some((
+            key,
+            Edge {
+                stats,
+                next,
+                board,
+                san,
+            },
+        ))
     }
 
     fn combine(into: &mut Edge, from: Edge) {
         into.stats += &from.stats;
         // Equal keys have equal positions; should two positions ever share
         // a 64-bit key, keep the same one whatever the merge order.
-        into.board = into.board.min(from.board);
+        if (from.board, from.san) < (into.board, into.san) {
+            (into.board, into.san, into.next) = (from.board, from.san, from.next);
+        }
     }
 }
 
@@ -302,7 +429,9 @@ impl<'s> OpeningTree<'s> {
             moves,
         };
         for visit in &self.visits {
-            let Some(&m) = moves.get(visit.last_move) else {
+            let (Some(&m), Some(&next)) =
+                (moves.get(visit.last_move), keys.get(visit.last_move + 1))
+            else {
                 continue;
             };
             let key = EdgeKey {
@@ -312,13 +441,13 @@ impl<'s> OpeningTree<'s> {
             let ply = u16::try_from(visit.first_ply).unwrap_or(u16::MAX);
             self.map.upsert(
                 key,
-                || Edge::new(walk.at(visit.first_ply)),
+                || Edge::new(walk.at(visit.first_ply), m, next),
                 |edge| edge.stats.add_game(game, ply),
             );
         }
     }
 
-    /// The entries left in memory, sorted; the first spill error.
+    /// The entries left in memory, sorted by key; the first spill error.
     pub fn finish(self) -> std::io::Result<Vec<(EdgeKey, Edge)>> {
         self.map.finish()
     }
@@ -400,7 +529,10 @@ mod tests {
         assert_eq!(unpack_move(key.mv).to_string(), "e2e4");
         assert_eq!(edge.stats.games, 1);
         assert_eq!(edge.stats.ply, 0);
-        assert_eq!(edge.position(), Some(Chess::default()));
+        let mut epd = String::new();
+        edge.write_epd(&mut epd);
+        assert_eq!(epd, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+        assert_eq!(edge.san(), "e4");
     }
 
     #[test]
