@@ -573,6 +573,27 @@ mod tests {
     }
 
     #[test]
+    fn hand_written_epd_and_san_agree_with_shakmaty() {
+        use shakmaty::fen::Epd;
+        let mut checked = 0;
+        crate::replay::random_walk(7, 60, 100, |pos| {
+            for m in pos.legal_moves() {
+                let edge = Edge::new(pos, m, 0);
+                let mut epd = String::new();
+                edge.write_epd(&mut epd);
+                assert_eq!(
+                    epd,
+                    Epd::from_position(pos, EnPassantMode::Legal).to_string()
+                );
+                assert_eq!(edge.san(), SanPlus::from_move(pos.clone(), m).to_string());
+                assert_eq!(unpack_move(pack_move(m)), m.to_uci(CastlingMode::Standard));
+                checked += 1;
+            }
+        });
+        assert!(checked > 100_000, "{checked}");
+    }
+
+    #[test]
     fn records_round_trip_through_run_files() {
         let rows = tree_of(
             &[("e4 c5 Nf3", facts(GameResult::Draw, (1500, 1600), 2024))],
