@@ -4,8 +4,7 @@
 
 use std::ops::AddAssign;
 
-use super::tree::GameFacts;
-use crate::replay::result::GameResult;
+use super::tree::{GameFacts, Tally};
 
 /// Sums and counts of the games of one named opening.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -50,21 +49,12 @@ impl LineStats {
     }
 
     fn add_game(&mut self, game: &GameFacts, plies: u32) {
-        self.games += 1;
-        match game.result {
-            Some(GameResult::WhiteWins) => self.white_wins += 1,
-            Some(GameResult::Draw) => self.draws += 1,
-            Some(GameResult::BlackWins) => self.black_wins += 1,
-            Some(GameResult::Unfinished) | None => {}
-        }
-        if let Some(elo) = game.white_elo {
-            self.white_elo_sum += u64::from(elo);
-            self.white_elo_count += 1;
-        }
-        if let Some(elo) = game.black_elo {
-            self.black_elo_sum += u64::from(elo);
-            self.black_elo_count += 1;
-        }
+        game.tally(Tally {
+            games: &mut self.games,
+            results: [&mut self.white_wins, &mut self.draws, &mut self.black_wins],
+            white_elo: (&mut self.white_elo_sum, &mut self.white_elo_count),
+            black_elo: (&mut self.black_elo_sum, &mut self.black_elo_count),
+        });
         if let (Some(white), Some(black)) = (game.white_elo, game.black_elo) {
             self.elo_diff_sum += i64::from(white) - i64::from(black);
             self.elo_diff_count += 1;
@@ -131,6 +121,7 @@ impl AddAssign<&OpeningLines> for OpeningLines {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::replay::result::GameResult;
 
     #[test]
     fn merging_in_any_grouping_gives_the_same_stats() {

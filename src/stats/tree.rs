@@ -2,6 +2,8 @@
 //! plies of accepted standard-start games, the games, results, ratings and
 //! years. Keyed by position, so move orders that transpose meet in one node.
 
+use std::ops::AddAssign;
+
 use shakmaty::packed::PackedUciMove;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
@@ -61,21 +63,12 @@ impl EdgeStats {
     }
 
     fn add_game(&mut self, game: &GameFacts, ply: u16) {
-        self.games += 1;
-        match game.result {
-            Some(GameResult::WhiteWins) => self.white_wins += 1,
-            Some(GameResult::Draw) => self.draws += 1,
-            Some(GameResult::BlackWins) => self.black_wins += 1,
-            Some(GameResult::Unfinished) | None => {}
-        }
-        if let Some(elo) = game.white_elo {
-            self.white_elo_sum += u64::from(elo);
-            self.white_elo_count += 1;
-        }
-        if let Some(elo) = game.black_elo {
-            self.black_elo_sum += u64::from(elo);
-            self.black_elo_count += 1;
-        }
+        game.tally(Tally {
+            games: &mut self.games,
+            results: [&mut self.white_wins, &mut self.draws, &mut self.black_wins],
+            white_elo: (&mut self.white_elo_sum, &mut self.white_elo_count),
+            black_elo: (&mut self.black_elo_sum, &mut self.black_elo_count),
+        });
         self.add_year(game.year, game.year);
         self.ply = self.ply.min(ply);
     }
@@ -276,6 +269,39 @@ pub struct GameFacts {
     pub white_elo: Option<u32>,
     pub black_elo: Option<u32>,
     pub year: Option<u16>,
+}
+
+/// The counters a game adds to: games; white wins, draws, black wins; and
+/// (sum, count) of each side's known ratings.
+pub(crate) struct Tally<'a, N> {
+    pub games: &'a mut N,
+    pub results: [&'a mut N; 3],
+    pub white_elo: (&'a mut u64, &'a mut N),
+    pub black_elo: (&'a mut u64, &'a mut N),
+}
+
+impl GameFacts {
+    /// Adds the game to counters of any width (the tree keeps u32, the
+    /// opening lines u64).
+    pub(crate) fn tally<N: AddAssign + From<u8>>(&self, tally: Tally<'_, N>) {
+        let [white_wins, draws, black_wins] = tally.results;
+        *tally.games += N::from(1);
+        match self.result {
+            Some(GameResult::WhiteWins) => *white_wins += N::from(1),
+            Some(GameResult::Draw) => *draws += N::from(1),
+            Some(GameResult::BlackWins) => *black_wins += N::from(1),
+            Some(GameResult::Unfinished) | None => {}
+        }
+        for (elo, (sum, count)) in [
+            (self.white_elo, tally.white_elo),
+            (self.black_elo, tally.black_elo),
+        ] {
+            if let Some(elo) = elo {
+                *sum += u64::from(elo);
+                *count += N::from(1);
+            }
+        }
+    }
 }
 
 /// Run-file layout of a tree entry.
