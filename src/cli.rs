@@ -17,7 +17,7 @@ pub struct Cli {
 
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Replay every game of PGN archives and write games, rejects and a summary.
+    /// Replay every game of PGN archives; write games, rejects, opening statistics and a summary.
     Import(ImportArgs),
     /// Show the moves played from one position, from an import's opening tree.
     Explore(ExploreArgs),
@@ -28,7 +28,7 @@ pub struct ImportArgs {
     /// PGN files (plain, .zst, .gz, .bz2), folders (searched recursively), or - for stdin.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Folder for games.parquet, rejects.parquet and summary.json.
+    /// Folder for the tables (games, rejects, openings, opening_lines) and summary.json.
     #[arg(long, short)]
     pub out: PathBuf,
     /// Worker threads (default: one per core).
