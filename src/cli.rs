@@ -47,6 +47,9 @@ pub struct ImportArgs {
     /// a unit (512M, 1G, 2GiB).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]
     pub memory_limit: u64,
+    /// Values of pawn, knight, bishop, rook and queen for the material columns.
+    #[arg(long, default_value = "1,3,3,5,9", value_parser = crate::replay::material::PieceValues::parse)]
+    pub piece_values: crate::replay::material::PieceValues,
 }
 
 /// Explore one position of the opening tree of an import.

@@ -5,14 +5,18 @@ use std::borrow::Cow;
 
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
+use crate::pgn::time_control::TimeClass;
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
 use crate::replay::audit::{self, Declared, ResultCheck};
+use crate::replay::draw::draw_reason;
+use crate::replay::material::material_facts;
 use crate::replay::openings;
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::result::GameResult;
 use crate::replay::{self, Replayer};
 use crate::sink::rows::{GameRow, Place, RejectRow, Span};
+use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;
 use crate::stats::{Aggregates, RunCounts};
 
@@ -52,21 +56,49 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOut
     out
 }
 
-/// Names the opening of a standard-start game and adds the game to the
-/// opening tree and lines. Games from a set-up position have no opening.
+/// Derives the per-game statistics columns (material, speed, draw reason,
+/// opening) and adds the game to the worker's aggregates. Games from a
+/// set-up position or Chess960 have no opening and stay out of the tree.
 fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Aggregates<'_>) {
+    let declared = row
+        .declared_result
+        .and_then(|r| GameResult::from_marker(r.as_bytes()));
+    let counted = counted_result(row.result_check, declared, row.replayed.result_by_rule);
+    let (start, turn) = replayer.start();
+    row.material = material_facts(
+        start,
+        turn,
+        replayer.moves(),
+        replayer.final_board(),
+        &aggregates.options.piece_values,
+    );
+    row.time_class = TimeClass::of_tag(row.tag(row.time_control));
+    row.draw_reason = draw_reason(counted, &row.replayed);
+    let outcome = OutcomeFacts {
+        year: row.year,
+        time_class: row.time_class,
+        white_elo: row.white_elo,
+        black_elo: row.black_elo,
+        declared,
+        end_state: row.replayed.end_state,
+        termination: row.tag(row.termination),
+        draw_reason: row.draw_reason,
+        counted,
+        diff_at: row.material.diff_at,
+        endgame: row
+            .material
+            .endgame_material
+            .zip(row.material.endgame_ply)
+            .map(|(m, ply)| (m, row.replayed.plies - ply)),
+    };
+    aggregates.outcomes.add(&outcome);
     if row.start_fen.is_some() || row.chess960 {
         return;
     }
     let keys = replayer.keys();
     row.opening = openings::index().classify(keys);
     let facts = GameFacts {
-        result: counted_result(
-            row.result_check,
-            row.declared_result
-                .and_then(|r| GameResult::from_marker(r.as_bytes())),
-            row.replayed.result_by_rule,
-        ),
+        result: counted,
         white_elo: row.white_elo.and_then(|e| u32::try_from(e).ok()),
         black_elo: row.black_elo.and_then(|e| u32::try_from(e).ok()),
         year: row.year.and_then(|y| u16::try_from(y).ok()),

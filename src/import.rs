@@ -21,13 +21,16 @@ use thiserror::Error;
 use crate::game::{BatchOutput, process_batch};
 use crate::input::{self, InputError, InputSource, progress};
 use crate::pgn::framer::{Batch, Framer};
+use crate::replay::material::PieceValues;
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
+use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
 use crate::sink::summary::{InputSummary, Options, Summary, TreeSummary};
 use crate::stats::lines::OpeningLines;
+use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::spill::{self, SpillDir};
 use crate::stats::tree::TreeCodec;
-use crate::stats::{Aggregates, RunCounts};
+use crate::stats::{AggregateOptions, Aggregates, RunCounts, SpillDirs};
 
 const BATCH_BYTES: usize = 512 << 10;
 const BATCH_GAMES: usize = 2048;
@@ -45,6 +48,7 @@ pub struct ImportOptions {
     pub opening_plies: usize,
     /// Bytes the aggregates may hold in memory before spilling to disk.
     pub memory_limit: u64,
+    pub piece_values: PieceValues,
 }
 
 /// Default `--opening-plies`.
@@ -98,8 +102,12 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         })?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet);
-    let spill = SpillDir::new(options.out.join(format!(".spill-{}", std::process::id())));
-    let budget = usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX);
+    let spill = SpillDirs::new(&options.out);
+    let aggregate_options = AggregateOptions {
+        opening_plies: options.opening_plies,
+        budget: usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX),
+        piece_values: options.piece_values,
+    };
     let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
 
     // At most `in_flight` batches exist between the reader and the writer
@@ -123,7 +131,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
                 let outputs = out_tx.clone();
                 let (names, spill, finished) = (&names, &spill, &finished_aggregates);
                 workers.spawn(move |_| {
-                    let mut aggregates = Aggregates::new(options.opening_plies, budget, spill);
+                    let mut aggregates = Aggregates::new(aggregate_options, spill);
                     for (seq, batch) in batches {
                         let output = process_batch(&batch, &mut aggregates);
                         if outputs.send((seq, Tables::new(output, names))).is_err() {
@@ -160,6 +168,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         memory_limit_bytes: options.memory_limit,
         spill_runs: spill.runs_written(),
         spill_bytes: spill.bytes_written() as u64,
+        piece_values: options.piece_values.0,
     };
     drop(spill);
     let tables = writers.finish()?;
@@ -187,6 +196,9 @@ struct Writers {
     rejects: TableWriter,
     openings: TableWriter,
     opening_lines: TableWriter,
+    results: TableWriter,
+    material: TableWriter,
+    endgames: TableWriter,
 }
 
 impl Writers {
@@ -208,11 +220,22 @@ impl Writers {
                 "opening_lines",
                 opening_lines_frame(&OpeningLines::default()),
             )?,
+            results: open("results", results_frame(&[]))?,
+            material: open("material", material_frame(&MaterialTable::default()))?,
+            endgames: open("endgames", endgames_frame(Vec::new()))?,
         })
     }
 
     fn abandon(self) {
-        for writer in [self.games, self.rejects, self.openings, self.opening_lines] {
+        for writer in [
+            self.games,
+            self.rejects,
+            self.openings,
+            self.opening_lines,
+            self.results,
+            self.material,
+            self.endgames,
+        ] {
             let _ = writer.abandon();
         }
     }
@@ -225,6 +248,9 @@ impl Writers {
             ("rejects.parquet", self.rejects),
             ("openings.parquet", self.openings),
             ("opening_lines.parquet", self.opening_lines),
+            ("results.parquet", self.results),
+            ("material.parquet", self.material),
+            ("endgames.parquet", self.endgames),
         ] {
             let path = writer.path().to_path_buf();
             let rows = writer.finish().map_err(|e| write_error(&path, e))?;
@@ -234,32 +260,68 @@ impl Writers {
     }
 }
 
-/// Merges the workers' aggregates and writes the opening tables.
+/// Merges the workers' aggregates and writes the statistics tables.
 fn write_aggregates(
     aggregates: Vec<Aggregates<'_>>,
-    spill_dir: &SpillDir,
+    spill_dirs: &SpillDirs,
     writers: &mut Writers,
 ) -> Result<(), ImportError> {
-    let spill_error = |e: std::io::Error| write_error(spill_dir.path(), e);
     let mut lines = OpeningLines::default();
+    let mut material = MaterialTable::default();
     for part in &aggregates {
         lines += &part.lines;
+        material += &part.outcomes.material;
     }
-    // Each worker's map is sorted on its own thread.
+    // Each worker's maps are sorted on its own thread.
     let parts = aggregates
         .into_par_iter()
-        .map(|part| part.tree.finish())
+        .map(|part| {
+            Ok((
+                part.tree.finish()?,
+                part.outcomes.results.finish()?,
+                part.outcomes.endgames.finish()?,
+            ))
+        })
         .collect::<std::io::Result<Vec<_>>>()
-        .map_err(spill_error)?;
-    let merged = spill::merge::<TreeCodec>(spill_dir, parts).map_err(spill_error)?;
+        .map_err(|e| write_error(spill_dirs.tree.path(), e))?;
+    let mut trees = Vec::with_capacity(parts.len());
+    let mut results = Vec::with_capacity(parts.len());
+    let mut endgames = Vec::with_capacity(parts.len());
+    for (tree, result, endgame) in parts {
+        trees.push(tree);
+        results.push(result);
+        endgames.push(endgame);
+    }
+
+    let merged = merge_parts::<TreeCodec>(&spill_dirs.tree, trees)?;
     let path = writers.openings.path().to_path_buf();
     write_openings(merged, &mut writers.openings).map_err(|e| write_error(&path, e))?;
-    let path = writers.opening_lines.path().to_path_buf();
-    let frame = opening_lines_frame(&lines).map_err(|e| write_error(&path, e))?;
-    writers
-        .opening_lines
-        .write(&frame)
-        .map_err(|e| write_error(&path, e))
+    let merged = merge_parts::<ResultsCodec>(&spill_dirs.results, results)?;
+    let path = writers.results.path().to_path_buf();
+    write_results(merged, &mut writers.results).map_err(|e| write_error(&path, e))?;
+    let endgames = merge_parts::<EndgamesCodec>(&spill_dirs.endgames, endgames)?
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(|e| write_error(spill_dirs.endgames.path(), e))?;
+
+    write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))?;
+    write_frame(&mut writers.material, material_frame(&material))?;
+    write_frame(&mut writers.endgames, endgames_frame(endgames))
+}
+
+fn merge_parts<C: spill::Codec>(
+    dir: &SpillDir,
+    parts: Vec<Vec<(C::Key, C::Value)>>,
+) -> Result<spill::Merged<C>, ImportError> {
+    spill::merge::<C>(dir, parts).map_err(|e| write_error(dir.path(), e))
+}
+
+fn write_frame(
+    writer: &mut TableWriter,
+    frame: PolarsResult<DataFrame>,
+) -> Result<(), ImportError> {
+    let path = writer.path().to_path_buf();
+    let frame = frame.map_err(|e| write_error(&path, e))?;
+    writer.write(&frame).map_err(|e| write_error(&path, e))
 }
 
 fn thread_died(which: &str) -> ImportError {

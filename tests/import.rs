@@ -648,5 +648,5 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     let leftovers: Vec<_> = std::fs::read_dir(run.dir.path())
         .map(|d| d.flatten().map(|e| e.file_name()).collect())
         .unwrap_or_default();
-    assert_eq!(leftovers.len(), 5, "{leftovers:?}");
+    assert_eq!(leftovers.len(), 8, "{leftovers:?}");
 }

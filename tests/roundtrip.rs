@@ -7,8 +7,7 @@ use pgn_reader::shakmaty::san::San;
 use pgn_reader::shakmaty::{CastlingMode, Chess, Position};
 use pgnlake::game::process_batch;
 use pgnlake::pgn::framer::{Batch, Framer};
-use pgnlake::stats::Aggregates;
-use pgnlake::stats::spill::SpillDir;
+use pgnlake::stats::{AggregateOptions, Aggregates, SpillDirs};
 use proptest::prelude::*;
 
 #[derive(Debug, Clone)]
@@ -115,8 +114,13 @@ proptest! {
         let mut framer = Framer::new(pgn.as_bytes());
         let mut next_id = 0;
         let mut got = Vec::new();
-        let spill = SpillDir::new(std::path::PathBuf::from("unused"));
-        let mut aggregates = Aggregates::new(20, 1 << 20, &spill);
+        let spill = SpillDirs::new(std::path::Path::new("unused"));
+        let options = AggregateOptions {
+            opening_plies: 20,
+            budget: 1 << 20,
+            piece_values: Default::default(),
+        };
+        let mut aggregates = Aggregates::new(options, &spill);
         loop {
             let mut batch = Batch::default();
             // Tiny batches exercise the reader restarting between frames.

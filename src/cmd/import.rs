@@ -17,6 +17,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         strict: args.strict,
         opening_plies: args.opening_plies,
         memory_limit: args.memory_limit,
+        piece_values: args.piece_values,
     };
     let summary = run_import(&options)?;
     if !options.quiet {

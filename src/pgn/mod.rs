@@ -4,4 +4,5 @@
 pub mod encoding;
 pub mod framer;
 pub mod movetext;
+pub mod time_control;
 pub mod visitor;

@@ -3,6 +3,8 @@
 //! how the game ended under the FIDE Laws (articles 5 and 9).
 
 pub mod audit;
+pub mod draw;
+pub mod material;
 pub mod openings;
 pub mod reject;
 pub mod resolve;
@@ -13,8 +15,8 @@ use pgn_reader::shakmaty::fen::Fen;
 use pgn_reader::shakmaty::san::{San, SanError};
 use pgn_reader::shakmaty::zobrist::{Zobrist64, ZobristValue};
 use pgn_reader::shakmaty::{
-    Bitboard, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position, Rank,
-    Role, Square,
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position,
+    Rank, Role, Square,
 };
 
 use reject::{RejectReason, Rejection};
@@ -154,6 +156,9 @@ pub struct Replayed {
     pub threefold_final: bool,
     pub fifty_final: bool,
     pub automatic_end_ply: Option<u32>,
+    /// Which rule ended the game at `automatic_end_ply`: fivefold
+    /// repetition or the 75-move rule.
+    pub automatic_end: Option<EndState>,
     pub plies_after_end: u32,
     pub perpetual_check: bool,
     /// Per side: cannot checkmate by any legal sequence in the final position.
@@ -168,10 +173,25 @@ pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
 }
 
 /// Replays games one after another, reusing its buffers.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Replayer {
     history: Vec<u64>,
     moves: Vec<Move>,
+    start_board: Board,
+    start_turn: Color,
+    final_board: Board,
+}
+
+impl Default for Replayer {
+    fn default() -> Self {
+        Replayer {
+            history: Vec::new(),
+            moves: Vec::new(),
+            start_board: Board::default(),
+            start_turn: Color::White,
+            final_board: Board::default(),
+        }
+    }
 }
 
 impl Replayer {
@@ -185,10 +205,28 @@ impl Replayer {
         &self.moves
     }
 
+    /// The start position's board and side to move, of the last game.
+    pub fn start(&self) -> (&Board, Color) {
+        (&self.start_board, self.start_turn)
+    }
+
+    /// The final board of the last game replayed.
+    pub fn final_board(&self) -> &Board {
+        &self.final_board
+    }
+
     pub fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         self.history.clear();
         self.moves.clear();
-        replay_into(start, sans, &mut self.history, &mut self.moves)
+        self.start_board.clone_from(start.pos.board());
+        self.start_turn = start.pos.turn();
+        replay_into(
+            start,
+            sans,
+            &mut self.history,
+            &mut self.moves,
+            &mut self.final_board,
+        )
     }
 }
 
@@ -197,6 +235,7 @@ fn replay_into(
     sans: &[SanPlus],
     history: &mut Vec<u64>,
     moves: &mut Vec<Move>,
+    final_board: &mut Board,
 ) -> Result<Replayed, Rejection> {
     let mode = if start.chess960 {
         CastlingMode::Chess960
@@ -218,6 +257,7 @@ fn replay_into(
     let mut threefold_first_ply = None;
     let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
     let mut automatic_end_ply = (pos.halfmoves() >= 150 && !pos.is_checkmate()).then_some(0);
+    let mut automatic_end = automatic_end_ply.map(|_| EndState::SeventyfiveMoves);
     let mut final_repetitions = 1u32;
 
     for (index, san_plus) in sans.iter().enumerate() {
@@ -259,6 +299,11 @@ fn replay_into(
             && (repetitions >= 5 || (pos.halfmoves() >= 150 && !pos.is_checkmate()))
         {
             automatic_end_ply = Some(ply);
+            automatic_end = Some(if repetitions >= 5 {
+                EndState::FivefoldRepetition
+            } else {
+                EndState::SeventyfiveMoves
+            });
         }
     }
 
@@ -269,6 +314,7 @@ fn replay_into(
     let result_by_rule = proven_result(end_state, winner_by_rule, drawn_before_end);
     let threefold_final = final_repetitions >= 3;
     let perpetual_check = threefold_final && is_perpetual(history, window_start, start_pos, moves);
+    final_board.clone_from(pos.board());
     Ok(Replayed {
         plies,
         // Only ASCII was pushed.
@@ -282,6 +328,7 @@ fn replay_into(
         threefold_final,
         fifty_final: pos.halfmoves() >= 100 && end_state != EndState::Checkmate,
         automatic_end_ply,
+        automatic_end,
         plies_after_end: automatic_end_ply.map_or(0, |ply| plies - ply),
         perpetual_check,
         white_insufficient: pos.has_insufficient_material(Color::White),

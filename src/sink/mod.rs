@@ -2,6 +2,7 @@
 //! a temporary name and renamed at the end) and the run summary.
 
 pub mod openings;
+pub mod outcomes;
 pub mod parquet;
 pub mod rows;
 pub mod summary;

@@ -7,18 +7,10 @@ use std::io;
 use polars::prelude::*;
 use rayon::prelude::*;
 
-use super::parquet::{ROW_GROUP_ROWS, TableWriter};
+use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
-
-fn col<T, P>(name: &str, values: T) -> Column
-where
-    Series: NamedFrom<T, P>,
-    P: ?Sized,
-{
-    Series::new(name.into(), values).into_column()
-}
 
 /// An edge spelled out for the table.
 #[derive(Debug, Default)]

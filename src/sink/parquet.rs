@@ -24,7 +24,8 @@ pub const ROW_GROUP_ROWS: usize = 1 << 15;
 /// 1 costs about half of the default for a few percent more bytes.
 const ZSTD_LEVEL: i32 = 1;
 
-fn col<T, P>(name: &str, values: T) -> Column
+/// A column named `name` from anything polars builds a Series from.
+pub(crate) fn col<T, P>(name: &str, values: T) -> Column
 where
     Series: NamedFrom<T, P>,
     P: ?Sized,
@@ -116,6 +117,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("white_title", values(rows, |r| r.tag(r.white_title))),
         col("black_title", values(rows, |r| r.tag(r.black_title))),
         col("time_control", values(rows, |r| r.tag(r.time_control))),
+        col("time_class", values(rows, |r| r.time_class.as_str())),
         col("termination", values(rows, |r| r.tag(r.termination))),
         col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
         col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),
@@ -143,6 +145,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         ),
         col("result_check", values(rows, |r| r.result_check.as_str())),
         col("end_state", values(rows, |r| r.replayed.end_state.as_str())),
+        col(
+            "draw_reason",
+            values(rows, |r| r.draw_reason.map(|d| d.as_str())),
+        ),
         col(
             "winner_by_rule",
             values(rows, |r| r.replayed.winner_by_rule.map(color_name)),
@@ -173,6 +179,50 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
             values(rows, |r| r.replayed.perpetual_check),
         ),
         col("final_fen", values(rows, |r| r.replayed.final_fen.as_str())),
+        col(
+            "final_material",
+            values(rows, |r| r.material.final_material.signature()),
+        ),
+        col("white_material", values(rows, |r| r.material.white)),
+        col("black_material", values(rows, |r| r.material.black)),
+        col("material_diff", values(rows, |r| r.material.diff)),
+        col(
+            "material_diff_at_20",
+            values(rows, |r| r.material.diff_at[0]),
+        ),
+        col(
+            "material_diff_at_40",
+            values(rows, |r| r.material.diff_at[1]),
+        ),
+        col(
+            "material_diff_at_60",
+            values(rows, |r| r.material.diff_at[2]),
+        ),
+        col(
+            "material_diff_at_80",
+            values(rows, |r| r.material.diff_at[3]),
+        ),
+        col(
+            "max_white_lead",
+            values(rows, |r| r.material.max_white_lead),
+        ),
+        col(
+            "max_black_lead",
+            values(rows, |r| r.material.max_black_lead),
+        ),
+        col("endgame_ply", values(rows, |r| r.material.endgame_ply)),
+        col(
+            "endgame_signature",
+            values(rows, |r| r.material.endgame_material.map(|m| m.signature())),
+        ),
+        col(
+            "bishop_pair_white",
+            values(rows, |r| r.material.bishop_pair_white),
+        ),
+        col(
+            "bishop_pair_black",
+            values(rows, |r| r.material.bishop_pair_black),
+        ),
         col("moves_uci", values(rows, |r| r.replayed.moves_uci.as_str())),
         col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
         extra_tags_column(rows)?,

@@ -3,8 +3,11 @@
 
 use std::borrow::Cow;
 
+use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
+use crate::replay::draw::DrawReason;
+use crate::replay::material::MaterialFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 
@@ -65,6 +68,9 @@ pub struct GameRow {
     pub result_check: ResultCheck,
     /// Moves, end state and draw claims, as replay found them.
     pub replayed: Replayed,
+    pub material: MaterialFacts,
+    pub time_class: TimeClass,
+    pub draw_reason: Option<DrawReason>,
     pub encoding_repaired: bool,
     pub extra_tags: Vec<(Cow<'static, str>, Span)>,
 }

@@ -35,6 +35,8 @@ pub struct TreeSummary {
     /// Sorted runs written to disk because the budget was reached.
     pub spill_runs: usize,
     pub spill_bytes: u64,
+    /// Pawn, knight, bishop, rook and queen, as used for the material columns.
+    pub piece_values: [i32; 5],
 }
 
 #[derive(Debug, Clone, Serialize)]

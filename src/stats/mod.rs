@@ -4,6 +4,7 @@
 
 pub mod keyhash;
 pub mod lines;
+pub mod outcomes;
 pub mod spill;
 pub mod tree;
 
@@ -15,6 +16,7 @@ use crate::replay::audit::ResultCheck;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 use lines::OpeningLines;
+use outcomes::Outcomes;
 use spill::SpillDir;
 use tree::{GameFacts, OpeningTree};
 
@@ -61,18 +63,67 @@ impl RunCounts {
     }
 }
 
+/// Where the aggregates spill when they pass their budget: one folder each.
+pub struct SpillDirs {
+    pub tree: SpillDir,
+    pub results: SpillDir,
+    pub endgames: SpillDir,
+}
+
+impl SpillDirs {
+    /// `DIR/.spill-PID-tree`, `…-results`, `…-endgames`.
+    pub fn new(dir: &std::path::Path) -> SpillDirs {
+        let pid = std::process::id();
+        let at = |name: &str| SpillDir::new(dir.join(format!(".spill-{pid}-{name}")));
+        SpillDirs {
+            tree: at("tree"),
+            results: at("results"),
+            endgames: at("endgames"),
+        }
+    }
+
+    pub fn runs_written(&self) -> usize {
+        self.tree.runs_written() + self.results.runs_written() + self.endgames.runs_written()
+    }
+
+    pub fn bytes_written(&self) -> usize {
+        self.tree.bytes_written() + self.results.bytes_written() + self.endgames.bytes_written()
+    }
+}
+
+/// What the workers need to know to aggregate.
+#[derive(Debug, Clone, Copy)]
+pub struct AggregateOptions {
+    /// The opening-tree window.
+    pub opening_plies: usize,
+    /// Bytes one worker may hold.
+    pub budget: usize,
+    pub piece_values: crate::replay::material::PieceValues,
+}
+
 /// A worker's aggregates over the accepted games it replayed.
 pub struct Aggregates<'s> {
     pub tree: OpeningTree<'s>,
     pub lines: OpeningLines,
+    pub outcomes: Outcomes<'s>,
+    pub options: AggregateOptions,
 }
 
 impl<'s> Aggregates<'s> {
-    /// `plies`: the opening-tree window; `budget`: this worker's bytes.
-    pub fn new(plies: usize, budget: usize, spill: &'s SpillDir) -> Self {
+    /// The opening tree gets three quarters of the budget, the results and
+    /// endgame tables (far smaller in practice) the rest.
+    pub fn new(options: AggregateOptions, spill: &'s SpillDirs) -> Self {
+        let tree_budget = options.budget / 4 * 3;
         Aggregates {
-            tree: OpeningTree::new(plies, budget, spill),
+            tree: OpeningTree::new(options.opening_plies, tree_budget, &spill.tree),
             lines: OpeningLines::default(),
+            outcomes: Outcomes::new(
+                options.budget - tree_budget,
+                options.piece_values,
+                &spill.results,
+                &spill.endgames,
+            ),
+            options,
         }
     }
 

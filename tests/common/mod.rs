@@ -52,6 +52,7 @@ pub fn import_with(
         strict: false,
         opening_plies,
         memory_limit,
+        piece_values: Default::default(),
     };
     let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
     Imported { dir, summary }

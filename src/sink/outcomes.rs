@@ -1,0 +1,129 @@
+//! Sink stage, result and material tables: `results.parquet` streamed from
+//! the merged aggregate in key order, `material.parquet` and
+//! `endgames.parquet` (small) written at once.
+
+use std::io;
+
+use polars::prelude::*;
+
+use super::openings::TreeWriteError;
+use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use crate::stats::outcomes::{
+    Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue,
+};
+
+/// `games`, `white_wins`, `draws`, `black_wins`, `unfinished`.
+fn count_columns<'a>(counts: impl Iterator<Item = &'a Counts> + Clone) -> Vec<Column> {
+    let of = |f: fn(&Counts) -> u64| counts.clone().map(f).collect::<Vec<u64>>();
+    vec![
+        col("games", of(|c| c.games)),
+        col("white_wins", of(|c| c.white_wins)),
+        col("draws", of(|c| c.draws)),
+        col("black_wins", of(|c| c.black_wins)),
+        col("unfinished", of(Counts::unfinished)),
+    ]
+}
+
+/// The `results` table for a chunk of merged entries.
+pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataFrame> {
+    let keys = || entries.iter().map(|(k, _)| k);
+    let mut columns = vec![
+        col("year", keys().map(ResultKey::year).collect::<Vec<_>>()),
+        col(
+            "time_class",
+            keys().map(ResultKey::time_class).collect::<Vec<_>>(),
+        ),
+        col(
+            "rating_diff_bucket",
+            keys()
+                .map(ResultKey::rating_diff_bucket)
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "declared_result",
+            keys().map(ResultKey::declared).collect::<Vec<_>>(),
+        ),
+        col(
+            "end_state",
+            keys().map(ResultKey::end_state).collect::<Vec<_>>(),
+        ),
+        col(
+            "termination",
+            entries
+                .iter()
+                .map(|(_, v)| v.termination.as_deref())
+                .collect::<Vec<_>>(),
+        ),
+        col(
+            "draw_reason",
+            keys().map(ResultKey::draw_reason).collect::<Vec<_>>(),
+        ),
+    ];
+    columns.extend(count_columns(entries.iter().map(|(_, v)| &v.counts)));
+    DataFrame::new(entries.len(), columns)
+}
+
+/// Streams the merged results into `writer` in row groups; rows written.
+pub fn write_results(
+    merged: impl Iterator<Item = io::Result<(ResultKey, ResultValue)>>,
+    writer: &mut TableWriter,
+) -> Result<u64, TreeWriteError> {
+    let mut chunk = Vec::with_capacity(ROW_GROUP_ROWS.min(4096));
+    let mut rows = 0u64;
+    for entry in merged {
+        chunk.push(entry?);
+        if chunk.len() >= ROW_GROUP_ROWS {
+            writer.write(&results_frame(&chunk)?)?;
+            rows += chunk.len() as u64;
+            chunk.clear();
+        }
+    }
+    writer.write(&results_frame(&chunk)?)?;
+    Ok(rows + chunk.len() as u64)
+}
+
+/// The `material` table: one row per (checkpoint ply, material difference)
+/// with games, by ply then difference.
+pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
+    let rows: Vec<_> = table.rows().collect();
+    let mut columns = vec![
+        col(
+            "checkpoint_ply",
+            rows.iter().map(|r| r.0).collect::<Vec<u32>>(),
+        ),
+        col(
+            "material_diff",
+            rows.iter().map(|r| r.1).collect::<Vec<i32>>(),
+        ),
+    ];
+    columns.extend(count_columns(rows.iter().map(|r| r.2)));
+    DataFrame::new(rows.len(), columns)
+}
+
+/// The `endgames` table: most played first, then by signature.
+pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsResult<DataFrame> {
+    let mut named: Vec<(String, EndgameValue)> =
+        entries.drain(..).map(|(k, v)| (k.signature(), v)).collect();
+    named.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+    let of = |f: fn(&EndgameValue) -> u64| named.iter().map(|(_, v)| f(v)).collect::<Vec<u64>>();
+    let columns = vec![
+        col(
+            "endgame_signature",
+            named.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
+        ),
+        col("games", of(|v| v.games)),
+        col("stronger_side_wins", of(|v| v.stronger_side_wins)),
+        col("draws", of(|v| v.draws)),
+        col("weaker_side_wins", of(|v| v.weaker_side_wins)),
+        col("unfinished", of(EndgameValue::unfinished)),
+        col("plies_to_end_sum", of(|v| v.plies_sum)),
+        col(
+            "avg_plies_to_end",
+            named
+                .iter()
+                .map(|(_, v)| v.plies_sum as f64 / v.games.max(1) as f64)
+                .collect::<Vec<f64>>(),
+        ),
+    ];
+    DataFrame::new(named.len(), columns)
+}

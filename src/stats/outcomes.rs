@@ -1,0 +1,492 @@
+//! Statistics stage, results and material: counts of results by year,
+//! speed, rating gap, declared result, end state, termination and draw
+//! reason (`results`); by material difference at fixed plies (`material`);
+//! and by endgame (`endgames`). Only sums and counts, merged by addition.
+
+use std::ops::AddAssign;
+
+use shakmaty::{Color, Role};
+
+use super::spill::{BoundedMap, Codec, SpillDir};
+use crate::pgn::time_control::TimeClass;
+use crate::replay::EndState;
+use crate::replay::draw::DrawReason;
+use crate::replay::material::{CHECKPOINTS, Material, PieceValues};
+use crate::replay::result::GameResult;
+
+/// Games and their counted results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub games: u64,
+    pub white_wins: u64,
+    pub draws: u64,
+    pub black_wins: u64,
+}
+
+impl Counts {
+    fn add(&mut self, result: Option<GameResult>) {
+        self.games += 1;
+        match result {
+            Some(GameResult::WhiteWins) => self.white_wins += 1,
+            Some(GameResult::Draw) => self.draws += 1,
+            Some(GameResult::BlackWins) => self.black_wins += 1,
+            Some(GameResult::Unfinished) | None => {}
+        }
+    }
+
+    pub fn unfinished(&self) -> u64 {
+        self.games - self.white_wins - self.draws - self.black_wins
+    }
+}
+
+impl AddAssign<&Counts> for Counts {
+    fn add_assign(&mut self, other: &Counts) {
+        self.games += other.games;
+        self.white_wins += other.white_wins;
+        self.draws += other.draws;
+        self.black_wins += other.black_wins;
+    }
+}
+
+/// What one accepted game adds to these tables.
+#[derive(Debug, Clone, Copy)]
+pub struct OutcomeFacts<'a> {
+    pub year: Option<i32>,
+    pub time_class: TimeClass,
+    pub white_elo: Option<i32>,
+    pub black_elo: Option<i32>,
+    pub declared: Option<GameResult>,
+    pub end_state: EndState,
+    pub termination: Option<&'a str>,
+    pub draw_reason: Option<DrawReason>,
+    /// The result the statistics count (see `counted_result`).
+    pub counted: Option<GameResult>,
+    pub diff_at: [Option<i32>; 4],
+    /// The first endgame position's material and the plies from it to the end.
+    pub endgame: Option<(Material, u32)>,
+}
+
+/// White Elo − black Elo in 50-point buckets (the lower bound), clamped to
+/// −800..=800; None when a rating is missing.
+pub fn rating_diff_bucket(white: Option<i32>, black: Option<i32>) -> Option<i32> {
+    let diff = white? - black?;
+    Some((diff.div_euclid(50) * 50).clamp(-800, 800))
+}
+
+/// The key of a `results` row. Null is the smallest value of each field;
+/// the termination tag is keyed by a stable hash and kept in the value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ResultKey {
+    pub year: i32,
+    pub time_class: u8,
+    pub rating_diff_bucket: i32,
+    pub declared: u8,
+    pub end_state: u8,
+    pub draw_reason: u8,
+    pub termination: u64,
+}
+
+const NULL_INT: i32 = i32::MIN;
+
+impl ResultKey {
+    fn of(game: &OutcomeFacts<'_>) -> ResultKey {
+        ResultKey {
+            year: game.year.unwrap_or(NULL_INT),
+            time_class: game.time_class as u8,
+            rating_diff_bucket: rating_diff_bucket(game.white_elo, game.black_elo)
+                .unwrap_or(NULL_INT),
+            declared: game.declared.map_or(0, |r| result_code(r) + 1),
+            end_state: game.end_state as u8,
+            draw_reason: game.draw_reason.map_or(0, |r| r as u8 + 1),
+            termination: game.termination.map_or(0, termination_hash),
+        }
+    }
+
+    pub fn year(&self) -> Option<i32> {
+        (self.year != NULL_INT).then_some(self.year)
+    }
+
+    pub fn rating_diff_bucket(&self) -> Option<i32> {
+        (self.rating_diff_bucket != NULL_INT).then_some(self.rating_diff_bucket)
+    }
+
+    pub fn time_class(&self) -> &'static str {
+        TimeClass::ALL
+            .get(usize::from(self.time_class))
+            .map_or("unknown", |t| t.as_str())
+    }
+
+    pub fn declared(&self) -> Option<&'static str> {
+        RESULTS
+            .get(usize::from(self.declared).checked_sub(1)?)
+            .map(|r| r.as_str())
+    }
+
+    pub fn end_state(&self) -> &'static str {
+        EndState::ALL
+            .get(usize::from(self.end_state))
+            .map_or("none", |e| e.as_str())
+    }
+
+    pub fn draw_reason(&self) -> Option<&'static str> {
+        DrawReason::ALL
+            .get(usize::from(self.draw_reason).checked_sub(1)?)
+            .map(|r| r.as_str())
+    }
+}
+
+const RESULTS: [GameResult; 4] = [
+    GameResult::WhiteWins,
+    GameResult::BlackWins,
+    GameResult::Draw,
+    GameResult::Unfinished,
+];
+
+fn result_code(result: GameResult) -> u8 {
+    RESULTS.iter().position(|&r| r == result).unwrap_or(0) as u8
+}
+
+/// FNV-1a: stable across runs and platforms (never 0, which means null).
+fn termination_hash(text: &str) -> u64 {
+    let hash = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    });
+    hash | 1
+}
+
+/// A `results` row's termination text and counts.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ResultValue {
+    pub termination: Option<Box<str>>,
+    pub counts: Counts,
+}
+
+pub struct ResultsCodec;
+
+impl Codec for ResultsCodec {
+    type Key = ResultKey;
+    type Value = ResultValue;
+
+    fn encode(key: &ResultKey, value: &ResultValue, out: &mut Vec<u8>) {
+        out.extend_from_slice(&key.year.to_le_bytes());
+        out.extend_from_slice(&[key.time_class, key.declared, key.end_state, key.draw_reason]);
+        out.extend_from_slice(&key.rating_diff_bucket.to_le_bytes());
+        out.extend_from_slice(&key.termination.to_le_bytes());
+        let c = &value.counts;
+        for n in [c.games, c.white_wins, c.draws, c.black_wins] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+        if let Some(text) = &value.termination {
+            out.extend_from_slice(text.as_bytes());
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(ResultKey, ResultValue)> {
+        let (fixed, text) = bytes.split_at_checked(4 + 4 + 4 + 8 + 32)?;
+        let int = |at: usize| Some(i32::from_le_bytes(fixed.get(at..at + 4)?.try_into().ok()?));
+        let long = |at: usize| Some(u64::from_le_bytes(fixed.get(at..at + 8)?.try_into().ok()?));
+        let byte = |at: usize| fixed.get(at).copied();
+        let key = ResultKey {
+            year: int(0)?,
+            time_class: byte(4)?,
+            declared: byte(5)?,
+            end_state: byte(6)?,
+            draw_reason: byte(7)?,
+            rating_diff_bucket: int(8)?,
+            termination: long(12)?,
+        };
+        let counts = Counts {
+            games: long(20)?,
+            white_wins: long(28)?,
+            draws: long(36)?,
+            black_wins: long(44)?,
+        };
+        let termination = if key.termination == 0 {
+            None
+        } else {
+            Some(std::str::from_utf8(text).ok()?.into())
+        };
+        Some((
+            key,
+            ResultValue {
+                termination,
+                counts,
+            },
+        ))
+    }
+
+    fn combine(into: &mut ResultValue, from: ResultValue) {
+        into.counts += &from.counts;
+        // Two texts share a key only on a hash collision: keep the same
+        // one whatever the merge order.
+        if from.termination < into.termination {
+            into.termination = from.termination;
+        }
+    }
+}
+
+/// `material_diff` values kept; larger differences are clamped.
+pub const MATERIAL_CLAMP: i32 = 9;
+const DIFFS: usize = (2 * MATERIAL_CLAMP + 1) as usize;
+
+/// Results by (checkpoint ply, material difference at it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MaterialTable {
+    cells: [[Counts; DIFFS]; CHECKPOINTS.len()],
+}
+
+impl Default for MaterialTable {
+    fn default() -> Self {
+        MaterialTable {
+            cells: [[Counts::default(); DIFFS]; CHECKPOINTS.len()],
+        }
+    }
+}
+
+impl MaterialTable {
+    fn add(&mut self, game: &OutcomeFacts<'_>) {
+        for (row, diff) in self.cells.iter_mut().zip(game.diff_at) {
+            let Some(diff) = diff else { continue };
+            let index = (diff.clamp(-MATERIAL_CLAMP, MATERIAL_CLAMP) + MATERIAL_CLAMP) as usize;
+            if let Some(cell) = row.get_mut(index) {
+                cell.add(game.counted);
+            }
+        }
+    }
+
+    /// (checkpoint ply, material difference, counts) of the cells with games.
+    pub fn rows(&self) -> impl Iterator<Item = (u32, i32, &Counts)> {
+        self.cells.iter().zip(CHECKPOINTS).flat_map(|(row, ply)| {
+            row.iter()
+                .enumerate()
+                .filter(|(_, c)| c.games > 0)
+                .map(move |(i, c)| (ply, i as i32 - MATERIAL_CLAMP, c))
+        })
+    }
+}
+
+impl AddAssign<&MaterialTable> for MaterialTable {
+    fn add_assign(&mut self, other: &MaterialTable) {
+        for (mine, theirs) in self.cells.iter_mut().zip(&other.cells) {
+            for (a, b) in mine.iter_mut().zip(theirs) {
+                *a += b;
+            }
+        }
+    }
+}
+
+/// An endgame's material, stronger side first, packed: four bits per
+/// count of queens, rooks, bishops, knights and pawns of each side.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EndgameKey(pub u64);
+
+const KEY_ROLES: [Role; 5] = [
+    Role::Queen,
+    Role::Rook,
+    Role::Bishop,
+    Role::Knight,
+    Role::Pawn,
+];
+
+impl EndgameKey {
+    fn of(material: &Material, stronger: Color) -> EndgameKey {
+        let mut key = 0u64;
+        for color in [stronger, !stronger] {
+            for role in KEY_ROLES {
+                key = (key << 4) | u64::from(material.count(color, role).min(15));
+            }
+        }
+        EndgameKey(key)
+    }
+
+    /// `KRPvKR`.
+    pub fn signature(&self) -> String {
+        let mut out = String::from("K");
+        for (i, role) in KEY_ROLES.iter().chain(KEY_ROLES.iter()).enumerate() {
+            if i == KEY_ROLES.len() {
+                out.push_str("vK");
+            }
+            let shift = 4 * (2 * KEY_ROLES.len() - 1 - i);
+            for _ in 0..(self.0 >> shift) & 15 {
+                out.push(role.upper_char());
+            }
+        }
+        out
+    }
+}
+
+/// An endgame's games, results seen from the stronger side, and plies
+/// from the endgame to the end.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct EndgameValue {
+    pub games: u64,
+    pub stronger_side_wins: u64,
+    pub draws: u64,
+    pub weaker_side_wins: u64,
+    pub plies_sum: u64,
+}
+
+impl EndgameValue {
+    pub fn unfinished(&self) -> u64 {
+        self.games - self.stronger_side_wins - self.draws - self.weaker_side_wins
+    }
+}
+
+pub struct EndgamesCodec;
+
+impl Codec for EndgamesCodec {
+    type Key = EndgameKey;
+    type Value = EndgameValue;
+
+    fn encode(key: &EndgameKey, v: &EndgameValue, out: &mut Vec<u8>) {
+        for n in [
+            key.0,
+            v.games,
+            v.stronger_side_wins,
+            v.draws,
+            v.weaker_side_wins,
+            v.plies_sum,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(EndgameKey, EndgameValue)> {
+        let mut words = bytes
+            .chunks_exact(8)
+            .map(|c| c.try_into().ok().map(u64::from_le_bytes));
+        let mut next = || words.next().flatten();
+        let key = EndgameKey(next()?);
+        let value = EndgameValue {
+            games: next()?,
+            stronger_side_wins: next()?,
+            draws: next()?,
+            weaker_side_wins: next()?,
+            plies_sum: next()?,
+        };
+        Some((key, value))
+    }
+
+    fn combine(into: &mut EndgameValue, from: EndgameValue) {
+        into.games += from.games;
+        into.stronger_side_wins += from.stronger_side_wins;
+        into.draws += from.draws;
+        into.weaker_side_wins += from.weaker_side_wins;
+        into.plies_sum += from.plies_sum;
+    }
+}
+
+/// A worker's results, material and endgame aggregates.
+pub struct Outcomes<'s> {
+    pub results: BoundedMap<'s, ResultsCodec>,
+    pub material: MaterialTable,
+    pub endgames: BoundedMap<'s, EndgamesCodec>,
+    values: PieceValues,
+}
+
+impl<'s> Outcomes<'s> {
+    pub fn new(
+        budget: usize,
+        values: PieceValues,
+        results: &'s SpillDir,
+        endgames: &'s SpillDir,
+    ) -> Self {
+        Outcomes {
+            results: BoundedMap::new(budget / 2, results),
+            material: MaterialTable::default(),
+            endgames: BoundedMap::new(budget / 2, endgames),
+            values,
+        }
+    }
+
+    pub fn add(&mut self, game: &OutcomeFacts<'_>) {
+        let counted = game.counted;
+        self.results.upsert(
+            ResultKey::of(game),
+            || ResultValue {
+                termination: game.termination.map(Into::into),
+                counts: Counts::default(),
+            },
+            |value| value.counts.add(counted),
+        );
+        self.material.add(game);
+        if let Some((material, plies_after)) = game.endgame {
+            let stronger = material.stronger(&self.values);
+            self.endgames.upsert(
+                EndgameKey::of(&material, stronger),
+                EndgameValue::default,
+                |value| {
+                    value.games += 1;
+                    value.plies_sum += u64::from(plies_after);
+                    match counted {
+                        Some(GameResult::Draw) => value.draws += 1,
+                        Some(GameResult::WhiteWins) if stronger == Color::White => {
+                            value.stronger_side_wins += 1;
+                        }
+                        Some(GameResult::BlackWins) if stronger == Color::Black => {
+                            value.stronger_side_wins += 1;
+                        }
+                        Some(GameResult::WhiteWins | GameResult::BlackWins) => {
+                            value.weaker_side_wins += 1;
+                        }
+                        Some(GameResult::Unfinished) | None => {}
+                    }
+                },
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rating_buckets() {
+        assert_eq!(rating_diff_bucket(Some(2000), Some(2000)), Some(0));
+        assert_eq!(rating_diff_bucket(Some(2049), Some(2000)), Some(0));
+        assert_eq!(rating_diff_bucket(Some(2050), Some(2000)), Some(50));
+        assert_eq!(rating_diff_bucket(Some(1999), Some(2000)), Some(-50));
+        assert_eq!(rating_diff_bucket(Some(2000), Some(2050)), Some(-50));
+        assert_eq!(rating_diff_bucket(Some(2000), Some(2051)), Some(-100));
+        assert_eq!(rating_diff_bucket(Some(3000), Some(1000)), Some(800));
+        assert_eq!(rating_diff_bucket(Some(1000), Some(3000)), Some(-800));
+        assert_eq!(rating_diff_bucket(None, Some(3000)), None);
+    }
+
+    #[test]
+    fn endgame_keys_spell_their_signature() {
+        let key = EndgameKey((0x01001 << 20) | 0x01000);
+        assert_eq!(key.signature(), "KRPvKR");
+        assert_eq!(EndgameKey(0).signature(), "KvK");
+    }
+
+    #[test]
+    fn result_records_round_trip() {
+        let key = ResultKey {
+            year: 2024,
+            time_class: 2,
+            rating_diff_bucket: -150,
+            declared: 3,
+            end_state: 5,
+            draw_reason: 8,
+            termination: termination_hash("Normal"),
+        };
+        let value = ResultValue {
+            termination: Some("Normal".into()),
+            counts: Counts {
+                games: 3,
+                white_wins: 1,
+                draws: 1,
+                black_wins: 0,
+            },
+        };
+        let mut bytes = Vec::new();
+        ResultsCodec::encode(&key, &value, &mut bytes);
+        assert_eq!(ResultsCodec::decode(&bytes), Some((key, value)));
+        assert_eq!(key.draw_reason(), Some("agreement_or_other"));
+        assert_eq!(key.declared(), Some("1/2-1/2"));
+        assert_eq!(key.time_class(), "blitz");
+        assert_eq!(key.end_state(), "none");
+    }
+}
