@@ -273,7 +273,13 @@ fn a_tiny_memory_budget_spills_and_gives_identical_tables() {
         "{} runs",
         spilled.summary.opening_tree.spill_runs
     );
-    for table in ["openings.parquet", "opening_lines.parquet"] {
+    for table in [
+        "openings.parquet",
+        "opening_lines.parquet",
+        "results.parquet",
+        "material.parquet",
+        "endgames.parquet",
+    ] {
         let a = std::fs::read(in_memory.dir.path().join(table)).unwrap_or_default();
         let b = std::fs::read(spilled.dir.path().join(table)).unwrap_or_default();
         assert!(a.len() > 1000, "{table} is too small");
