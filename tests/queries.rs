@@ -15,7 +15,15 @@ fn queries_dir() -> PathBuf {
 
 fn context(run: &Imported) -> SQLContext {
     let context = SQLContext::new();
-    for table in ["games", "rejects", "openings", "opening_lines"] {
+    for table in [
+        "games",
+        "rejects",
+        "openings",
+        "opening_lines",
+        "results",
+        "material",
+        "endgames",
+    ] {
         let path = run.dir.path().join(format!("{table}.parquet"));
         let source = PlRefPath::try_from_path(&path).unwrap_or_else(|e| panic!("{e}"));
         let frame = LazyFrame::scan_parquet(source, ScanArgsParquet::default())
@@ -126,4 +134,101 @@ fn opening_queries_answer_on_the_sample() {
         .unwrap_or_else(|| panic!("no transposition row for the Nimzo node"));
     assert_eq!(number_at(&transpositions, "move_orders", row), Some(2));
     assert_eq!(number_at(&transpositions, "games", row), Some(3));
+}
+
+/// Every row as `a | b | …`, nulls as `-`.
+fn rows(frame: &DataFrame) -> Vec<String> {
+    (0..frame.height())
+        .map(|i| {
+            frame
+                .columns()
+                .iter()
+                .map(|c| match c.get(i) {
+                    Ok(AnyValue::Null) | Err(_) => "-".to_owned(),
+                    Ok(AnyValue::String(s)) => s.to_owned(),
+                    Ok(AnyValue::StringOwned(s)) => s.to_string(),
+                    Ok(v) => v.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
+
+#[test]
+fn result_queries_answer_on_the_fixture() {
+    let run = import(&[common::sample("results.pgn")], 2);
+    let mut context = context(&run);
+    assert_eq!(
+        rows(&run_query(&mut context, "expected_score_curve.sql")),
+        [
+            "-800 | 1 | 0.0",
+            "-100 | 1 | 0.5",
+            "-50 | 1 | 1.0",
+            "0 | 11 | 0.6",
+            "50 | 1 | 0.5",
+            "100 | 1 | 1.0",
+            "800 | 1 | 1.0",
+        ]
+    );
+    assert_eq!(
+        rows(&run_query(&mut context, "draw_reasons_by_time_class.sql")),
+        [
+            "blitz | perpetual_check | 1 | 1.0",
+            "bullet | agreement_or_other | 1 | 0.5",
+            "bullet | stalemate | 1 | 0.5",
+            "classical | agreement_or_other | 1 | 1.0",
+            "correspondence | agreement_or_other | 1 | 1.0",
+            "rapid | agreement_or_other | 1 | 1.0",
+        ]
+    );
+    assert_eq!(
+        rows(&run_query(&mut context, "checkmates_by_time_class.sql")),
+        [
+            "blitz | 4 | 0 | 0.0",
+            "bullet | 4 | 1 | 0.25",
+            "classical | 3 | 0 | 0.0",
+            "correspondence | 3 | 0 | 0.0",
+            "rapid | 6 | 1 | 0.167",
+            "ultrabullet | 2 | 0 | 0.0",
+            "unknown | 1 | 0 | 0.0",
+        ]
+    );
+    assert_eq!(
+        rows(&run_query(&mut context, "top_endgames.sql")),
+        [
+            "KQPPPvKRPP | 1 | 0 | 1 | 0 | 10.0",
+            "KRPvKR | 1 | 0 | 1 | 0 | 8.0"
+        ]
+    );
+    let draw_rates = rows(&run_query(
+        &mut context,
+        "draw_rate_by_time_class_and_year.sql",
+    ));
+    assert_eq!(draw_rates.len(), 14);
+    assert!(draw_rates.contains(&"correspondence | 2023 | 3 | 1 | 0.333".to_owned()));
+}
+
+#[test]
+fn material_lead_conversion_agrees_with_the_games_table() {
+    let run = sample_run();
+    let mut context = context(&run);
+    let conversion = run_query(&mut context, "material_lead_conversion.sql");
+    let games = run.table("games");
+    let at_40: Vec<Option<i32>> = (0..games.height())
+        .map(|i| common::i32_at(&games, "material_diff_at_40", i))
+        .collect();
+    assert!(conversion.height() > 0);
+    for row in 0..conversion.height() {
+        let lead = number_at(&conversion, "lead", row).unwrap_or_default() as i32;
+        let expected = at_40
+            .iter()
+            .filter(|d| d.map(i32::abs) == Some(lead))
+            .count() as u64;
+        assert_eq!(
+            number_at(&conversion, "games", row),
+            Some(expected),
+            "lead {lead}"
+        );
+    }
 }

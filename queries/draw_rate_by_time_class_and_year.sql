@@ -1,0 +1,12 @@
+-- How often are games drawn, by time class and year? Draws over finished
+-- games.
+-- Tables: results
+SELECT time_class, year,
+       SUM(games) AS games,
+       SUM(draws) AS draws,
+       ROUND(SUM(draws) / CAST(SUM(white_wins) + SUM(draws) + SUM(black_wins) AS DOUBLE), 3)
+           AS draw_rate
+FROM results
+GROUP BY time_class, year
+HAVING SUM(white_wins) + SUM(draws) + SUM(black_wins) > 0
+ORDER BY time_class, year
