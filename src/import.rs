@@ -168,7 +168,6 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         memory_limit_bytes: options.memory_limit,
         spill_runs: spill.runs_written(),
         spill_bytes: spill.bytes_written() as u64,
-        piece_values: options.piece_values.0,
     };
     drop(spill);
     let tables = writers.finish()?;
@@ -179,6 +178,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
             threads,
             strict: options.strict,
             quiet: options.quiet,
+            piece_values: options.piece_values.into(),
         },
         inputs,
         &counts,

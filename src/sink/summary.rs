@@ -25,6 +25,7 @@ pub struct Options {
     pub threads: usize,
     pub strict: bool,
     pub quiet: bool,
+    pub piece_values: PieceValueNames,
 }
 
 /// How the opening tree was built.
@@ -35,8 +36,29 @@ pub struct TreeSummary {
     /// Sorted runs written to disk because the budget was reached.
     pub spill_runs: usize,
     pub spill_bytes: u64,
-    /// Pawn, knight, bishop, rook and queen, as used for the material columns.
-    pub piece_values: [i32; 5],
+}
+
+/// The piece values used for the material columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PieceValueNames {
+    pub pawn: i32,
+    pub knight: i32,
+    pub bishop: i32,
+    pub rook: i32,
+    pub queen: i32,
+}
+
+impl From<crate::replay::material::PieceValues> for PieceValueNames {
+    fn from(values: crate::replay::material::PieceValues) -> Self {
+        let [pawn, knight, bishop, rook, queen] = values.0;
+        PieceValueNames {
+            pawn,
+            knight,
+            bishop,
+            rook,
+            queen,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize)]
