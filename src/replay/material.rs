@@ -224,15 +224,29 @@ pub fn material_facts(
     note(&mut facts, 0, &material, diff);
     for (index, m) in moves.iter().enumerate() {
         let ply = index as u32 + 1;
-        if m.is_capture() || m.is_promotion() {
+        let changes = match m {
+            Move::Normal {
+                capture, promotion, ..
+            } => capture.is_some() || promotion.is_some(),
+            Move::EnPassant { .. } => true,
+            Move::Castle { .. } | Move::Put { .. } => false,
+        };
+        if changes {
             material.play(m, mover);
-            diff = material.diff(values);
+            // The difference moves by what the mover gained; recomputing it
+            // from all counts costs more than the rest of this loop.
+            let gain = gain_of(m, values);
+            diff += if mover == Color::White { gain } else { -gain };
             note(&mut facts, ply, &material, diff);
         }
-        for (slot, checkpoint) in facts.diff_at.iter_mut().zip(CHECKPOINTS) {
-            if ply == checkpoint {
-                *slot = Some(diff);
-            }
+        // Checkpoints are multiples of 20: one test per ply.
+        if ply % 20 == 0
+            && let Some(slot) = CHECKPOINTS
+                .iter()
+                .position(|&c| c == ply)
+                .and_then(|i| facts.diff_at.get_mut(i))
+        {
+            *slot = Some(diff);
         }
         mover = !mover;
     }
@@ -243,6 +257,21 @@ pub fn material_facts(
     facts.bishop_pair_white = has_bishop_pair(last, Color::White);
     facts.bishop_pair_black = has_bishop_pair(last, Color::Black);
     facts
+}
+
+/// Material the mover gains by `m`: what it captures, and a promotion's
+/// piece less the pawn.
+fn gain_of(m: &Move, values: &PieceValues) -> i32 {
+    match *m {
+        Move::Normal {
+            capture, promotion, ..
+        } => {
+            capture.map_or(0, |role| values.of(role))
+                + promotion.map_or(0, |role| values.of(role) - values.of(Role::Pawn))
+        }
+        Move::EnPassant { .. } => values.of(Role::Pawn),
+        Move::Castle { .. } | Move::Put { .. } => 0,
+    }
 }
 
 /// Bishops on both light and dark squares.
