@@ -240,7 +240,7 @@ pub fn material_facts(
             note(&mut facts, ply, &material, diff);
         }
         // Checkpoints are multiples of 20: one test per ply.
-        if ply % 20 == 0
+        if ply.is_multiple_of(20)
             && let Some(slot) = CHECKPOINTS
                 .iter()
                 .position(|&c| c == ply)
