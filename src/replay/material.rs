@@ -139,10 +139,15 @@ impl Material {
     /// The signature with `first` written first.
     fn signature_of(&self, first: Color) -> String {
         let mut out = String::with_capacity(34);
-        self.side_signature(first, &mut out);
-        out.push('v');
-        self.side_signature(!first, &mut out);
+        self.write_signature(first, &mut out);
         out
+    }
+
+    /// Appends the signature with `first` written first.
+    pub fn write_signature(&self, first: Color, out: &mut String) {
+        self.side_signature(first, out);
+        out.push('v');
+        self.side_signature(!first, out);
     }
 
     /// The stronger side: more material, then the larger count of the most

@@ -14,7 +14,9 @@ use polars_parquet::write::ZstdLevel;
 
 use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
+use crate::replay::material::Material;
 use crate::replay::openings::{self, OpeningName};
+use shakmaty::Color;
 
 /// Rows per row group: large enough for good compression and scans, small
 /// enough to keep the writer's memory bounded and the last flush short.
@@ -67,6 +69,28 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
         None,
     )?;
     Ok(Series::from_arrow("extra_tags".into(), list.boxed())?.into_column())
+}
+
+/// A material signature column (white first), written through one buffer
+/// rather than a String per row.
+fn signature_column(
+    name: &str,
+    rows: &[GameRow],
+    material: impl Fn(&GameRow) -> Option<Material>,
+) -> PolarsResult<Column> {
+    let mut array = MutableBinaryViewArray::<str>::with_capacity(rows.len());
+    let mut buffer = String::with_capacity(40);
+    for row in rows {
+        match material(row) {
+            Some(m) => {
+                buffer.clear();
+                m.write_signature(Color::White, &mut buffer);
+                array.push_value(buffer.as_str());
+            }
+            None => array.push_null(),
+        }
+    }
+    Ok(Series::from_arrow(name.into(), array.freeze().boxed())?.into_column())
 }
 
 /// The identity columns both tables start with; `sources` maps source ids
@@ -179,10 +203,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
             values(rows, |r| r.replayed.perpetual_check),
         ),
         col("final_fen", values(rows, |r| r.replayed.final_fen.as_str())),
-        col(
-            "final_material",
-            values(rows, |r| r.material.final_material.signature()),
-        ),
+        signature_column("final_material", rows, |r| Some(r.material.final_material))?,
         col("white_material", values(rows, |r| r.material.white)),
         col("black_material", values(rows, |r| r.material.black)),
         col("material_diff", values(rows, |r| r.material.diff)),
@@ -211,10 +232,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
             values(rows, |r| r.material.max_black_lead),
         ),
         col("endgame_ply", values(rows, |r| r.material.endgame_ply)),
-        col(
-            "endgame_signature",
-            values(rows, |r| r.material.endgame_material.map(|m| m.signature())),
-        ),
+        signature_column("endgame_signature", rows, |r| r.material.endgame_material)?,
         col(
             "bishop_pair_white",
             values(rows, |r| r.material.bishop_pair_white),
