@@ -5,8 +5,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use common::{bool_at, i32_at, import, sample, shared_data, str_at, u32_at};
 
@@ -41,21 +40,7 @@ fn ours(pgn: &Path) -> Vec<String> {
 }
 
 fn oracle(pgn: &Path) -> Vec<String> {
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/material.py");
-    let output = Command::new("python3")
-        .arg(&script)
-        .arg(pgn)
-        .output()
-        .unwrap_or_else(|e| panic!("python3: {e}"));
-    assert!(
-        output.status.success(),
-        "the python-chess oracle failed (pip install chess): {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .map(str::to_owned)
-        .collect()
+    common::run_oracle("material.py", &[pgn.as_os_str()])
 }
 
 fn assert_same(pgn: &Path) -> usize {

@@ -4,30 +4,11 @@
 
 mod common;
 
-use common::{Imported, bool_at, i32_at, import, row_by_event, sample, str_at, u32_at};
+use common::{Imported, bool_at, i32_at, import, row_by_event, rows, sample, str_at, u32_at};
 use polars::prelude::*;
 
 fn fixture() -> Imported {
     import(&[sample("results.pgn")], 2)
-}
-
-/// Every row of a table as `a | b | …`, nulls as `-`, in file order.
-fn rows(frame: &DataFrame) -> Vec<String> {
-    let columns = frame.columns();
-    (0..frame.height())
-        .map(|i| {
-            columns
-                .iter()
-                .map(|c| match c.get(i) {
-                    Ok(AnyValue::Null) | Err(_) => "-".to_owned(),
-                    Ok(AnyValue::String(s)) => s.to_owned(),
-                    Ok(AnyValue::StringOwned(s)) => s.to_string(),
-                    Ok(v) => v.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(" | ")
-        })
-        .collect()
 }
 
 #[test]

@@ -5,7 +5,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Imported, import, str_at, u64_at};
+use common::{Imported, import, rows, str_at, u64_at};
 use polars::prelude::*;
 use polars::sql::SQLContext;
 
@@ -134,25 +134,6 @@ fn opening_queries_answer_on_the_sample() {
         .unwrap_or_else(|| panic!("no transposition row for the Nimzo node"));
     assert_eq!(number_at(&transpositions, "move_orders", row), Some(2));
     assert_eq!(number_at(&transpositions, "games", row), Some(3));
-}
-
-/// Every row as `a | b | …`, nulls as `-`.
-fn rows(frame: &DataFrame) -> Vec<String> {
-    (0..frame.height())
-        .map(|i| {
-            frame
-                .columns()
-                .iter()
-                .map(|c| match c.get(i) {
-                    Ok(AnyValue::Null) | Err(_) => "-".to_owned(),
-                    Ok(AnyValue::String(s)) => s.to_owned(),
-                    Ok(AnyValue::StringOwned(s)) => s.to_string(),
-                    Ok(v) => v.to_string(),
-                })
-                .collect::<Vec<_>>()
-                .join(" | ")
-        })
-        .collect()
 }
 
 #[test]

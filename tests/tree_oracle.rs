@@ -5,8 +5,7 @@
 mod common;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
 use common::{import_with, sample, shared_data, str_at, u32_at, u64_at};
 
@@ -43,35 +42,26 @@ fn oracle(pgn: &Path, accepted: &[u64], plies: usize) -> Tree {
     let indexes = dir.path().join("indexes.txt");
     let list: String = accepted.iter().map(|i| format!("{i}\n")).collect();
     std::fs::write(&indexes, list).unwrap_or_else(|e| panic!("{e}"));
-    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/opening_tree.py");
-    let output = Command::new("python3")
-        .arg(&script)
-        .arg(pgn)
-        .arg(&indexes)
-        .arg(plies.to_string())
-        .output()
-        .unwrap_or_else(|e| panic!("python3: {e}"));
-    assert!(
-        output.status.success(),
-        "the python-chess oracle failed (pip install chess): {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout)
-        .lines()
-        .filter_map(|line| {
-            let mut fields = line.split('\t');
-            let (epd, san, games, ply) = (
-                fields.next()?,
-                fields.next()?,
-                fields.next()?,
-                fields.next()?,
-            );
-            Some((
-                (epd.to_owned(), san.to_owned()),
-                (games.parse().ok()?, ply.parse().ok()?),
-            ))
-        })
-        .collect()
+    let plies = plies.to_string();
+    common::run_oracle(
+        "opening_tree.py",
+        &[pgn.as_os_str(), indexes.as_os_str(), plies.as_ref()],
+    )
+    .iter()
+    .filter_map(|line| {
+        let mut fields = line.split('\t');
+        let (epd, san, games, ply) = (
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+        );
+        Some((
+            (epd.to_owned(), san.to_owned()),
+            (games.parse().ok()?, ply.parse().ok()?),
+        ))
+    })
+    .collect()
 }
 
 fn assert_same_tree(pgn: &Path, plies: usize) -> usize {

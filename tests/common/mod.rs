@@ -142,3 +142,43 @@ pub fn i64_at(frame: &DataFrame, column: &str, row: usize) -> Option<i64> {
         .and_then(|c| c.i64().map(|s| s.get(row)))
         .unwrap_or_else(|e| panic!("{column}: {e}"))
 }
+
+/// Runs `tests/oracle/SCRIPT` with python3 and returns its output lines.
+pub fn run_oracle(script: &str, args: &[&std::ffi::OsStr]) -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/oracle")
+        .join(script);
+    let output = std::process::Command::new("python3")
+        .arg(&path)
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("python3: {e}"));
+    assert!(
+        output.status.success(),
+        "the python-chess oracle {script} failed (pip install chess): {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Every row of a table as `a | b | …`, nulls as `-`, in file order.
+pub fn rows(frame: &DataFrame) -> Vec<String> {
+    (0..frame.height())
+        .map(|i| {
+            frame
+                .columns()
+                .iter()
+                .map(|c| match c.get(i) {
+                    Ok(AnyValue::Null) | Err(_) => "-".to_owned(),
+                    Ok(AnyValue::String(s)) => s.to_owned(),
+                    Ok(AnyValue::StringOwned(s)) => s.to_string(),
+                    Ok(v) => v.to_string(),
+                })
+                .collect::<Vec<_>>()
+                .join(" | ")
+        })
+        .collect()
+}
