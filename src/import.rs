@@ -1,39 +1,33 @@
-//! The import pipeline: one thread frames the inputs into batches, a rayon
-//! pool parses and replays batches in parallel, one thread writes the tables.
-//! Batches are processed in groups and their outputs forwarded in input
-//! order, so the tables are identical whatever the thread count, and at most
-//! a few groups are in flight, so memory does not grow with the input.
+//! The import: the ordered parallel pipeline ([`crate::pipeline`]) with
+//! parse, audit and replay on the workers, the statistics aggregated per
+//! worker and merged at the end, and the tables written in input order, so
+//! they are identical whatever the thread count.
 
 use std::collections::BTreeMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
 
-use crossbeam_channel::{Receiver, Sender, bounded};
-use indicatif::ProgressBar;
 use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::game::{BatchOutput, process_batch};
 use crate::input::{self, InputError, InputSource, progress};
-use crate::pgn::framer::{Batch, Framer};
+use crate::pgn::framer::Batch;
+use crate::pipeline;
 use crate::replay::material::PieceValues;
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
-use crate::sink::summary::{InputSummary, Options, Summary, TreeSummary};
+use crate::sink::summary::{Options, Summary, TreeSummary};
 use crate::stats::lines::OpeningLines;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::spill::{self, SpillDir};
 use crate::stats::tree::TreeCodec;
 use crate::stats::{AggregateOptions, Aggregates, RunCounts, SpillDirs};
-
-const BATCH_BYTES: usize = 512 << 10;
-const BATCH_GAMES: usize = 2048;
 
 /// What `pgnlake import` was asked to do.
 #[derive(Debug, Clone)]
@@ -109,48 +103,26 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         piece_values: options.piece_values,
     };
     let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
-
-    // At most `in_flight` batches exist between the reader and the writer
-    // (queued, being processed, or waiting to be written in order): the
-    // reader takes a ticket per batch, the writer returns it once written.
-    // Deep enough that workers keep going while the writer compresses a row group.
-    let in_flight = (threads * 8).max(32);
-    let (ticket_tx, ticket_rx) = bounded::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = ticket_tx.send(());
-    }
-    let (batch_tx, batch_rx) = bounded::<(u64, Batch)>(in_flight);
-    let (out_tx, out_rx) = bounded::<(u64, PolarsResult<Tables>)>(in_flight);
-
-    let (read_result, write_result) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_all(&sources, batch_tx, ticket_rx, &bar));
-        let writer = scope.spawn(|| write_all(out_rx, ticket_tx, writers, &bar));
-        pool.scope(|workers| {
-            for _ in 0..threads {
-                let batches = batch_rx.clone();
-                let outputs = out_tx.clone();
-                let (names, spill, finished) = (&names, &spill, &finished_aggregates);
-                workers.spawn(move |_| {
-                    let mut aggregates = Aggregates::new(aggregate_options, spill);
-                    for (seq, batch) in batches {
-                        let output = process_batch(&batch, &mut aggregates);
-                        if outputs.send((seq, Tables::new(output, names))).is_err() {
-                            break;
-                        }
-                    }
-                    if let Ok(mut finished) = finished.lock() {
-                        finished.push(aggregates);
-                    }
-                });
+    let workers = pipeline::Workers {
+        new_state: || Aggregates::new(aggregate_options, &spill),
+        work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
+            Tables::new(process_batch(batch, aggregates), &names)
+        },
+        finish: |aggregates| {
+            if let Ok(mut finished) = finished_aggregates.lock() {
+                finished.push(aggregates);
             }
-        });
-        drop(out_tx);
-        let read_result = reader.join().unwrap_or_else(|_| Err(thread_died("reader")));
-        let write_result = writer.join().unwrap_or_else(|_| Err(thread_died("writer")));
-        (read_result, write_result)
-    });
+        },
+    };
+    let consumer = TableConsumer::new(writers);
+    let (read_result, write_result) =
+        pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
-    let (counts, mut writers) = write_result?;
+    let TableConsumer {
+        counts,
+        mut writers,
+        ..
+    } = write_result?.finish()?;
     let inputs = match read_result {
         Ok(inputs) => inputs,
         Err(e) => {
@@ -324,68 +296,12 @@ fn write_frame(
     writer.write(&frame).map_err(|e| write_error(&path, e))
 }
 
-fn thread_died(which: &str) -> ImportError {
-    ImportError::Threads {
-        threads: 1,
-        message: format!("the {which} thread panicked"),
-    }
-}
-
 fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ImportError> {
     let path = dir.join("summary.json");
     let tmp = dir.join(".summary.json.tmp");
     let json = serde_json::to_string_pretty(summary).map_err(|e| write_error(&path, e))?;
     fs::write(&tmp, json + "\n").map_err(|e| write_error(&tmp, e))?;
     fs::rename(&tmp, &path).map_err(|e| write_error(&path, e))
-}
-
-/// Reader thread: frames every input into numbered batches, in order.
-fn read_all(
-    sources: &[InputSource],
-    tx: Sender<(u64, Batch)>,
-    tickets: Receiver<()>,
-    bar: &ProgressBar,
-) -> Result<Vec<InputSummary>, ImportError> {
-    let raw_bytes = Arc::new(AtomicU64::new(0));
-    let mut next_game_id = 0u64;
-    let mut seq = 0u64;
-    let mut summaries = Vec::with_capacity(sources.len());
-    for (index, source) in sources.iter().enumerate() {
-        let path = source.display_name();
-        let read_error = |source| ImportError::Read {
-            path: path.clone(),
-            source,
-        };
-        let reader = input::open(source, Arc::clone(&raw_bytes)).map_err(read_error)?;
-        let mut framer = Framer::new(reader);
-        let mut games = 0u64;
-        loop {
-            let mut batch = Batch {
-                source: index as u32,
-                ..Batch::default()
-            };
-            let more = framer
-                .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
-                .map_err(read_error)?;
-            bar.set_position(raw_bytes.load(Ordering::Relaxed));
-            if !more {
-                break;
-            }
-            games += batch.games.len() as u64;
-            if tickets.recv().is_err() || tx.send((seq, batch)).is_err() {
-                // The writer stopped: it reports why.
-                return Ok(summaries);
-            }
-            seq += 1;
-        }
-        summaries.push(InputSummary {
-            path,
-            bytes: source.size(),
-            uncompressed_bytes: framer.bytes_read(),
-            games,
-        });
-    }
-    Ok(summaries)
 }
 
 /// One batch's rows as table pieces, built on the worker that replayed it.
@@ -445,40 +361,49 @@ impl RowGroup {
     }
 }
 
-/// Writer thread: puts batch outputs back in input order and writes them
-/// in row groups of about [`ROW_GROUP_ROWS`] rows.
-fn write_all(
-    rx: Receiver<(u64, PolarsResult<Tables>)>,
-    tickets: Sender<()>,
-    mut writers: Writers,
-    bar: &ProgressBar,
-) -> Result<(RunCounts, Writers), ImportError> {
-    let started = Instant::now();
-    let mut counts = RunCounts::default();
-    let mut game_group = RowGroup::new();
-    let mut reject_group = RowGroup::new();
-    let mut pending: BTreeMap<u64, PolarsResult<Tables>> = BTreeMap::new();
-    let mut next_seq = 0u64;
-    for (seq, tables) in rx {
-        pending.insert(seq, tables);
-        while let Some(tables) = pending.remove(&next_seq) {
-            next_seq += 1;
-            let tables = tables.map_err(|e| write_error(writers.games.path(), e))?;
-            counts += &tables.counts;
-            game_group.push(tables.games);
-            reject_group.push(tables.rejects);
-            let _ = tickets.send(());
-            if game_group.rows >= ROW_GROUP_ROWS {
-                game_group.flush(&mut writers.games)?;
-            }
-            if reject_group.rows >= ROW_GROUP_ROWS {
-                reject_group.flush(&mut writers.rejects)?;
-            }
+/// Consumer: writes the batch outputs, in input order, in row groups of
+/// about [`ROW_GROUP_ROWS`] rows.
+struct TableConsumer {
+    counts: RunCounts,
+    games: RowGroup,
+    rejects: RowGroup,
+    writers: Writers,
+}
+
+impl TableConsumer {
+    fn new(writers: Writers) -> Self {
+        TableConsumer {
+            counts: RunCounts::default(),
+            games: RowGroup::new(),
+            rejects: RowGroup::new(),
+            writers,
         }
-        let rate = counts.read as f64 / started.elapsed().as_secs_f64().max(1e-9);
-        bar.set_message(format!("{} games, {rate:.0} games/s", counts.read));
     }
-    game_group.flush(&mut writers.games)?;
-    reject_group.flush(&mut writers.rejects)?;
-    Ok((counts, writers))
+
+    /// Writes the last, partial row groups.
+    fn finish(mut self) -> Result<Self, ImportError> {
+        self.games.flush(&mut self.writers.games)?;
+        self.rejects.flush(&mut self.writers.rejects)?;
+        Ok(self)
+    }
+}
+
+impl pipeline::Consumer<PolarsResult<Tables>> for TableConsumer {
+    fn consume(&mut self, tables: PolarsResult<Tables>) -> Result<(), ImportError> {
+        let tables = tables.map_err(|e| write_error(self.writers.games.path(), e))?;
+        self.counts += &tables.counts;
+        self.games.push(tables.games);
+        self.rejects.push(tables.rejects);
+        if self.games.rows >= ROW_GROUP_ROWS {
+            self.games.flush(&mut self.writers.games)?;
+        }
+        if self.rejects.rows >= ROW_GROUP_ROWS {
+            self.rejects.flush(&mut self.writers.rejects)?;
+        }
+        Ok(())
+    }
+
+    fn games(&self) -> u64 {
+        self.counts.read
+    }
 }

@@ -12,6 +12,7 @@ pub mod game;
 pub mod import;
 pub mod input;
 pub mod pgn;
+pub mod pipeline;
 pub mod replay;
 pub mod sink;
 pub mod stats;
