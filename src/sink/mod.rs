@@ -4,5 +4,6 @@
 pub mod openings;
 pub mod outcomes;
 pub mod parquet;
+pub mod pgn;
 pub mod rows;
 pub mod summary;
