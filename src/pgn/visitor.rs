@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::io::{self, Read};
 use std::ops::ControlFlow;
 
-use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
+use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 
 use crate::pgn::encoding;
 use crate::sink::rows::Span;
@@ -78,6 +78,24 @@ pub struct ParsedGame {
     pub variant: Option<Span>,
     pub fen: Option<Span>,
     pub result: Option<Span>,
+    /// Comments and NAGs of the mainline, when the parser was asked to keep
+    /// them (`pgnlake clean`); empty otherwise.
+    pub notes: Vec<Note>,
+    /// Variations skipped (counted only when notes are kept).
+    pub variations: u32,
+}
+
+/// A comment or NAG and the number of mainline moves before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    pub after_plies: u32,
+    pub kind: NoteKind,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NoteKind {
+    Comment(String),
+    Nag(u8),
 }
 
 impl ParsedGame {
@@ -99,6 +117,19 @@ impl ParsedGame {
 #[derive(Default)]
 struct Collect {
     spare: ParsedGame,
+    /// Keep comments and NAGs (they cost an allocation each).
+    notes: bool,
+    /// A comment longer than pgn-reader's buffer, arriving in chunks.
+    partial: Vec<u8>,
+}
+
+impl Collect {
+    fn note(&self, game: &mut ParsedGame, kind: NoteKind) {
+        game.notes.push(Note {
+            after_plies: game.sans.len() as u32,
+            kind,
+        });
+    }
 }
 
 impl Visitor for Collect {
@@ -117,6 +148,9 @@ impl Visitor for Collect {
         game.variant = None;
         game.fen = None;
         game.result = None;
+        game.notes.clear();
+        game.variations = 0;
+        self.partial.clear();
         ControlFlow::Continue(game)
     }
 
@@ -158,6 +192,45 @@ impl Visitor for Collect {
     fn san(&mut self, game: &mut ParsedGame, san_plus: SanPlus) -> ControlFlow<Self::Output> {
         game.sans.push(san_plus);
         ControlFlow::Continue(())
+    }
+
+    fn nag(&mut self, game: &mut ParsedGame, nag: Nag) -> ControlFlow<Self::Output> {
+        if self.notes {
+            self.note(game, NoteKind::Nag(nag.0));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn partial_comment(
+        &mut self,
+        _game: &mut ParsedGame,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        if self.notes {
+            self.partial.extend_from_slice(comment.as_bytes());
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn comment(
+        &mut self,
+        game: &mut ParsedGame,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<Self::Output> {
+        if self.notes {
+            self.partial.extend_from_slice(comment.as_bytes());
+            let text = encoding::decode(&self.partial).0;
+            self.partial.clear();
+            self.note(game, NoteKind::Comment(text.trim().to_owned()));
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, game: &mut ParsedGame) -> ControlFlow<Self::Output, Skip> {
+        if self.notes {
+            game.variations += 1;
+        }
+        ControlFlow::Continue(Skip(true))
     }
 
     fn end_game(&mut self, game: ParsedGame) -> Self::Output {
@@ -230,6 +303,12 @@ impl<'a> BatchParser<'a> {
         }
     }
 
+    /// Also keeps each game's comments and NAGs, and counts its variations.
+    pub fn keeping_notes(mut self) -> Self {
+        self.collect.notes = true;
+        self
+    }
+
     /// Hands a finished game's buffers back for the next game.
     pub fn recycle(&mut self, game: ParsedGame) {
         self.collect.spare = game;
@@ -290,6 +369,38 @@ mod tests {
         let holder = FeedHolder::new(&data);
         let mut parser = BatchParser::new(&holder);
         parser.parse(0, text.len(), data.len())
+    }
+
+    #[test]
+    fn keeps_comments_and_nags_only_when_asked() {
+        let text = b"[Event \"x\"]\n\n{start} 1. e4 {good   move} e5 $1 (1... c5 {no}) 2. Nf3 !? *";
+        let mut data = text.to_vec();
+        data.extend_from_slice(crate::pgn::framer::SEPARATOR);
+        let holder = FeedHolder::new(&data);
+        let mut parser = BatchParser::new(&holder).keeping_notes();
+        let ParseOutcome::Game(game) = parser.parse(0, text.len(), data.len()) else {
+            panic!("not a game");
+        };
+        let notes: Vec<(u32, NoteKind)> = game
+            .notes
+            .iter()
+            .map(|n| (n.after_plies, n.kind.clone()))
+            .collect();
+        assert_eq!(
+            notes,
+            vec![
+                (0, NoteKind::Comment("start".into())),
+                (1, NoteKind::Comment("good   move".into())),
+                (2, NoteKind::Nag(1)),
+                (3, NoteKind::Nag(5)),
+            ]
+        );
+        assert_eq!(game.variations, 1);
+        let ParseOutcome::Game(plain) = parse_one(text) else {
+            panic!("not a game");
+        };
+        assert!(plain.notes.is_empty());
+        assert_eq!(plain.variations, 0);
     }
 
     #[test]
