@@ -21,6 +21,27 @@ pub enum Command {
     Import(ImportArgs),
     /// Show the moves played from one position, from an import's opening tree.
     Explore(ExploreArgs),
+    /// Write every accepted game back as standard PGN and set the rejected ones aside.
+    Clean(CleanArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CleanArgs {
+    /// PGN files (plain, .zst, .gz, .bz2), folders (searched recursively), or - for stdin.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The clean PGN (- for stdout); .zst and .gz compress.
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Where rejected games go, byte for byte as they were read.
+    #[arg(long)]
+    pub rejects: Option<PathBuf>,
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// No progress bar and no summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

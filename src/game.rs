@@ -174,7 +174,7 @@ fn process_game(
 
 /// Hands the frame to pgn-reader, unless the frame is already known to be
 /// unreadable (too long, or a comment that never closes).
-fn parse_frame(
+pub(crate) fn parse_frame(
     raw: &RawGame,
     next: usize,
     report: &MovetextReport,
@@ -213,7 +213,11 @@ fn parse_frame(
 }
 
 /// Rejects text that is no game, and games with a token pgn-reader skipped.
-fn audit_tokens(game: &ParsedGame, report: &MovetextReport, bytes: &[u8]) -> Result<(), Rejection> {
+pub(crate) fn audit_tokens(
+    game: &ParsedGame,
+    report: &MovetextReport,
+    bytes: &[u8],
+) -> Result<(), Rejection> {
     if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
         let text = encoding::decode(bytes).0;
         let preview: String = text.trim().chars().take(60).collect();
@@ -270,7 +274,7 @@ fn token_rejection(
     rejection
 }
 
-fn reject_row(
+pub(crate) fn reject_row(
     batch: &Batch,
     raw: &RawGame,
     bytes: &[u8],

@@ -5,6 +5,7 @@
 //! outcomes, [`stats`] counts, [`sink`] writes tables. [`import`] drives them;
 //! [`cmd`] and [`cli`] are the command line.
 
+pub mod clean;
 pub mod cli;
 pub mod cmd;
 pub mod explore;

@@ -1,5 +1,6 @@
 //! Subcommands: one file each, wiring the library to the command line.
 
+pub mod clean;
 pub mod explore;
 pub mod import;
 
@@ -12,5 +13,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Clean(args) => clean::run(args),
     }
 }

@@ -147,10 +147,16 @@ impl<'a> Lines<'a> {
         self.line += width;
     }
 
-    /// `{text}`, wrapped between its words; runs of white space, line
-    /// breaks included, become one space.
+    /// `{text}`; runs of white space, line breaks included, become one
+    /// space. A comment that fits on a line is kept whole; a longer one is
+    /// wrapped between its words.
     fn comment(&mut self, text: &str) {
         let words: Vec<&str> = text.split_whitespace().collect();
+        let whole = format!("{{{}}}", words.join(" "));
+        if whole.chars().count() <= LINE_WIDTH {
+            self.token(&whole);
+            return;
+        }
         match words.as_slice() {
             [] => self.token("{}"),
             [only] => self.token(&format!("{{{only}}}")),

@@ -1,0 +1,21 @@
+//! `pgnlake clean`: runs the clean pipeline and reports its accounting.
+
+use std::process::ExitCode;
+
+use crate::clean::{CleanOptions, run_clean};
+use crate::cli::CleanArgs;
+
+pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
+    let options = CleanOptions {
+        inputs: args.inputs,
+        output: args.output,
+        rejects: args.rejects,
+        threads: args.threads,
+        quiet: args.quiet,
+    };
+    let summary = run_clean(&options)?;
+    if !options.quiet {
+        eprint!("{}", summary.to_text());
+    }
+    Ok(ExitCode::SUCCESS)
+}

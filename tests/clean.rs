@@ -1,0 +1,150 @@
+//! `pgnlake clean`: clean PGN out, rejects byte for byte, accounting, round
+//! trips through import, and exact export-format output.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{import, sample};
+use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
+
+fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
+    let options = CleanOptions {
+        inputs: vec![input.to_path_buf()],
+        output: output.to_path_buf(),
+        rejects,
+        threads: 2,
+        quiet: true,
+    };
+    run_clean(&options).unwrap_or_else(|e| panic!("clean failed: {e}"))
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_clean_file_round_trips_through_import_and_clean() {
+    let dir = tmp();
+    let input = sample("lichess-2025-05-30games.pgn");
+    let first = dir.path().join("clean.pgn.zst");
+    let summary = clean(&input, &first, None);
+    assert_eq!(
+        (summary.games_read, summary.clean, summary.rejected),
+        (30, 30, 0)
+    );
+    // Importing the clean output gives the same games table.
+    let direct = import(std::slice::from_ref(&input), 2).table("games");
+    let cleaned = import(std::slice::from_ref(&first), 2).table("games");
+    let place = ["game_id", "source", "game_index", "offset", "line"];
+    let keep: Vec<String> = direct
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .filter(|n| !place.contains(&n.as_str()))
+        .collect();
+    let a = direct
+        .select(keep.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let b = cleaned.select(keep).unwrap_or_else(|e| panic!("{e}"));
+    assert!(a.equals_missing(&b), "the games tables differ");
+    // Cleaning the clean output changes nothing.
+    let second = dir.path().join("again.pgn");
+    clean(&first, &second, None);
+    let third = dir.path().join("third.pgn");
+    clean(&second, &third, None);
+    let (second, third) = (
+        std::fs::read(&second).unwrap_or_default(),
+        std::fs::read(&third).unwrap_or_default(),
+    );
+    assert!(!second.is_empty());
+    assert!(second == third, "clean is not idempotent");
+    // Comments (%clk) are kept.
+    let text = String::from_utf8(second).unwrap_or_default();
+    assert!(text.contains("1. e4 {[%clk 0:05:00]} 1... e5 {[%clk 0:05:00]} 2. Nf3"));
+}
+
+#[test]
+fn rejects_are_set_aside_byte_for_byte_and_every_game_is_counted() {
+    let dir = tmp();
+    let input = sample("edge-cases.pgn");
+    let rejects = dir.path().join("rejects.pgn");
+    let summary = clean(&input, &dir.path().join("clean.pgn"), Some(rejects.clone()));
+    assert_eq!(summary.games_read, 30);
+    assert_eq!(summary.clean, 19);
+    assert_eq!(summary.rejected, 11);
+    assert_eq!(summary.duplicates, 0);
+    assert_eq!(
+        summary.games_read,
+        summary.clean + summary.rejected + summary.duplicates
+    );
+    assert_eq!(summary.rejected_by_reason.get("unknown_token"), Some(&2));
+    // Each rejected game's bytes, as import quarantined them, in order.
+    let written = std::fs::read_to_string(&rejects).unwrap_or_default();
+    let table = import(&[input], 2).table("rejects");
+    let mut from = 0;
+    for i in 0..table.height() {
+        let raw = common::str_at(&table, "raw_pgn", i).unwrap_or_default();
+        let at = written[from..]
+            .find(&raw)
+            .unwrap_or_else(|| panic!("reject {i} is not in rejects.pgn byte for byte"));
+        from += at + raw.len();
+    }
+}
+
+#[test]
+fn export_format_exactly() {
+    let dir = tmp();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(
+        &input,
+        concat!(
+            "[White \"Kasparov, \\\"Garry\\\"\"]\n",
+            "[Black \"back\\\\slash\"]\n",
+            "[Event \"Fixture\"]\n",
+            "[Annotator \"pgnlake\"]\n",
+            "[Result \"1:0\"]\n",
+            "\n",
+            "{Opening remark} 1.e4 $1 e5 {a\n  reply} 2.Nf3 (2.f4 exf4) Nc6 !? 3.Bb5 1:0\n",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("out.pgn");
+    let summary = clean(&input, &output, None);
+    assert_eq!(summary.variations_dropped, 1);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    assert_eq!(
+        text,
+        concat!(
+            "[Event \"Fixture\"]\n",
+            "[Site \"?\"]\n",
+            "[Date \"????.??.??\"]\n",
+            "[Round \"?\"]\n",
+            "[White \"Kasparov, \\\"Garry\\\"\"]\n",
+            "[Black \"back\\\\slash\"]\n",
+            "[Result \"1-0\"]\n",
+            "[Annotator \"pgnlake\"]\n",
+            "\n",
+            "{Opening remark} 1. e4 $1 e5 {a reply} 2. Nf3 Nc6 $5 3. Bb5 1-0\n",
+            "\n",
+        )
+    );
+}
+
+#[test]
+fn latin1_input_comes_out_as_utf8() {
+    let dir = tmp();
+    let input = dir.path().join("latin1.pgn");
+    let mut bytes = b"[Event \"R".to_vec();
+    bytes.push(0xE9); // é in Windows-1252
+    bytes.extend_from_slice(b"ti memorial\"]\n[Result \"*\"]\n\n1. Nf3 {Zukertort ");
+    bytes.push(0xE9);
+    bytes.extend_from_slice(b"t\xE9} d5 *\n");
+    std::fs::write(&input, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("out.pgn");
+    let summary = clean(&input, &output, None);
+    assert_eq!(summary.encoding_repaired, 1);
+    let text = std::fs::read_to_string(&output).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
+    assert!(text.contains("[Event \"Réti memorial\"]"), "{text}");
+    assert!(text.contains("1. Nf3 {Zukertort été} 1... d5 *"), "{text}");
+}
