@@ -20,10 +20,11 @@ use crate::pgn::movetext;
 use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame};
 use crate::pipeline;
 use crate::replay::audit::Declared;
-use crate::replay::reject::{RejectReason, Rejection};
-use crate::replay::{self, Replayer};
+use crate::replay::reject::Rejection;
+use crate::replay::{self, Replayed, Replayer};
+use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportMove, write_game};
-use crate::sink::rows::RejectRow;
+use crate::sink::rows::{Place, RejectRow};
 
 /// What `pgnlake clean` was asked to do.
 #[derive(Debug, Clone)]
@@ -35,6 +36,11 @@ pub struct CleanOptions {
     pub rejects: Option<PathBuf>,
     pub threads: usize,
     pub quiet: bool,
+    /// Set the result the board proves, keeping the old one in
+    /// `OriginalResult`.
+    pub fix_results: bool,
+    /// A Parquet table with one row per action taken.
+    pub report: Option<PathBuf>,
 }
 
 /// The accounting of a clean run: `read = clean + rejected + duplicates`.
@@ -49,6 +55,10 @@ pub struct CleanSummary {
     pub encoding_repaired: u64,
     /// Variations not written back (this version keeps the mainline).
     pub variations_dropped: u64,
+    /// Results set to what the board proves (`--fix-results`).
+    pub results_fixed: u64,
+    /// Rows written to the report.
+    pub report_rows: u64,
 }
 
 impl CleanSummary {
@@ -75,21 +85,50 @@ impl CleanSummary {
             "variations dropped           {}",
             self.variations_dropped
         );
+        let _ = writeln!(out, "results fixed                {}", self.results_fixed);
         out
     }
 }
 
-/// One game's fate, in input order.
+/// One game's fate, in input order, with what was done to it.
 enum Item {
     Clean {
         text: String,
-        repaired: bool,
+        place: Place,
+        actions: Vec<Action>,
         variations: u32,
     },
     Rejected {
         raw: Vec<u8>,
-        reason: RejectReason,
+        row: Box<RejectRow>,
     },
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    pub kind: ActionKind,
+    pub ply: Option<u32>,
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    Reject,
+    ResultFixed,
+    EncodingRepaired,
+    VariationDropped,
+}
+
+impl ActionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Reject => "reject",
+            ActionKind::ResultFixed => "result_fixed",
+            ActionKind::EncodingRepaired => "encoding_repaired",
+            ActionKind::VariationDropped => "variation_dropped",
+        }
+    }
 }
 
 /// Runs `clean` and returns its accounting.
@@ -114,33 +153,46 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         .transpose()?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet || output.is_stdout());
+    let fix_results = options.fix_results;
     let workers = pipeline::Workers {
         new_state: || (),
-        work: |batch: &Batch, _: &mut ()| clean_batch(batch),
+        work: |batch: &Batch, _: &mut ()| clean_batch(batch, fix_results),
         finish: |_| {},
     };
+    let report = options
+        .report
+        .as_deref()
+        .map(ReportWriter::create)
+        .transpose()?;
     let consumer = CleanConsumer {
         summary: CleanSummary::default(),
         output,
         rejects,
+        report,
+        sources: sources.iter().map(InputSource::display_name).collect(),
     };
     let (read, consumed) = pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
     let consumer = consumed?;
     read?;
     let CleanConsumer {
-        summary,
+        mut summary,
         output,
         rejects,
+        report,
+        ..
     } = consumer;
     output.finish()?;
     if let Some(rejects) = rejects {
         rejects.finish()?;
     }
+    if let Some(report) = report {
+        summary.report_rows = report.finish()?;
+    }
     Ok(summary)
 }
 
-fn clean_batch(batch: &Batch) -> Vec<Item> {
+fn clean_batch(batch: &Batch, fix_results: bool) -> Vec<Item> {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder).keeping_notes();
     let mut replayer = Replayer::default();
@@ -150,11 +202,11 @@ fn clean_batch(batch: &Batch) -> Vec<Item> {
             .games
             .get(index + 1)
             .map_or(batch.data.len(), |g| g.start);
-        let item = match clean_game(batch, raw, next, &mut parser, &mut replayer) {
+        let item = match clean_game(batch, raw, next, &mut parser, &mut replayer, fix_results) {
             Ok(item) => item,
             Err(row) => Item::Rejected {
                 raw: batch.game_bytes(raw).to_vec(),
-                reason: row.reason,
+                row,
             },
         };
         items.push(item);
@@ -168,6 +220,7 @@ fn clean_game(
     next: usize,
     parser: &mut BatchParser<'_>,
     replayer: &mut Replayer,
+    fix_results: bool,
 ) -> Result<Item, Box<RejectRow>> {
     let bytes = batch.game_bytes(raw);
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
@@ -179,20 +232,53 @@ fn clean_game(
     let start = replay::setup(game.text(game.variant), game.text(game.fen))
         .map_err(|r| reject(Some(&game), r))?;
     let start_pos = start.pos.clone();
-    replayer
+    let replayed = replayer
         .replay(start, &game.sans)
         .map_err(|r| reject(Some(&game), r))?;
     let declared = Declared {
         tag: game.text(game.result),
         marker: report.marker,
     };
-    let result = declared.result().map_or("*", |r| r.as_str());
-    let export = export_game(&game, start_pos, replayer.moves(), result);
+    let mut actions = Vec::new();
+    let mut result = declared.result().map_or("*", |r| r.as_str());
+    let mut original = None;
+    if fix_results
+        && let Some(proven) = replayed.result_by_rule
+        && proven.as_str() != result
+    {
+        let was = game.text(game.result).unwrap_or(result).to_owned();
+        actions.push(Action {
+            kind: ActionKind::ResultFixed,
+            ply: Some(replayed.plies),
+            detail: format!("{was} -> {} ({})", proven.as_str(), proof_of(&replayed)),
+        });
+        original = Some(was);
+        result = proven.as_str();
+    }
+    if game.encoding_repaired {
+        actions.push(Action {
+            kind: ActionKind::EncodingRepaired,
+            ply: None,
+            detail: "Windows-1252 text transcoded to UTF-8".into(),
+        });
+    }
+    if game.variations > 0 {
+        actions.push(Action {
+            kind: ActionKind::VariationDropped,
+            ply: None,
+            detail: format!("{} variation(s) not written back", game.variations),
+        });
+    }
+    let mut export = export_game(&game, start_pos, replayer.moves(), result);
+    if let Some(was) = original {
+        export.tags.push(("OriginalResult".into(), was));
+    }
     let mut text = String::with_capacity(bytes.len() + 64);
     write_game(&export, &mut text);
     let item = Item::Clean {
         text,
-        repaired: game.encoding_repaired,
+        place: place_of(batch, raw),
+        actions,
         variations: game.variations,
     };
     parser.recycle(game);
@@ -247,11 +333,38 @@ fn export_game(game: &ParsedGame, start: Chess, moves: &[Move], result: &str) ->
     }
 }
 
+/// What proves the result: an automatic draw before the last move, else
+/// the final position's state.
+fn proof_of(replayed: &Replayed) -> &'static str {
+    match replayed.automatic_end {
+        Some(end)
+            if replayed
+                .automatic_end_ply
+                .is_some_and(|ply| ply < replayed.plies) =>
+        {
+            end.as_str()
+        }
+        _ => replayed.end_state.as_str(),
+    }
+}
+
+fn place_of(batch: &Batch, raw: &RawGame) -> Place {
+    Place {
+        game_id: raw.game_id,
+        source: batch.source,
+        game_index: raw.game_index,
+        offset: raw.offset,
+        line: raw.line,
+    }
+}
+
 /// Writes the outputs in input order and keeps the accounting.
 struct CleanConsumer {
     summary: CleanSummary,
     output: PgnOutput,
     rejects: Option<PgnOutput>,
+    report: Option<ReportWriter>,
+    sources: Vec<String>,
 }
 
 impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
@@ -261,20 +374,32 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
             match item {
                 Item::Clean {
                     text,
-                    repaired,
+                    place,
+                    actions,
                     variations,
                 } => {
                     self.summary.clean += 1;
-                    self.summary.encoding_repaired += u64::from(repaired);
                     self.summary.variations_dropped += u64::from(variations);
+                    for action in &actions {
+                        match action.kind {
+                            ActionKind::ResultFixed => self.summary.results_fixed += 1,
+                            ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
+                            ActionKind::VariationDropped | ActionKind::Reject => {}
+                        }
+                    }
                     self.output.write(text.as_bytes())?;
+                    if let Some(report) = &mut self.report {
+                        for action in actions {
+                            report.push(&place, &self.sources, action)?;
+                        }
+                    }
                 }
-                Item::Rejected { raw, reason } => {
+                Item::Rejected { raw, row } => {
                     self.summary.rejected += 1;
                     *self
                         .summary
                         .rejected_by_reason
-                        .entry(reason.as_str())
+                        .entry(row.reason.as_str())
                         .or_default() += 1;
                     if let Some(rejects) = &mut self.rejects {
                         // The game's bytes as read, then a blank line to
@@ -282,6 +407,14 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                         rejects.write(&raw)?;
                         let separator: &[u8] = if raw.ends_with(b"\n") { b"\n" } else { b"\n\n" };
                         rejects.write(separator)?;
+                    }
+                    if let Some(report) = &mut self.report {
+                        let action = Action {
+                            kind: ActionKind::Reject,
+                            ply: row.ply,
+                            detail: format!("{}: {}", row.reason.as_str(), row.message),
+                        };
+                        report.push(&row.place, &self.sources, action)?;
                     }
                 }
             }
@@ -382,4 +515,100 @@ impl PgnOutput {
         }
         Ok(())
     }
+}
+
+/// The report table, written in row groups as the run goes.
+struct ReportWriter {
+    table: TableWriter,
+    rows: Vec<(Place, String, Action)>,
+}
+
+impl ReportWriter {
+    fn create(path: &Path) -> Result<ReportWriter, ImportError> {
+        let error = |e: polars::prelude::PolarsError| ImportError::OutputWrite {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let schema = report_frame(&[]).map_err(error)?.schema().as_ref().clone();
+        let table = TableWriter::create_at(path, &schema).map_err(error)?;
+        Ok(ReportWriter {
+            table,
+            rows: Vec::new(),
+        })
+    }
+
+    fn error(&self, e: polars::prelude::PolarsError) -> ImportError {
+        ImportError::OutputWrite {
+            path: self.table.path().to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+
+    fn push(
+        &mut self,
+        place: &Place,
+        sources: &[String],
+        action: Action,
+    ) -> Result<(), ImportError> {
+        let source = sources
+            .get(place.source as usize)
+            .cloned()
+            .unwrap_or_default();
+        self.rows.push((place.clone(), source, action));
+        if self.rows.len() >= ROW_GROUP_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), ImportError> {
+        let frame = report_frame(&self.rows).map_err(|e| self.error(e))?;
+        self.table.write(&frame).map_err(|e| self.error(e))?;
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Writes the rest and renames the table; rows written.
+    fn finish(mut self) -> Result<u64, ImportError> {
+        self.flush()?;
+        let path = self.table.path().to_path_buf();
+        self.table.finish().map_err(|e| ImportError::OutputWrite {
+            path,
+            message: e.to_string(),
+        })
+    }
+}
+
+/// `action`, `source`, `game_index`, `offset`, `line`, `ply`, `detail`.
+fn report_frame(
+    rows: &[(Place, String, Action)],
+) -> polars::prelude::PolarsResult<polars::prelude::DataFrame> {
+    let columns = vec![
+        col(
+            "action",
+            rows.iter().map(|r| r.2.kind.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "source",
+            rows.iter().map(|r| r.1.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "game_index",
+            rows.iter().map(|r| r.0.game_index).collect::<Vec<u64>>(),
+        ),
+        col(
+            "offset",
+            rows.iter().map(|r| r.0.offset).collect::<Vec<u64>>(),
+        ),
+        col("line", rows.iter().map(|r| r.0.line).collect::<Vec<u64>>()),
+        col(
+            "ply",
+            rows.iter().map(|r| r.2.ply).collect::<Vec<Option<u32>>>(),
+        ),
+        col(
+            "detail",
+            rows.iter().map(|r| r.2.detail.as_str()).collect::<Vec<_>>(),
+        ),
+    ];
+    polars::prelude::DataFrame::new(rows.len(), columns)
 }

@@ -36,6 +36,13 @@ pub struct CleanArgs {
     /// Where rejected games go, byte for byte as they were read.
     #[arg(long)]
     pub rejects: Option<PathBuf>,
+    /// Set Result to what the board proves (checkmate, stalemate, dead
+    /// position, fivefold, 75 moves), keeping the old value in OriginalResult.
+    #[arg(long)]
+    pub fix_results: bool,
+    /// A Parquet table with one row per action (reject, result_fixed, …).
+    #[arg(long)]
+    pub report: Option<PathBuf>,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

@@ -9,13 +9,18 @@ use common::{import, sample};
 use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
 
 fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
-    let options = CleanOptions {
+    run(CleanOptions {
         inputs: vec![input.to_path_buf()],
         output: output.to_path_buf(),
         rejects,
         threads: 2,
         quiet: true,
-    };
+        fix_results: false,
+        report: None,
+    })
+}
+
+fn run(options: CleanOptions) -> CleanSummary {
     run_clean(&options).unwrap_or_else(|e| panic!("clean failed: {e}"))
 }
 
@@ -147,4 +152,64 @@ fn latin1_input_comes_out_as_utf8() {
     let text = std::fs::read_to_string(&output).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
     assert!(text.contains("[Event \"Réti memorial\"]"), "{text}");
     assert!(text.contains("1. Nf3 {Zukertort été} 1... d5 *"), "{text}");
+}
+
+#[test]
+fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
+    let dir = tmp();
+    let input = sample("edge-cases.pgn");
+    let output = dir.path().join("fixed.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        inputs: vec![input.clone()],
+        output: output.clone(),
+        rejects: None,
+        threads: 2,
+        quiet: true,
+        fix_results: true,
+        report: Some(report.clone()),
+    });
+    assert_eq!(summary.results_fixed, 4);
+    assert_eq!(summary.report_rows, 4 + 1 + 1 + 11);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    assert!(text.contains(
+        "[Event \"contradicts checkmate\"]\n[Site \"pgnlake edge cases\"]\n[Date \"2026.11.29\"]\n\
+         [Round \"1\"]\n[White \"White\"]\n[Black \"Black\"]\n[Result \"0-1\"]\n\
+         [OriginalResult \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n"
+    ));
+    // Importing the fixed file: every proven result is now the declared one,
+    // and every result the board does not prove is as it was (a missing one
+    // is written as `*`).
+    let before = import(&[input], 2).table("games");
+    let after = import(&[output], 2).table("games");
+    assert_eq!(before.height(), after.height());
+    for i in 0..after.height() {
+        let proven = common::str_at(&after, "result_by_rule", i);
+        let declared = common::str_at(&after, "declared_result", i);
+        match proven {
+            Some(result) => assert_eq!(declared.as_deref(), Some(result.as_str()), "game {i}"),
+            None => {
+                let was = common::str_at(&before, "declared_result", i);
+                assert_eq!(declared, was.or(Some("*".to_owned())), "game {i}");
+            }
+        }
+    }
+    // The report: one row per action, with the game's place.
+    let table = common::read_table(&report);
+    let rows = common::rows(&table);
+    assert_eq!(rows.len(), 17);
+    let source = sample("edge-cases.pgn").display().to_string();
+    assert_eq!(
+        rows[0],
+        format!("result_fixed | {source} | 2 | 153 | 11 | 4 | 1-0 -> 0-1 (checkmate)")
+    );
+    assert_eq!(
+        rows[3],
+        format!(
+            "result_fixed | {source} | 11 | 2059 | 112 | 17 | 1-0 -> 1/2-1/2 (fivefold_repetition)"
+        )
+    );
+    assert!(rows[6].starts_with(&format!(
+        "reject | {source} | 18 | 3485 | 186 | - | garbage: "
+    )));
 }

@@ -12,6 +12,8 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
         rejects: args.rejects,
         threads: args.threads,
         quiet: args.quiet,
+        fix_results: args.fix_results,
+        report: args.report,
     };
     let summary = run_clean(&options)?;
     if !options.quiet {

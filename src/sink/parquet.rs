@@ -289,8 +289,16 @@ pub struct TableWriter {
 
 impl TableWriter {
     pub fn create(dir: &Path, name: &str, schema: &Schema) -> PolarsResult<TableWriter> {
-        let final_path = dir.join(format!("{name}.parquet"));
-        let tmp_path = dir.join(format!(".{name}.parquet.tmp"));
+        Self::create_at(&dir.join(format!("{name}.parquet")), schema)
+    }
+
+    /// A table at any path, written as `.NAME.tmp` beside it until finished.
+    pub fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
+        let final_path = final_path.to_path_buf();
+        let name = final_path
+            .file_name()
+            .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
+        let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
         let file = File::create(&tmp_path)?;
         // Encode on the writer thread itself: the workers keep the cores
         // busy, and handing each column to polars' pool only adds switches.
