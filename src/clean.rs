@@ -428,11 +428,21 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
 }
 
 /// A PGN output: stdout, or a file written under a temporary name and
-/// renamed when complete, compressed by its suffix (`.zst`, `.gz`).
+/// renamed when complete, compressed by its suffix (`.zst`, `.gz`). Dropped
+/// unfinished (a failed run), the temporary file is removed.
 pub struct PgnOutput {
-    sink: Sink,
+    sink: Option<Sink>,
     path: PathBuf,
     tmp: Option<PathBuf>,
+}
+
+impl Drop for PgnOutput {
+    fn drop(&mut self) {
+        if let Some(tmp) = self.tmp.take() {
+            self.sink = None;
+            let _ = std::fs::remove_file(tmp);
+        }
+    }
 }
 
 enum Sink {
@@ -450,7 +460,7 @@ impl PgnOutput {
         };
         if path == Path::new("-") {
             return Ok(PgnOutput {
-                sink: Sink::Stdout(BufWriter::new(io::stdout())),
+                sink: Some(Sink::Stdout(BufWriter::new(io::stdout()))),
                 path: path.to_path_buf(),
                 tmp: None,
             });
@@ -470,14 +480,14 @@ impl PgnOutput {
             Sink::Plain(file)
         };
         Ok(PgnOutput {
-            sink,
+            sink: Some(sink),
             path: path.to_path_buf(),
             tmp: Some(tmp),
         })
     }
 
     fn is_stdout(&self) -> bool {
-        matches!(self.sink, Sink::Stdout(_))
+        matches!(self.sink, Some(Sink::Stdout(_)))
     }
 
     fn error(&self, e: io::Error) -> ImportError {
@@ -489,38 +499,46 @@ impl PgnOutput {
 
     pub fn write(&mut self, bytes: &[u8]) -> Result<(), ImportError> {
         let result = match &mut self.sink {
-            Sink::Stdout(w) => w.write_all(bytes),
-            Sink::Plain(w) => w.write_all(bytes),
-            Sink::Zstd(w) => w.write_all(bytes),
-            Sink::Gzip(w) => w.write_all(bytes),
+            Some(Sink::Stdout(w)) => w.write_all(bytes),
+            Some(Sink::Plain(w)) => w.write_all(bytes),
+            Some(Sink::Zstd(w)) => w.write_all(bytes),
+            Some(Sink::Gzip(w)) => w.write_all(bytes),
+            None => Ok(()),
         };
         result.map_err(|e| self.error(e))
     }
 
     /// Flushes, closes and moves the file to its final name.
-    pub fn finish(self) -> Result<(), ImportError> {
-        let result = match self.sink {
-            Sink::Stdout(mut w) => w.flush(),
-            Sink::Plain(mut w) => w.flush(),
-            Sink::Zstd(w) => w.finish().and_then(|mut f| f.flush()),
-            Sink::Gzip(w) => w.finish().and_then(|mut f| f.flush()),
+    pub fn finish(mut self) -> Result<(), ImportError> {
+        let result = match self.sink.take() {
+            Some(Sink::Stdout(mut w)) => w.flush(),
+            Some(Sink::Plain(mut w)) => w.flush(),
+            Some(Sink::Zstd(w)) => w.finish().and_then(|mut f| f.flush()),
+            Some(Sink::Gzip(w)) => w.finish().and_then(|mut f| f.flush()),
+            None => Ok(()),
         };
-        let error = |e: io::Error| ImportError::OutputWrite {
-            path: self.path.clone(),
-            message: e.to_string(),
-        };
-        result.map_err(error)?;
-        if let Some(tmp) = &self.tmp {
-            std::fs::rename(tmp, &self.path).map_err(error)?;
+        result.map_err(|e| self.error(e))?;
+        if let Some(tmp) = self.tmp.take() {
+            std::fs::rename(&tmp, &self.path).map_err(|e| self.error(e))?;
         }
         Ok(())
     }
 }
 
-/// The report table, written in row groups as the run goes.
+/// The report table, written in row groups as the run goes; removed when
+/// dropped unfinished.
 struct ReportWriter {
-    table: TableWriter,
+    table: Option<TableWriter>,
+    path: PathBuf,
     rows: Vec<(Place, String, Action)>,
+}
+
+impl Drop for ReportWriter {
+    fn drop(&mut self) {
+        if let Some(table) = self.table.take() {
+            let _ = table.abandon();
+        }
+    }
 }
 
 impl ReportWriter {
@@ -532,14 +550,15 @@ impl ReportWriter {
         let schema = report_frame(&[]).map_err(error)?.schema().as_ref().clone();
         let table = TableWriter::create_at(path, &schema).map_err(error)?;
         Ok(ReportWriter {
-            table,
+            table: Some(table),
+            path: path.to_path_buf(),
             rows: Vec::new(),
         })
     }
 
     fn error(&self, e: polars::prelude::PolarsError) -> ImportError {
         ImportError::OutputWrite {
-            path: self.table.path().to_path_buf(),
+            path: self.path.clone(),
             message: e.to_string(),
         }
     }
@@ -563,7 +582,13 @@ impl ReportWriter {
 
     fn flush(&mut self) -> Result<(), ImportError> {
         let frame = report_frame(&self.rows).map_err(|e| self.error(e))?;
-        self.table.write(&frame).map_err(|e| self.error(e))?;
+        if let Some(table) = &mut self.table {
+            let written = table.write(&frame);
+            written.map_err(|e| ImportError::OutputWrite {
+                path: self.path.clone(),
+                message: e.to_string(),
+            })?;
+        }
         self.rows.clear();
         Ok(())
     }
@@ -571,11 +596,10 @@ impl ReportWriter {
     /// Writes the rest and renames the table; rows written.
     fn finish(mut self) -> Result<u64, ImportError> {
         self.flush()?;
-        let path = self.table.path().to_path_buf();
-        self.table.finish().map_err(|e| ImportError::OutputWrite {
-            path,
-            message: e.to_string(),
-        })
+        match self.table.take() {
+            Some(table) => table.finish().map_err(|e| self.error(e)),
+            None => Ok(0),
+        }
     }
 }
 

@@ -213,3 +213,32 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
         "reject | {source} | 18 | 3485 | 186 | - | garbage: "
     )));
 }
+
+#[test]
+fn a_failed_run_leaves_no_output_behind() {
+    let dir = tmp();
+    let plain = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let mut zst = zstd::encode_all(&plain[..], 3).unwrap_or_default();
+    zst.truncate(zst.len() / 2);
+    let input = dir.path().join("broken.pgn.zst");
+    std::fs::write(&input, zst).unwrap_or_else(|e| panic!("{e}"));
+    let options = CleanOptions {
+        inputs: vec![input],
+        output: dir.path().join("clean.pgn"),
+        rejects: Some(dir.path().join("rejects.pgn")),
+        threads: 2,
+        quiet: true,
+        fix_results: false,
+        report: Some(dir.path().join("report.parquet")),
+    };
+    assert!(run_clean(&options).is_err());
+    let mut names: Vec<String> = std::fs::read_dir(dir.path())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    assert_eq!(names, ["broken.pgn.zst"]);
+}

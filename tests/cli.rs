@@ -279,3 +279,25 @@ fn explore_says_clearly_what_is_wrong() {
     );
     assert_eq!(err.lines().count(), 1);
 }
+
+#[test]
+fn clean_writes_to_stdout_and_names_a_bad_output_path() {
+    let lichess = sample("lichess-2025-05-30games.pgn");
+    let output = pgnlake(&[
+        "clean",
+        lichess.to_str().unwrap_or_default(),
+        "-o",
+        "-",
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(text.matches("[Event ").count(), 30);
+    assert!(
+        text.starts_with("[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/ENPo6ReH\"]")
+    );
+    // An output folder that does not exist: one line naming the path, exit 2.
+    let bad = "no/such/folder/clean.pgn";
+    let output = pgnlake(&["clean", lichess.to_str().unwrap_or_default(), "-o", bad]);
+    assert_path_error(&output, bad);
+}
