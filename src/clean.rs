@@ -17,13 +17,13 @@ use crate::import::ImportError;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext;
-use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame};
+use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame, VarLine};
 use crate::pipeline;
 use crate::replay::audit::Declared;
 use crate::replay::reject::Rejection;
 use crate::replay::{self, Replayed, Replayer};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
-use crate::sink::pgn::{ExportGame, ExportMove, write_game};
+use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
 
 /// What `pgnlake clean` was asked to do.
@@ -53,7 +53,9 @@ pub struct CleanSummary {
     pub rejected_by_reason: BTreeMap<&'static str, u64>,
     /// Games with a tag or comment decoded as Windows-1252.
     pub encoding_repaired: u64,
-    /// Variations not written back (this version keeps the mainline).
+    /// Variations read (nested ones included).
+    pub variations: u64,
+    /// Illegal variations turned into comments.
     pub variations_dropped: u64,
     /// Results set to what the board proves (`--fix-results`).
     pub results_fixed: u64,
@@ -82,8 +84,8 @@ impl CleanSummary {
         );
         let _ = writeln!(
             out,
-            "variations dropped           {}",
-            self.variations_dropped
+            "variations {} (illegal ones turned into comments: {})",
+            self.variations, self.variations_dropped
         );
         let _ = writeln!(out, "results fixed                {}", self.results_fixed);
         out
@@ -262,14 +264,7 @@ fn clean_game(
             detail: "Windows-1252 text transcoded to UTF-8".into(),
         });
     }
-    if game.variations > 0 {
-        actions.push(Action {
-            kind: ActionKind::VariationDropped,
-            ply: None,
-            detail: format!("{} variation(s) not written back", game.variations),
-        });
-    }
-    let mut export = export_game(&game, start_pos, replayer.moves(), result);
+    let mut export = export_game(&game, start_pos, replayer.moves(), result, &mut actions);
     if let Some(was) = original {
         export.tags.push(("OriginalResult".into(), was));
     }
@@ -286,8 +281,16 @@ fn clean_game(
 }
 
 /// The game with SAN regenerated from the replayed moves, tags in file
-/// order (the `Result` tag set to the normalised result) and its notes.
-fn export_game(game: &ParsedGame, start: Chess, moves: &[Move], result: &str) -> ExportGame {
+/// order (the `Result` tag set to the normalised result), its notes, and
+/// its variations: replayed too, kept when legal, otherwise turned into a
+/// comment and reported.
+fn export_game(
+    game: &ParsedGame,
+    start: Chess,
+    moves: &[Move],
+    result: &str,
+    actions: &mut Vec<Action>,
+) -> ExportGame {
     let tags = game
         .tags
         .iter()
@@ -303,14 +306,42 @@ fn export_game(game: &ParsedGame, start: Chess, moves: &[Move], result: &str) ->
     let first_move_number = start.fullmoves().get();
     let white_first = start.turn().is_white();
     let mut pos = start;
+    // The position before each mainline move, where its variations start.
+    let mut before = Vec::with_capacity(moves.len());
     let mut export_moves: Vec<ExportMove> = moves
         .iter()
-        .map(|&m| ExportMove {
-            san: SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
-            ..ExportMove::default()
+        .map(|&m| {
+            before.push(pos.clone());
+            ExportMove {
+                san: SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+                ..ExportMove::default()
+            }
         })
         .collect();
     let mut leading_comments = Vec::new();
+    for line in &game.lines {
+        let at = line.replaces as usize;
+        let exported = before
+            .get(at)
+            .ok_or_else(|| "no move to replace".to_owned())
+            .and_then(|pos| export_line(line, pos));
+        match (exported, export_moves.get_mut(at)) {
+            (Ok(variation), Some(m)) => m.variations.push(variation),
+            (failure, target) => {
+                let why = failure.err().unwrap_or_default();
+                let text = format!("illegal variation: {}", line_text(line));
+                actions.push(Action {
+                    kind: ActionKind::VariationDropped,
+                    ply: Some(line.replaces.saturating_add(1)),
+                    detail: format!("{text} ({why}); kept as a comment"),
+                });
+                match target {
+                    Some(m) => m.comments.push(text),
+                    None => leading_comments.push(text),
+                }
+            }
+        }
+    }
     for note in &game.notes {
         let target = (note.after_plies as usize)
             .checked_sub(1)
@@ -358,6 +389,47 @@ fn place_of(batch: &Batch, raw: &RawGame) -> Place {
     }
 }
 
+/// A variation replayed from `before` (the position before the move it
+/// replaces), sub-variations included; the first illegal move's reason.
+fn export_line(line: &VarLine, before: &Chess) -> Result<ExportLine, String> {
+    let mut pos = before.clone();
+    let mut moves = Vec::with_capacity(line.moves.len());
+    for vm in &line.moves {
+        let m = vm
+            .san
+            .san
+            .to_move(&pos)
+            .map_err(|e| format!("{} {e}", vm.san))?;
+        let variations = vm
+            .variations
+            .iter()
+            .map(|sub| export_line(sub, &pos))
+            .collect::<Result<Vec<_>, _>>()?;
+        moves.push(ExportMove {
+            san: SanPlus::from_move_and_play_unchecked(&mut pos, m).to_string(),
+            nags: vm.nags.clone(),
+            comments: vm.comments.clone(),
+            variations,
+        });
+    }
+    Ok(ExportLine {
+        leading_comments: line.leading_comments.clone(),
+        moves,
+    })
+}
+
+/// A variation's moves as written, sub-variations in parentheses.
+fn line_text(line: &VarLine) -> String {
+    let mut parts = Vec::new();
+    for vm in &line.moves {
+        parts.push(vm.san.to_string());
+        for sub in &vm.variations {
+            parts.push(format!("({})", line_text(sub)));
+        }
+    }
+    parts.join(" ")
+}
+
 /// Writes the outputs in input order and keeps the accounting.
 struct CleanConsumer {
     summary: CleanSummary,
@@ -379,12 +451,13 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                     variations,
                 } => {
                     self.summary.clean += 1;
-                    self.summary.variations_dropped += u64::from(variations);
+                    self.summary.variations += u64::from(variations);
                     for action in &actions {
                         match action.kind {
                             ActionKind::ResultFixed => self.summary.results_fixed += 1,
                             ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
-                            ActionKind::VariationDropped | ActionKind::Reject => {}
+                            ActionKind::VariationDropped => self.summary.variations_dropped += 1,
+                            ActionKind::Reject => {}
                         }
                     }
                     self.output.write(text.as_bytes())?;

@@ -110,13 +110,13 @@ fn export_format_exactly() {
             "[Annotator \"pgnlake\"]\n",
             "[Result \"1:0\"]\n",
             "\n",
-            "{Opening remark} 1.e4 $1 e5 {a\n  reply} 2.Nf3 (2.f4 exf4) Nc6 !? 3.Bb5 1:0\n",
+            "{Opening remark} 1.e4 $1 e5 {a\n  reply} 2.Nf3 (2.f4 exf4) Nc6 !? 3.Bb5 (3.Qxf7) 1:0\n",
         ),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let output = dir.path().join("out.pgn");
     let summary = clean(&input, &output, None);
-    assert_eq!(summary.variations_dropped, 1);
+    assert_eq!((summary.variations, summary.variations_dropped), (2, 1));
     let text = std::fs::read_to_string(&output).unwrap_or_default();
     assert_eq!(
         text,
@@ -130,7 +130,8 @@ fn export_format_exactly() {
             "[Result \"1-0\"]\n",
             "[Annotator \"pgnlake\"]\n",
             "\n",
-            "{Opening remark} 1. e4 $1 e5 {a reply} 2. Nf3 Nc6 $5 3. Bb5 1-0\n",
+            "{Opening remark} 1. e4 $1 e5 {a reply} 2. Nf3 (2. f4 exf4) 2... Nc6 $5 3. Bb5\n",
+            "{illegal variation: Qxf7} 1-0\n",
             "\n",
         )
     );
@@ -170,7 +171,9 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
         report: Some(report.clone()),
     });
     assert_eq!(summary.results_fixed, 4);
-    assert_eq!(summary.report_rows, 4 + 1 + 1 + 11);
+    // 4 results fixed, 1 game transcoded, 11 rejects (the one variation in
+    // the file is legal and kept).
+    assert_eq!(summary.report_rows, 4 + 1 + 11);
     let text = std::fs::read_to_string(&output).unwrap_or_default();
     assert!(text.contains(
         "[Event \"contradicts checkmate\"]\n[Site \"pgnlake edge cases\"]\n[Date \"2026.11.29\"]\n\
@@ -197,7 +200,7 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
     // The report: one row per action, with the game's place.
     let table = common::read_table(&report);
     let rows = common::rows(&table);
-    assert_eq!(rows.len(), 17);
+    assert_eq!(rows.len(), 16);
     let source = sample("edge-cases.pgn").display().to_string();
     assert_eq!(
         rows[0],
@@ -209,7 +212,7 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
             "result_fixed | {source} | 11 | 2059 | 112 | 17 | 1-0 -> 1/2-1/2 (fivefold_repetition)"
         )
     );
-    assert!(rows[6].starts_with(&format!(
+    assert!(rows[5].starts_with(&format!(
         "reject | {source} | 18 | 3485 | 186 | - | garbage: "
     )));
 }

@@ -81,8 +81,27 @@ pub struct ParsedGame {
     /// Comments and NAGs of the mainline, when the parser was asked to keep
     /// them (`pgnlake clean`); empty otherwise.
     pub notes: Vec<Note>,
-    /// Variations skipped (counted only when notes are kept).
+    /// Variations met (counted only when notes are kept).
     pub variations: u32,
+    /// Variations of the mainline, when notes are kept.
+    pub lines: Vec<VarLine>,
+}
+
+/// A variation: an alternative to move `replaces` of its parent line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VarLine {
+    pub replaces: u32,
+    pub leading_comments: Vec<String>,
+    pub moves: Vec<VarMove>,
+}
+
+/// A move of a variation with its annotations and sub-variations.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VarMove {
+    pub san: SanPlus,
+    pub nags: Vec<u8>,
+    pub comments: Vec<String>,
+    pub variations: Vec<VarLine>,
 }
 
 /// A comment or NAG and the number of mainline moves before it.
@@ -121,6 +140,8 @@ struct Collect {
     notes: bool,
     /// A comment longer than pgn-reader's buffer, arriving in chunks.
     partial: Vec<u8>,
+    /// Variations being read, innermost last.
+    open: Vec<VarLine>,
 }
 
 impl Collect {
@@ -150,7 +171,9 @@ impl Visitor for Collect {
         game.result = None;
         game.notes.clear();
         game.variations = 0;
+        game.lines.clear();
         self.partial.clear();
+        self.open.clear();
         ControlFlow::Continue(game)
     }
 
@@ -190,13 +213,26 @@ impl Visitor for Collect {
     }
 
     fn san(&mut self, game: &mut ParsedGame, san_plus: SanPlus) -> ControlFlow<Self::Output> {
-        game.sans.push(san_plus);
+        match self.open.last_mut() {
+            Some(line) => line.moves.push(VarMove {
+                san: san_plus,
+                nags: Vec::new(),
+                comments: Vec::new(),
+                variations: Vec::new(),
+            }),
+            None => game.sans.push(san_plus),
+        }
         ControlFlow::Continue(())
     }
 
     fn nag(&mut self, game: &mut ParsedGame, nag: Nag) -> ControlFlow<Self::Output> {
         if self.notes {
-            self.note(game, NoteKind::Nag(nag.0));
+            if self.open.is_empty() {
+                self.note(game, NoteKind::Nag(nag.0));
+            } else if let Some(m) = self.open.last_mut().and_then(|line| line.moves.last_mut()) {
+                m.nags.push(nag.0);
+            }
+            // A NAG before a variation's first move annotates nothing.
         }
         ControlFlow::Continue(())
     }
@@ -219,21 +255,63 @@ impl Visitor for Collect {
     ) -> ControlFlow<Self::Output> {
         if self.notes {
             self.partial.extend_from_slice(comment.as_bytes());
-            let text = encoding::decode(&self.partial).0;
+            let text = encoding::decode(&self.partial).0.trim().to_owned();
             self.partial.clear();
-            self.note(game, NoteKind::Comment(text.trim().to_owned()));
+            match self.open.last_mut() {
+                Some(line) => match line.moves.last_mut() {
+                    Some(m) => m.comments.push(text),
+                    None => line.leading_comments.push(text),
+                },
+                None => self.note(game, NoteKind::Comment(text)),
+            }
         }
         ControlFlow::Continue(())
     }
 
     fn begin_variation(&mut self, game: &mut ParsedGame) -> ControlFlow<Self::Output, Skip> {
-        if self.notes {
-            game.variations += 1;
+        if !self.notes {
+            return ControlFlow::Continue(Skip(true));
         }
-        ControlFlow::Continue(Skip(true))
+        game.variations += 1;
+        // The variation is an alternative to the last move of its parent
+        // line (u32::MAX when there is none: it cannot be replayed).
+        let parent_moves = match self.open.last() {
+            Some(line) => line.moves.len(),
+            None => game.sans.len(),
+        };
+        let replaces = parent_moves
+            .checked_sub(1)
+            .and_then(|i| u32::try_from(i).ok())
+            .unwrap_or(u32::MAX);
+        self.open.push(VarLine {
+            replaces,
+            ..VarLine::default()
+        });
+        ControlFlow::Continue(Skip(false))
     }
 
-    fn end_game(&mut self, game: ParsedGame) -> Self::Output {
+    fn end_variation(&mut self, game: &mut ParsedGame) -> ControlFlow<Self::Output> {
+        if let Some(line) = self.open.pop() {
+            match self.open.last_mut() {
+                Some(parent) => match parent.moves.get_mut(line.replaces as usize) {
+                    Some(m) => m.variations.push(line),
+                    None => {
+                        if let Some(m) = parent.moves.last_mut() {
+                            m.variations.push(line);
+                        }
+                    }
+                },
+                None => game.lines.push(line),
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, mut game: ParsedGame) -> Self::Output {
+        // Variations left open at the end of the game are closed here.
+        while !self.open.is_empty() {
+            let _ = self.end_variation(&mut game);
+        }
         game
     }
 }

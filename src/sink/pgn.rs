@@ -26,6 +26,16 @@ pub struct ExportMove {
     pub san: String,
     pub nags: Vec<u8>,
     pub comments: Vec<String>,
+    /// Alternatives to this move, written after it in parentheses.
+    pub variations: Vec<ExportLine>,
+}
+
+/// A variation: its moves start with the move number of the move it
+/// replaces.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ExportLine {
+    pub leading_comments: Vec<String>,
+    pub moves: Vec<ExportMove>,
 }
 
 /// A game to write.
@@ -64,10 +74,23 @@ pub fn write_game(game: &ExportGame, out: &mut String) {
     for comment in &game.leading_comments {
         lines.comment(comment);
     }
-    let mut number = game.first_move_number.max(1);
-    let mut white = game.white_first;
+    write_moves(
+        &mut lines,
+        &game.moves,
+        game.first_move_number.max(1),
+        game.white_first,
+    );
+    lines.token(&game.result);
+    lines.finish();
+    out.push('\n');
+}
+
+/// Writes `moves` from move `number` (`white` to move), with their NAGs,
+/// comments and variations. A black move gets `N...` when it opens the line
+/// or follows a comment or a variation.
+fn write_moves(lines: &mut Lines<'_>, moves: &[ExportMove], mut number: u32, mut white: bool) {
     let mut need_number = true;
-    for m in &game.moves {
+    for m in moves {
         if white {
             lines.token(&format!("{number}."));
         } else if need_number {
@@ -80,15 +103,20 @@ pub fn write_game(game: &ExportGame, out: &mut String) {
         for comment in &m.comments {
             lines.comment(comment);
         }
-        need_number = !m.comments.is_empty();
+        for variation in &m.variations {
+            lines.open();
+            for comment in &variation.leading_comments {
+                lines.comment(comment);
+            }
+            write_moves(lines, &variation.moves, number, white);
+            lines.close();
+        }
+        need_number = !m.comments.is_empty() || !m.variations.is_empty();
         if !white {
             number += 1;
         }
         white = !white;
     }
-    lines.token(&game.result);
-    lines.finish();
-    out.push('\n');
 }
 
 fn write_tags(game: &ExportGame, out: &mut String) {
@@ -126,20 +154,27 @@ fn write_tags(game: &ExportGame, out: &mut String) {
 struct Lines<'a> {
     out: &'a mut String,
     line: usize,
+    /// The next token follows without a space (after `(`).
+    glue: bool,
 }
 
 impl<'a> Lines<'a> {
     fn new(out: &'a mut String) -> Self {
-        Lines { out, line: 0 }
+        Lines {
+            out,
+            line: 0,
+            glue: false,
+        }
     }
 
     fn token(&mut self, token: &str) {
         let width = token.chars().count();
-        if self.line > 0 && self.line + 1 + width > LINE_WIDTH {
+        let glue = std::mem::take(&mut self.glue);
+        if self.line > 0 && self.line + usize::from(!glue) + width > LINE_WIDTH {
             self.out.push('\n');
             self.line = 0;
         }
-        if self.line > 0 {
+        if self.line > 0 && !glue {
             self.out.push(' ');
             self.line += 1;
         }
@@ -168,6 +203,22 @@ impl<'a> Lines<'a> {
                 self.token(&format!("{last}}}"));
             }
         }
+    }
+
+    /// `(`, glued to the token that follows.
+    fn open(&mut self) {
+        self.token("(");
+        self.glue = true;
+    }
+
+    /// `)`, glued to the token before.
+    fn close(&mut self) {
+        if self.line + 1 > LINE_WIDTH {
+            self.out.push('\n');
+            self.line = 0;
+        }
+        self.out.push(')');
+        self.line += 1;
     }
 
     fn finish(self) {
@@ -250,12 +301,42 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
     }
 
     #[test]
+    fn variations_in_parentheses_with_their_move_numbers() {
+        let mut game = ExportGame {
+            moves: moves("e4 e5 Nf3 Nc6"),
+            first_move_number: 1,
+            white_first: true,
+            result: "*".into(),
+            ..ExportGame::default()
+        };
+        let mut sicilian = ExportLine {
+            moves: moves("c5 Nf3"),
+            ..ExportLine::default()
+        };
+        sicilian.moves[0].variations = vec![ExportLine {
+            leading_comments: vec!["or".into()],
+            moves: moves("e6"),
+        }];
+        game.moves[1].variations = vec![sicilian];
+        game.moves[2].variations = vec![ExportLine {
+            moves: moves("f4"),
+            ..ExportLine::default()
+        }];
+        let mut out = String::new();
+        write_game(&game, &mut out);
+        assert_eq!(
+            out.split("\n\n").nth(1).unwrap_or_default(),
+            "1. e4 e5 (1... c5 ({or} 1... e6) 2. Nf3) 2. Nf3 (2. f4) 2... Nc6 *"
+        );
+    }
+
+    #[test]
     fn a_long_comment_wraps_between_words() {
         let game = ExportGame {
             moves: vec![ExportMove {
                 san: "e4".into(),
-                nags: vec![],
                 comments: vec!["word ".repeat(40)],
+                ..ExportMove::default()
             }],
             first_move_number: 1,
             white_first: true,
