@@ -12,16 +12,14 @@ use std::path::{Path, PathBuf};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
-use crate::game::{audit_tokens, parse_frame, reject_row};
+use crate::game::{CheckedGame, check_game, place};
 use crate::import::ImportError;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::{Batch, RawGame};
-use crate::pgn::movetext;
 use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame, VarLine};
 use crate::pipeline;
 use crate::replay::audit::Declared;
-use crate::replay::reject::Rejection;
-use crate::replay::{self, Replayed, Replayer};
+use crate::replay::{Replayed, Replayer};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
@@ -136,17 +134,7 @@ impl ActionKind {
 /// Runs `clean` and returns its accounting.
 pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let sources = input::discover(&options.inputs)?;
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| ImportError::Threads {
-            threads,
-            message: e.to_string(),
-        })?;
+    let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let output = PgnOutput::create(&options.output)?;
     let rejects = options
         .rejects
@@ -224,19 +212,13 @@ fn clean_game(
     replayer: &mut Replayer,
     fix_results: bool,
 ) -> Result<Item, Box<RejectRow>> {
-    let bytes = batch.game_bytes(raw);
-    let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
-        Box::new(reject_row(batch, raw, bytes, game, rejection))
-    };
-    let report = movetext::scan(bytes, raw.line);
-    let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
-    audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
-    let start = replay::setup(game.text(game.variant), game.text(game.fen))
-        .map_err(|r| reject(Some(&game), r))?;
-    let start_pos = start.pos.clone();
-    let replayed = replayer
-        .replay(start, &game.sans)
-        .map_err(|r| reject(Some(&game), r))?;
+    let CheckedGame {
+        game,
+        report,
+        start: start_pos,
+        replayed,
+        ..
+    } = check_game(batch, raw, next, parser, replayer)?;
     let declared = Declared {
         tag: game.text(game.result),
         marker: report.marker,
@@ -268,11 +250,11 @@ fn clean_game(
     if let Some(was) = original {
         export.tags.push(("OriginalResult".into(), was));
     }
-    let mut text = String::with_capacity(bytes.len() + 64);
+    let mut text = String::with_capacity(game.tag_text.len() + 16 * game.sans.len() + 64);
     write_game(&export, &mut text);
     let item = Item::Clean {
         text,
-        place: place_of(batch, raw),
+        place: place(batch, raw),
         actions,
         variations: game.variations,
     };
@@ -376,16 +358,6 @@ fn proof_of(replayed: &Replayed) -> &'static str {
             end.as_str()
         }
         _ => replayed.end_state.as_str(),
-    }
-}
-
-fn place_of(batch: &Batch, raw: &RawGame) -> Place {
-    Place {
-        game_id: raw.game_id,
-        source: batch.source,
-        game_index: raw.game_index,
-        offset: raw.offset,
-        line: raw.line,
     }
 }
 

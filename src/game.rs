@@ -14,11 +14,12 @@ use crate::replay::material::material_facts;
 use crate::replay::openings;
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::result::GameResult;
-use crate::replay::{self, Replayer};
+use crate::replay::{self, Replayed, Replayer};
 use crate::sink::rows::{GameRow, Place, RejectRow, Span};
 use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;
 use crate::stats::{Aggregates, RunCounts};
+use shakmaty::Chess;
 
 /// What a batch of games turned into.
 #[derive(Debug, Default)]
@@ -120,13 +121,26 @@ pub fn counted_result(
     }
 }
 
-fn process_game(
+/// A game that parsed, passed the token audit and replayed.
+pub(crate) struct CheckedGame {
+    pub game: ParsedGame,
+    pub report: MovetextReport,
+    /// The start position (the replay consumed its own copy).
+    pub start: Chess,
+    pub start_fen: Option<String>,
+    pub chess960: bool,
+    pub replayed: Replayed,
+}
+
+/// Frames, parses, audits and replays one game: the steps `import` and
+/// `clean` share. A failure is the game's reject row.
+pub(crate) fn check_game(
     batch: &Batch,
     raw: &RawGame,
     next: usize,
     parser: &mut BatchParser<'_>,
     replayer: &mut Replayer,
-) -> Result<GameRow, Box<RejectRow>> {
+) -> Result<CheckedGame, Box<RejectRow>> {
     let bytes = batch.game_bytes(raw);
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
         Box::new(reject_row(batch, raw, bytes, game, rejection))
@@ -138,6 +152,7 @@ fn process_game(
         .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
+    let start_pos = start.pos.clone();
     let replayed = replayer
         .replay(start, &game.sans)
         .map_err(|mut rejection| {
@@ -148,6 +163,31 @@ fn process_game(
             }
             reject(Some(&game), rejection)
         })?;
+    Ok(CheckedGame {
+        game,
+        report,
+        start: start_pos,
+        start_fen,
+        chess960,
+        replayed,
+    })
+}
+
+fn process_game(
+    batch: &Batch,
+    raw: &RawGame,
+    next: usize,
+    parser: &mut BatchParser<'_>,
+    replayer: &mut Replayer,
+) -> Result<GameRow, Box<RejectRow>> {
+    let CheckedGame {
+        mut game,
+        report,
+        start_fen,
+        chess960,
+        replayed,
+        ..
+    } = check_game(batch, raw, next, parser, replayer)?;
     let declared = Declared {
         tag: game.text(game.result),
         marker: report.marker,
@@ -165,7 +205,6 @@ fn process_game(
         encoding_repaired: game.encoding_repaired,
         ..GameRow::default()
     };
-    let mut game = game;
     fill_tags(&mut row, &mut game.tags, &game.tag_text);
     row.text = std::mem::take(&mut game.tag_text);
     parser.recycle(game);
@@ -174,7 +213,7 @@ fn process_game(
 
 /// Hands the frame to pgn-reader, unless the frame is already known to be
 /// unreadable (too long, or a comment that never closes).
-pub(crate) fn parse_frame(
+fn parse_frame(
     raw: &RawGame,
     next: usize,
     report: &MovetextReport,
@@ -213,11 +252,7 @@ pub(crate) fn parse_frame(
 }
 
 /// Rejects text that is no game, and games with a token pgn-reader skipped.
-pub(crate) fn audit_tokens(
-    game: &ParsedGame,
-    report: &MovetextReport,
-    bytes: &[u8],
-) -> Result<(), Rejection> {
+fn audit_tokens(game: &ParsedGame, report: &MovetextReport, bytes: &[u8]) -> Result<(), Rejection> {
     if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
         let text = encoding::decode(bytes).0;
         let preview: String = text.trim().chars().take(60).collect();
@@ -247,7 +282,7 @@ pub(crate) fn audit_tokens(
     Ok(())
 }
 
-fn place(batch: &Batch, raw: &RawGame) -> Place {
+pub(crate) fn place(batch: &Batch, raw: &RawGame) -> Place {
     Place {
         game_id: raw.game_id,
         source: batch.source,
@@ -274,7 +309,7 @@ fn token_rejection(
     rejection
 }
 
-pub(crate) fn reject_row(
+fn reject_row(
     batch: &Batch,
     raw: &RawGame,
     bytes: &[u8],

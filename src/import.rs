@@ -83,17 +83,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
     let writers = Writers::create(&options.out, &names)?;
 
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| ImportError::Threads {
-            threads,
-            message: e.to_string(),
-        })?;
+    let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet);
     let spill = SpillDirs::new(&options.out);

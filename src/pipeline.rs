@@ -36,6 +36,22 @@ pub struct Workers<NewState, Work, Finish> {
     pub finish: Finish,
 }
 
+/// The worker count (`0`: one per core) and a rayon pool of that size.
+pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), ImportError> {
+    let threads = match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| ImportError::Threads {
+            threads,
+            message: e.to_string(),
+        })?;
+    Ok((pool, threads))
+}
+
 /// Runs the pipeline over `sources` on `pool` (with `threads` workers).
 /// Returns what was read from each input, or the first read error, and the
 /// consumer's own result.
