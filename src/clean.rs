@@ -17,9 +17,13 @@ use crate::import::ImportError;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame, VarLine};
+use crate::pgn::{encoding, movetext};
 use crate::pipeline;
+use crate::repair;
 use crate::replay::audit::Declared;
-use crate::replay::{Replayed, Replayer};
+use crate::replay::reject::RejectReason;
+use crate::replay::result::GameResult;
+use crate::replay::{self, Replayed, Replayer};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
@@ -39,6 +43,8 @@ pub struct CleanOptions {
     pub fix_results: bool,
     /// A Parquet table with one row per action taken.
     pub report: Option<PathBuf>,
+    /// Read notations other than SAN before rejecting a game.
+    pub repair: bool,
 }
 
 /// The accounting of a clean run: `read = clean + rejected + duplicates`.
@@ -59,6 +65,9 @@ pub struct CleanSummary {
     pub results_fixed: u64,
     /// Rows written to the report.
     pub report_rows: u64,
+    /// Games accepted after notation repair, and the moves repaired.
+    pub games_repaired: u64,
+    pub moves_repaired: u64,
 }
 
 impl CleanSummary {
@@ -86,6 +95,11 @@ impl CleanSummary {
             self.variations, self.variations_dropped
         );
         let _ = writeln!(out, "results fixed                {}", self.results_fixed);
+        let _ = writeln!(
+            out,
+            "moves repaired               {} (in {} games)",
+            self.moves_repaired, self.games_repaired
+        );
         out
     }
 }
@@ -118,6 +132,7 @@ pub enum ActionKind {
     ResultFixed,
     EncodingRepaired,
     VariationDropped,
+    MoveRepaired,
 }
 
 impl ActionKind {
@@ -127,6 +142,7 @@ impl ActionKind {
             ActionKind::ResultFixed => "result_fixed",
             ActionKind::EncodingRepaired => "encoding_repaired",
             ActionKind::VariationDropped => "variation_dropped",
+            ActionKind::MoveRepaired => "move_repaired",
         }
     }
 }
@@ -143,10 +159,13 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         .transpose()?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet || output.is_stdout());
-    let fix_results = options.fix_results;
+    let modes = Modes {
+        fix_results: options.fix_results,
+        repair: options.repair,
+    };
     let workers = pipeline::Workers {
         new_state: || (),
-        work: |batch: &Batch, _: &mut ()| clean_batch(batch, fix_results),
+        work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes),
         finish: |_| {},
     };
     let report = options
@@ -182,7 +201,14 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     Ok(summary)
 }
 
-fn clean_batch(batch: &Batch, fix_results: bool) -> Vec<Item> {
+/// What `clean` may change.
+#[derive(Debug, Clone, Copy)]
+struct Modes {
+    fix_results: bool,
+    repair: bool,
+}
+
+fn clean_batch(batch: &Batch, modes: Modes) -> Vec<Item> {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder).keeping_notes();
     let mut replayer = Replayer::default();
@@ -192,8 +218,25 @@ fn clean_batch(batch: &Batch, fix_results: bool) -> Vec<Item> {
             .games
             .get(index + 1)
             .map_or(batch.data.len(), |g| g.start);
-        let item = match clean_game(batch, raw, next, &mut parser, &mut replayer, fix_results) {
+        let checked = clean_game(
+            batch,
+            raw,
+            next,
+            &mut parser,
+            &mut replayer,
+            modes.fix_results,
+        );
+        let item = match checked {
             Ok(item) => item,
+            Err(row) if modes.repair && repairable(row.reason) => {
+                match repair_game(batch, raw, &mut replayer, modes.fix_results, *row) {
+                    Ok(item) => item,
+                    Err(row) => Item::Rejected {
+                        raw: batch.game_bytes(raw).to_vec(),
+                        row,
+                    },
+                }
+            }
             Err(row) => Item::Rejected {
                 raw: batch.game_bytes(raw).to_vec(),
                 row,
@@ -224,21 +267,13 @@ fn clean_game(
         marker: report.marker,
     };
     let mut actions = Vec::new();
-    let mut result = declared.result().map_or("*", |r| r.as_str());
-    let mut original = None;
-    if fix_results
-        && let Some(proven) = replayed.result_by_rule
-        && proven.as_str() != result
-    {
-        let was = game.text(game.result).unwrap_or(result).to_owned();
-        actions.push(Action {
-            kind: ActionKind::ResultFixed,
-            ply: Some(replayed.plies),
-            detail: format!("{was} -> {} ({})", proven.as_str(), proof_of(&replayed)),
-        });
-        original = Some(was);
-        result = proven.as_str();
-    }
+    let (result, original) = settle_result(
+        declared.result().map_or("*", |r| r.as_str()),
+        game.text(game.result),
+        &replayed,
+        fix_results,
+        &mut actions,
+    );
     if game.encoding_repaired {
         actions.push(Action {
             kind: ActionKind::EncodingRepaired,
@@ -361,6 +396,183 @@ fn proof_of(replayed: &Replayed) -> &'static str {
     }
 }
 
+/// The result to write: the declared one, or with `--fix-results` the one
+/// the board proves (reported, the old tag value returned for
+/// `OriginalResult`).
+fn settle_result(
+    declared: &'static str,
+    tag: Option<&str>,
+    replayed: &Replayed,
+    fix_results: bool,
+    actions: &mut Vec<Action>,
+) -> (&'static str, Option<String>) {
+    match replayed.result_by_rule {
+        Some(proven) if fix_results && proven.as_str() != declared => {
+            let was = tag.unwrap_or(declared).to_owned();
+            actions.push(Action {
+                kind: ActionKind::ResultFixed,
+                ply: Some(replayed.plies),
+                detail: format!("{was} -> {} ({})", proven.as_str(), proof_of(replayed)),
+            });
+            (proven.as_str(), Some(was))
+        }
+        _ => (declared, None),
+    }
+}
+
+fn repairable(reason: RejectReason) -> bool {
+    matches!(
+        reason,
+        RejectReason::UnknownToken | RejectReason::UnparsableSan | RejectReason::IllegalMove
+    )
+}
+
+/// Reads a rejected game again through notation repair. Keeps the
+/// original rejection when repair fails, unless the token fits several
+/// moves: then the game is rejected as ambiguous.
+fn repair_game(
+    batch: &Batch,
+    raw: &RawGame,
+    replayer: &mut Replayer,
+    fix_results: bool,
+    mut row: RejectRow,
+) -> Result<Item, Box<RejectRow>> {
+    let (text, repaired_encoding) = encoding::decode(batch.game_bytes(raw));
+    let tags: Vec<(String, String)> = movetext::quick_tags(text.as_bytes())
+        .into_iter()
+        .map(|(name, value)| (name, value.replace(r#"\""#, "\"").replace(r"\\", r"\")))
+        .collect();
+    let tag = |name: &str| {
+        tags.iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    };
+    let Ok(start) = replay::setup(tag("Variant"), tag("FEN")) else {
+        return Err(Box::new(row));
+    };
+    let body = movetext_of(&text);
+    let repaired = match repair::repair(&start.pos, body) {
+        Ok(repaired) => repaired,
+        Err(error) => {
+            if error.ambiguous {
+                row.reason = RejectReason::AmbiguousMove;
+                row.message = format!(
+                    "repair: {:?} at ply {} fits more than one legal move",
+                    error.token, error.ply
+                );
+                row.ply = Some(error.ply);
+                row.token = Some(error.token);
+            }
+            return Err(Box::new(row));
+        }
+    };
+    let start_pos = start.pos.clone();
+    let mut pos = start.pos.clone();
+    let sans: Vec<SanPlus> = repaired
+        .moves
+        .iter()
+        .map(|r| SanPlus::from_move_and_play_unchecked(&mut pos, r.m))
+        .collect();
+    let Ok(replayed) = replayer.replay(start, &sans) else {
+        return Err(Box::new(row));
+    };
+    let mut actions = Vec::new();
+    let mut replay_pos = start_pos.clone();
+    for (index, r) in repaired.moves.iter().enumerate() {
+        let san = SanPlus::from_move_and_play_unchecked(&mut replay_pos, r.m).to_string();
+        if let Some(original) = &r.original {
+            actions.push(Action {
+                kind: ActionKind::MoveRepaired,
+                ply: Some(index as u32 + 1),
+                detail: format!("{original} -> {san}"),
+            });
+        }
+    }
+    let declared = tag("Result")
+        .and_then(|t| GameResult::from_marker(t.as_bytes()))
+        .map(GameResult::as_str)
+        .or(repaired.marker)
+        .unwrap_or("*");
+    let (result, original) = settle_result(
+        declared,
+        tag("Result"),
+        &replayed,
+        fix_results,
+        &mut actions,
+    );
+    if repaired_encoding {
+        actions.push(Action {
+            kind: ActionKind::EncodingRepaired,
+            ply: None,
+            detail: "Windows-1252 text transcoded to UTF-8".into(),
+        });
+    }
+    if repaired.variations > 0 {
+        actions.push(Action {
+            kind: ActionKind::VariationDropped,
+            ply: None,
+            detail: format!(
+                "{} variation(s) of a repaired game dropped",
+                repaired.variations
+            ),
+        });
+    }
+    let mut pos = start_pos.clone();
+    let moves = repaired
+        .moves
+        .iter()
+        .map(|r| ExportMove {
+            san: SanPlus::from_move_and_play_unchecked(&mut pos, r.m).to_string(),
+            nags: r.nags.clone(),
+            comments: r.comments.clone(),
+            variations: Vec::new(),
+        })
+        .collect();
+    let mut tags: Vec<(String, String)> = tags
+        .into_iter()
+        .map(|(name, value)| {
+            if name == "Result" {
+                (name, result.to_owned())
+            } else {
+                (name, value)
+            }
+        })
+        .collect();
+    if let Some(was) = original {
+        tags.push(("OriginalResult".into(), was));
+    }
+    let export = ExportGame {
+        tags,
+        leading_comments: repaired.leading_comments,
+        moves,
+        first_move_number: start_pos.fullmoves().get(),
+        white_first: start_pos.turn().is_white(),
+        result: result.to_owned(),
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    write_game(&export, &mut out);
+    Ok(Item::Clean {
+        text: out,
+        place: place(batch, raw),
+        actions,
+        variations: repaired.variations,
+    })
+}
+
+/// The movetext of a game's text: what follows its tag lines.
+fn movetext_of(text: &str) -> &str {
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('[') {
+            offset += line.len();
+        } else {
+            break;
+        }
+    }
+    text.get(offset..).unwrap_or_default()
+}
+
 /// A variation replayed from `before` (the position before the move it
 /// replaces), sub-variations included; the first illegal move's reason.
 fn export_line(line: &VarLine, before: &Chess) -> Result<ExportLine, String> {
@@ -424,11 +636,15 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                 } => {
                     self.summary.clean += 1;
                     self.summary.variations += u64::from(variations);
+                    if actions.iter().any(|a| a.kind == ActionKind::MoveRepaired) {
+                        self.summary.games_repaired += 1;
+                    }
                     for action in &actions {
                         match action.kind {
                             ActionKind::ResultFixed => self.summary.results_fixed += 1,
                             ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
                             ActionKind::VariationDropped => self.summary.variations_dropped += 1,
+                            ActionKind::MoveRepaired => self.summary.moves_repaired += 1,
                             ActionKind::Reject => {}
                         }
                     }

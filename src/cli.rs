@@ -43,6 +43,10 @@ pub struct CleanArgs {
     /// A Parquet table with one row per action (reject, result_fixed, …).
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// Before rejecting a game, read moves written in other notations (long
+    /// algebraic, UCI, 0-0, figurines, localized or Chinese piece names).
+    #[arg(long)]
+    pub repair: bool,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

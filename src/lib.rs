@@ -14,6 +14,7 @@ pub mod import;
 pub mod input;
 pub mod pgn;
 pub mod pipeline;
+pub mod repair;
 pub mod replay;
 pub mod sink;
 pub mod stats;

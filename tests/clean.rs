@@ -17,6 +17,7 @@ fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary 
         quiet: true,
         fix_results: false,
         report: None,
+        repair: false,
     })
 }
 
@@ -169,6 +170,7 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
         quiet: true,
         fix_results: true,
         report: Some(report.clone()),
+        repair: false,
     });
     assert_eq!(summary.results_fixed, 4);
     // 4 results fixed, 1 game transcoded, 11 rejects (the one variation in
@@ -233,6 +235,7 @@ fn a_failed_run_leaves_no_output_behind() {
         quiet: true,
         fix_results: false,
         report: Some(dir.path().join("report.parquet")),
+        repair: false,
     };
     assert!(run_clean(&options).is_err());
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
@@ -244,4 +247,63 @@ fn a_failed_run_leaves_no_output_behind() {
         .unwrap_or_default();
     names.sort();
     assert_eq!(names, ["broken.pgn.zst"]);
+}
+
+#[test]
+fn the_chinese_scoresheets_come_out_as_san() {
+    let dir = tmp();
+    let output = dir.path().join("clean.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        inputs: vec![sample("chinese-notation.pgn")],
+        output: output.clone(),
+        rejects: None,
+        threads: 2,
+        quiet: true,
+        fix_results: false,
+        report: Some(report.clone()),
+        repair: true,
+    });
+    assert_eq!(
+        (summary.games_read, summary.clean, summary.rejected),
+        (2, 2, 0)
+    );
+    assert_eq!(summary.games_repaired, 2);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    let movetexts: Vec<String> = text
+        .split("\n\n")
+        .filter(|part| part.starts_with("1."))
+        .map(|part| part.replace('\n', " "))
+        .collect();
+    assert_eq!(
+        movetexts,
+        [
+            "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be2 Bg7 5. g4 h6 6. h3 c5 7. d5 O-O 8. h4 e6 9. \
+             g5 hxg5 10. hxg5 Ne8 11. Qd3 exd5 12. Nxd5 Nc6 13. Qg3 Be6 14. Qh4 f5 15. Qh7+ \
+             Kf7 16. Qxg6+ $3 Kxg6 17. Bh5+ Kh7 18. Bf7+ Bh6 19. g6+ Kg7 20. Bxh6+ 1-0",
+            "1. e4 e5 2. Nf3 Nc6 3. Bc4 d6 4. Nc3 Bg4 5. O-O Nd4 6. Nxe5 Bxd1 7. Bxf7+ Ke7 8. \
+             Nd5# 1-0",
+        ]
+    );
+    // The wrong origin square (象e4: the bishop stands on c4) at ply 13.
+    let rows = common::rows(&common::read_table(&report));
+    assert!(
+        rows.iter().any(|r| r.starts_with("move_repaired")
+            && r.contains(" | 2 | ")
+            && r.ends_with(" | 13 | 象e4×f7＋ -> Bxf7+")),
+        "{rows:#?}"
+    );
+    // The second game ends in checkmate.
+    let games = import(&[output], 2).table("games");
+    assert_eq!(
+        common::str_at(&games, "end_state", 1).as_deref(),
+        Some("checkmate")
+    );
+    // Without --repair both games are rejected.
+    let plain = clean(
+        &sample("chinese-notation.pgn"),
+        &dir.path().join("plain.pgn"),
+        None,
+    );
+    assert_eq!(plain.rejected, 2);
 }

@@ -626,24 +626,26 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 89);
-    assert!(run.summary.inputs[0].path.ends_with("edge-cases.pgn"));
+    assert_eq!(run.summary.games_read, 91);
+    // The two Chinese scoresheets are not SAN: import rejects them.
+    assert!(run.summary.inputs[0].path.ends_with("chinese-notation.pgn"));
+    assert!(run.summary.inputs[1].path.ends_with("edge-cases.pgn"));
     assert!(
-        run.summary.inputs[1]
+        run.summary.inputs[2]
             .path
             .ends_with("lichess-2025-05-30games.pgn")
     );
-    assert!(run.summary.inputs[2].path.ends_with("openings.pgn"));
-    assert!(run.summary.inputs[3].path.ends_with("results.pgn"));
+    assert!(run.summary.inputs[3].path.ends_with("openings.pgn"));
+    assert!(run.summary.inputs[4].path.ends_with("results.pgn"));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 89);
+    assert_eq!(value["games_read"], 91);
     assert_eq!(value["accepted"], 78);
-    assert_eq!(value["rejected"], 11);
+    assert_eq!(value["rejected"], 13);
     assert_eq!(value["balanced"], true);
     assert_eq!(value["tables"]["games.parquet"], 78);
-    assert_eq!(value["tables"]["rejects.parquet"], 11);
-    assert_eq!(value["rejected_by_reason"]["unknown_token"], 2);
+    assert_eq!(value["tables"]["rejects.parquet"], 13);
+    assert_eq!(value["rejected_by_reason"]["unknown_token"], 4);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     // No temporary files are left behind.
     let leftovers: Vec<_> = std::fs::read_dir(run.dir.path())

@@ -14,6 +14,7 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
         quiet: args.quiet,
         fix_results: args.fix_results,
         report: args.report,
+        repair: args.repair,
     };
     let summary = run_clean(&options)?;
     if !options.quiet {
