@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
+use crate::dedupe::{DedupeMode, DupCodec, DupFacts, DupKey, DupValue, losers_of, mark_duplicate};
 use crate::game::{CheckedGame, check_game, place};
 use crate::import::ImportError;
 use crate::input::{self, InputSource, progress};
@@ -27,6 +28,8 @@ use crate::replay::{self, Replayed, Replayer};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
+use crate::stats::spill::{self, BoundedMap, SpillDir};
+use std::collections::HashMap;
 
 /// What `pgnlake clean` was asked to do.
 #[derive(Debug, Clone)]
@@ -45,6 +48,12 @@ pub struct CleanOptions {
     pub report: Option<PathBuf>,
     /// Read notations other than SAN before rejecting a game.
     pub repair: bool,
+    /// Which games count as duplicates.
+    pub dedupe: DedupeMode,
+    /// Where duplicates go, each tagged with the kept game's position.
+    pub duplicates: Option<PathBuf>,
+    /// Memory for the duplicate search before it spills to disk.
+    pub memory_limit: u64,
 }
 
 /// The accounting of a clean run: `read = clean + rejected + duplicates`.
@@ -111,6 +120,12 @@ enum Item {
         place: Place,
         actions: Vec<Action>,
         variations: u32,
+        facts: DupFacts,
+    },
+    Duplicate {
+        text: String,
+        place: Place,
+        kept: String,
     },
     Rejected {
         raw: Vec<u8>,
@@ -133,6 +148,7 @@ pub enum ActionKind {
     EncodingRepaired,
     VariationDropped,
     MoveRepaired,
+    Duplicate,
 }
 
 impl ActionKind {
@@ -143,6 +159,7 @@ impl ActionKind {
             ActionKind::EncodingRepaired => "encoding_repaired",
             ActionKind::VariationDropped => "variation_dropped",
             ActionKind::MoveRepaired => "move_repaired",
+            ActionKind::Duplicate => "duplicate",
         }
     }
 }
@@ -163,9 +180,18 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         fix_results: options.fix_results,
         repair: options.repair,
     };
+    let losers = match options.dedupe {
+        DedupeMode::None => HashMap::new(),
+        mode => find_duplicates(&sources, &pool, threads, modes, mode, options.memory_limit)?,
+    };
+    let duplicates = options
+        .duplicates
+        .as_deref()
+        .map(PgnOutput::create)
+        .transpose()?;
     let workers = pipeline::Workers {
         new_state: || (),
-        work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes),
+        work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &losers),
         finish: |_| {},
     };
     let report = options
@@ -177,6 +203,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         summary: CleanSummary::default(),
         output,
         rejects,
+        duplicates,
         report,
         sources: sources.iter().map(InputSource::display_name).collect(),
     };
@@ -188,17 +215,112 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         mut summary,
         output,
         rejects,
+        duplicates,
         report,
         ..
     } = consumer;
     output.finish()?;
-    if let Some(rejects) = rejects {
-        rejects.finish()?;
+    for extra in [rejects, duplicates].into_iter().flatten() {
+        extra.finish()?;
     }
     if let Some(report) = report {
         summary.report_rows = report.finish()?;
     }
     Ok(summary)
+}
+
+/// First pass of `--dedupe`: every clean game's key, grouped; returns the
+/// duplicates (by game number) with the kept game's position.
+fn find_duplicates(
+    sources: &[InputSource],
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    modes: Modes,
+    mode: DedupeMode,
+    memory_limit: u64,
+) -> Result<HashMap<u64, String>, ImportError> {
+    if sources.iter().any(|s| s.display_name() == "-") {
+        return Err(ImportError::OutputWrite {
+            path: PathBuf::from("-"),
+            message: "--dedupe reads the inputs twice and cannot read stdin".into(),
+        });
+    }
+    let spill =
+        SpillDir::new(std::env::temp_dir().join(format!("pgnlake-dedupe-{}", std::process::id())));
+    let none = HashMap::new();
+    let workers = pipeline::Workers {
+        new_state: || (),
+        work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &none),
+        finish: |_| {},
+    };
+    let budget = usize::try_from(memory_limit).unwrap_or(usize::MAX);
+    let keys = KeyCollector {
+        map: BoundedMap::new(budget, &spill),
+        mode,
+        games: 0,
+    };
+    let bar = progress::import_bar(None, true);
+    let (read, collected) = pipeline::run(sources, pool, threads, &bar, workers, keys);
+    let collected = collected?;
+    read?;
+    let spill_error = |e: io::Error| ImportError::OutputWrite {
+        path: spill.path().to_path_buf(),
+        message: e.to_string(),
+    };
+    let part = collected.map.finish().map_err(spill_error)?;
+    let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
+    let mut losers = HashMap::new();
+    let mut group: Vec<(DupKey, DupValue)> = Vec::new();
+    for entry in spill::merge::<DupCodec>(&spill, vec![part]).map_err(spill_error)? {
+        let entry = entry.map_err(spill_error)?;
+        if group
+            .first()
+            .is_some_and(|first| first.0.key != entry.0.key)
+        {
+            losers_of(&group, &names, &mut losers);
+            group.clear();
+        }
+        group.push(entry);
+    }
+    losers_of(&group, &names, &mut losers);
+    Ok(losers)
+}
+
+/// Collects the key of every clean game of the first pass.
+struct KeyCollector<'s> {
+    map: BoundedMap<'s, DupCodec>,
+    mode: DedupeMode,
+    games: u64,
+}
+
+impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
+    fn consume(&mut self, items: Vec<Item>) -> Result<(), ImportError> {
+        for item in items {
+            self.games += 1;
+            if let Item::Clean { place, facts, .. } = item
+                && let Some(key) = facts.key(self.mode)
+            {
+                let value = DupValue {
+                    richness: facts.richness,
+                    source: place.source,
+                    game_index: place.game_index,
+                };
+                self.map.upsert(
+                    DupKey {
+                        key,
+                        game_id: place.game_id,
+                    },
+                    || value,
+                    |_| {},
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn games(&self) -> u64 {
+        self.games
+    }
 }
 
 /// What `clean` may change.
@@ -208,7 +330,7 @@ struct Modes {
     repair: bool,
 }
 
-fn clean_batch(batch: &Batch, modes: Modes) -> Vec<Item> {
+fn clean_batch(batch: &Batch, modes: Modes, losers: &HashMap<u64, String>) -> Vec<Item> {
     let holder = FeedHolder::new(&batch.data);
     let mut parser = BatchParser::new(&holder).keeping_notes();
     let mut replayer = Replayer::default();
@@ -241,6 +363,17 @@ fn clean_batch(batch: &Batch, modes: Modes) -> Vec<Item> {
                 raw: batch.game_bytes(raw).to_vec(),
                 row,
             },
+        };
+        let item = match item {
+            Item::Clean { text, place, .. } if losers.contains_key(&place.game_id) => {
+                let kept = losers.get(&place.game_id).cloned().unwrap_or_default();
+                Item::Duplicate {
+                    text: mark_duplicate(&text, &kept),
+                    place,
+                    kept,
+                }
+            }
+            other => other,
         };
         items.push(item);
     }
@@ -292,6 +425,7 @@ fn clean_game(
         place: place(batch, raw),
         actions,
         variations: game.variations,
+        facts: DupFacts::of(&export),
     };
     parser.recycle(game);
     Ok(item)
@@ -556,6 +690,7 @@ fn repair_game(
         place: place(batch, raw),
         actions,
         variations: repaired.variations,
+        facts: DupFacts::of(&export),
     })
 }
 
@@ -619,6 +754,7 @@ struct CleanConsumer {
     summary: CleanSummary,
     output: PgnOutput,
     rejects: Option<PgnOutput>,
+    duplicates: Option<PgnOutput>,
     report: Option<ReportWriter>,
     sources: Vec<String>,
 }
@@ -633,6 +769,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                     place,
                     actions,
                     variations,
+                    ..
                 } => {
                     self.summary.clean += 1;
                     self.summary.variations += u64::from(variations);
@@ -645,7 +782,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
                             ActionKind::VariationDropped => self.summary.variations_dropped += 1,
                             ActionKind::MoveRepaired => self.summary.moves_repaired += 1,
-                            ActionKind::Reject => {}
+                            ActionKind::Reject | ActionKind::Duplicate => {}
                         }
                     }
                     self.output.write(text.as_bytes())?;
@@ -653,6 +790,20 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                         for action in actions {
                             report.push(&place, &self.sources, action)?;
                         }
+                    }
+                }
+                Item::Duplicate { text, place, kept } => {
+                    self.summary.duplicates += 1;
+                    if let Some(duplicates) = &mut self.duplicates {
+                        duplicates.write(text.as_bytes())?;
+                    }
+                    if let Some(report) = &mut self.report {
+                        let action = Action {
+                            kind: ActionKind::Duplicate,
+                            ply: None,
+                            detail: format!("duplicate of {kept}"),
+                        };
+                        report.push(&place, &self.sources, action)?;
                     }
                 }
                 Item::Rejected { raw, row } => {

@@ -47,6 +47,16 @@ pub struct CleanArgs {
     /// algebraic, UCI, 0-0, figurines, localized or Chinese piece names).
     #[arg(long)]
     pub repair: bool,
+    /// Which games are duplicates: exact (same tags and moves) or moves
+    /// (same start and mainline). The richest copy is kept.
+    #[arg(long, value_enum, default_value_t = crate::dedupe::DedupeMode::None)]
+    pub dedupe: crate::dedupe::DedupeMode,
+    /// Where duplicates go, each with a DuplicateOf tag naming the kept game.
+    #[arg(long)]
+    pub duplicates: Option<PathBuf>,
+    /// Memory for the duplicate search before it spills to disk.
+    #[arg(long, default_value = "1GiB", value_parser = parse_size)]
+    pub memory_limit: u64,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

@@ -8,6 +8,7 @@
 pub mod clean;
 pub mod cli;
 pub mod cmd;
+pub mod dedupe;
 pub mod explore;
 pub mod game;
 pub mod import;

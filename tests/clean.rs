@@ -18,6 +18,9 @@ fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary 
         fix_results: false,
         report: None,
         repair: false,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
     })
 }
 
@@ -171,6 +174,9 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
         fix_results: true,
         report: Some(report.clone()),
         repair: false,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
     });
     assert_eq!(summary.results_fixed, 4);
     // 4 results fixed, 1 game transcoded, 11 rejects (the one variation in
@@ -236,6 +242,9 @@ fn a_failed_run_leaves_no_output_behind() {
         fix_results: false,
         report: Some(dir.path().join("report.parquet")),
         repair: false,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
     };
     assert!(run_clean(&options).is_err());
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
@@ -263,6 +272,9 @@ fn the_chinese_scoresheets_come_out_as_san() {
         fix_results: false,
         report: Some(report.clone()),
         repair: true,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
     });
     assert_eq!(
         (summary.games_read, summary.clean, summary.rejected),
@@ -306,4 +318,64 @@ fn the_chinese_scoresheets_come_out_as_san() {
         None,
     );
     assert_eq!(plain.rejected, 2);
+}
+
+#[test]
+fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
+    let dir = tmp();
+    let input = dir.path().join("dups.pgn");
+    std::fs::write(
+        &input,
+        concat!(
+            "[Event \"A\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"A\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"C\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n[WhiteElo \"2500\"]\n\
+             [BlackElo \"2400\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"D\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"*\"]\n[WhiteElo \"2500\"]\n\
+             [BlackElo \"2400\"]\n[Annotator \"z\"]\n\n1. e4 e5 2. Nf3 *\n\n",
+            "[Event \"E\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n\n",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dedupe = |mode, name: &str| {
+        let duplicates = dir.path().join(format!("{name}-dups.pgn"));
+        let summary = run(CleanOptions {
+            inputs: vec![input.clone()],
+            output: dir.path().join(format!("{name}.pgn")),
+            rejects: None,
+            threads: 2,
+            quiet: true,
+            fix_results: false,
+            report: None,
+            repair: false,
+            dedupe: mode,
+            duplicates: Some(duplicates.clone()),
+            memory_limit: 1 << 30,
+        });
+        assert_eq!(
+            summary.games_read,
+            summary.clean + summary.rejected + summary.duplicates
+        );
+        let set_aside = std::fs::read_to_string(duplicates).unwrap_or_default();
+        (summary, set_aside)
+    };
+    let source = input.display().to_string();
+    // Exact: the second game is the first one again.
+    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Exact, "exact");
+    assert_eq!((summary.clean, summary.duplicates), (4, 1));
+    assert_eq!(set_aside.matches("[DuplicateOf ").count(), 1);
+    assert!(set_aside.contains(&format!("[DuplicateOf \"{source} game 1\"]")));
+    // Moves: four games share the mainline; C is the richest finished one
+    // (D has more tags but no result).
+    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Moves, "moves");
+    assert_eq!((summary.clean, summary.duplicates), (2, 3));
+    assert_eq!(
+        set_aside
+            .matches(&format!("[DuplicateOf \"{source} game 3\"]"))
+            .count(),
+        3
+    );
+    let kept = std::fs::read_to_string(dir.path().join("moves.pgn")).unwrap_or_default();
+    assert!(kept.contains("[Event \"C\"]") && kept.contains("[Event \"E\"]"));
+    assert!(!kept.contains("[Event \"D\"]"));
 }

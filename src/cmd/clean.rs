@@ -15,6 +15,9 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
         fix_results: args.fix_results,
         report: args.report,
         repair: args.repair,
+        dedupe: args.dedupe,
+        duplicates: args.duplicates,
+        memory_limit: args.memory_limit,
     };
     let summary = run_clean(&options)?;
     if !options.quiet {
