@@ -12,7 +12,10 @@ use std::path::{Path, PathBuf};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
-use crate::dedupe::{DedupeMode, DupCodec, DupFacts, DupKey, DupValue, losers_of, mark_duplicate};
+use crate::dedupe::{
+    DedupeMode, DupCodec, DupFacts, DupKey, DupValue, LineCodec, LineValue, contained_losers,
+    losers_of, mark_duplicate,
+};
 use crate::game::{CheckedGame, check_game, place};
 use crate::import::ImportError;
 use crate::input::{self, InputSource, progress};
@@ -179,6 +182,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let modes = Modes {
         fix_results: options.fix_results,
         repair: options.repair,
+        keep_line: false,
     };
     let losers = match options.dedupe {
         DedupeMode::None => HashMap::new(),
@@ -245,9 +249,16 @@ fn find_duplicates(
             message: "--dedupe reads the inputs twice and cannot read stdin".into(),
         });
     }
-    let spill =
-        SpillDir::new(std::env::temp_dir().join(format!("pgnlake-dedupe-{}", std::process::id())));
+    let spill_at = |name: &str| {
+        let pid = std::process::id();
+        SpillDir::new(std::env::temp_dir().join(format!("pgnlake-dedupe-{pid}-{name}")))
+    };
+    let (spill, spill_lines) = (spill_at("keys"), spill_at("lines"));
     let none = HashMap::new();
+    let modes = Modes {
+        keep_line: mode == DedupeMode::Contained,
+        ..modes
+    };
     let workers = pipeline::Workers {
         new_state: || (),
         work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &none),
@@ -256,6 +267,7 @@ fn find_duplicates(
     let budget = usize::try_from(memory_limit).unwrap_or(usize::MAX);
     let keys = KeyCollector {
         map: BoundedMap::new(budget, &spill),
+        lines: BoundedMap::new(budget, &spill_lines),
         mode,
         games: 0,
     };
@@ -263,16 +275,42 @@ fn find_duplicates(
     let (read, collected) = pipeline::run(sources, pool, threads, &bar, workers, keys);
     let collected = collected?;
     read?;
-    let spill_error = |e: io::Error| ImportError::OutputWrite {
-        path: spill.path().to_path_buf(),
-        message: e.to_string(),
+    let spill_error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: io::Error| ImportError::OutputWrite {
+            path: path.clone(),
+            message: e.to_string(),
+        }
     };
-    let part = collected.map.finish().map_err(spill_error)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
     let mut losers = HashMap::new();
+    if mode == DedupeMode::Contained {
+        let part = collected
+            .lines
+            .finish()
+            .map_err(spill_error(spill_lines.path()))?;
+        let mut group: Vec<(DupKey, LineValue)> = Vec::new();
+        let merged = spill::merge::<LineCodec>(&spill_lines, vec![part])
+            .map_err(spill_error(spill_lines.path()))?;
+        for entry in merged {
+            let entry = entry.map_err(spill_error(spill_lines.path()))?;
+            if group
+                .first()
+                .is_some_and(|first| first.0.key != entry.0.key)
+            {
+                contained_losers(&mut group, &names, &mut losers);
+                group.clear();
+            }
+            group.push(entry);
+        }
+        contained_losers(&mut group, &names, &mut losers);
+        return Ok(losers);
+    }
+    let part = collected.map.finish().map_err(spill_error(spill.path()))?;
     let mut group: Vec<(DupKey, DupValue)> = Vec::new();
-    for entry in spill::merge::<DupCodec>(&spill, vec![part]).map_err(spill_error)? {
-        let entry = entry.map_err(spill_error)?;
+    let merged = spill::merge::<DupCodec>(&spill, vec![part]).map_err(spill_error(spill.path()))?;
+    for entry in merged {
+        let entry = entry.map_err(spill_error(spill.path()))?;
         if group
             .first()
             .is_some_and(|first| first.0.key != entry.0.key)
@@ -289,6 +327,8 @@ fn find_duplicates(
 /// Collects the key of every clean game of the first pass.
 struct KeyCollector<'s> {
     map: BoundedMap<'s, DupCodec>,
+    /// For `contained`: the mainlines, by players.
+    lines: BoundedMap<'s, LineCodec>,
     mode: DedupeMode,
     games: u64,
 }
@@ -300,6 +340,20 @@ impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
             if let Item::Clean { place, facts, .. } = item
                 && let Some(key) = facts.key(self.mode)
             {
+                let dup_key = DupKey {
+                    key,
+                    game_id: place.game_id,
+                };
+                if let Some(line) = facts.line {
+                    let value = LineValue {
+                        richness: facts.richness,
+                        source: place.source,
+                        game_index: place.game_index,
+                        line,
+                    };
+                    self.lines.upsert(dup_key, || value, |_| {});
+                    continue;
+                }
                 let value = DupValue {
                     richness: facts.richness,
                     source: place.source,
@@ -328,6 +382,8 @@ impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
 struct Modes {
     fix_results: bool,
     repair: bool,
+    /// Keep each game's mainline text (the first pass of `contained`).
+    keep_line: bool,
 }
 
 fn clean_batch(batch: &Batch, modes: Modes, losers: &HashMap<u64, String>) -> Vec<Item> {
@@ -340,18 +396,11 @@ fn clean_batch(batch: &Batch, modes: Modes, losers: &HashMap<u64, String>) -> Ve
             .games
             .get(index + 1)
             .map_or(batch.data.len(), |g| g.start);
-        let checked = clean_game(
-            batch,
-            raw,
-            next,
-            &mut parser,
-            &mut replayer,
-            modes.fix_results,
-        );
+        let checked = clean_game(batch, raw, next, &mut parser, &mut replayer, modes);
         let item = match checked {
             Ok(item) => item,
             Err(row) if modes.repair && repairable(row.reason) => {
-                match repair_game(batch, raw, &mut replayer, modes.fix_results, *row) {
+                match repair_game(batch, raw, &mut replayer, modes, *row) {
                     Ok(item) => item,
                     Err(row) => Item::Rejected {
                         raw: batch.game_bytes(raw).to_vec(),
@@ -386,7 +435,7 @@ fn clean_game(
     next: usize,
     parser: &mut BatchParser<'_>,
     replayer: &mut Replayer,
-    fix_results: bool,
+    modes: Modes,
 ) -> Result<Item, Box<RejectRow>> {
     let CheckedGame {
         game,
@@ -404,7 +453,7 @@ fn clean_game(
         declared.result().map_or("*", |r| r.as_str()),
         game.text(game.result),
         &replayed,
-        fix_results,
+        modes.fix_results,
         &mut actions,
     );
     if game.encoding_repaired {
@@ -425,7 +474,7 @@ fn clean_game(
         place: place(batch, raw),
         actions,
         variations: game.variations,
-        facts: DupFacts::of(&export),
+        facts: DupFacts::of(&export, modes.keep_line),
     };
     parser.recycle(game);
     Ok(item)
@@ -568,7 +617,7 @@ fn repair_game(
     batch: &Batch,
     raw: &RawGame,
     replayer: &mut Replayer,
-    fix_results: bool,
+    modes: Modes,
     mut row: RejectRow,
 ) -> Result<Item, Box<RejectRow>> {
     let (text, repaired_encoding) = encoding::decode(batch.game_bytes(raw));
@@ -631,7 +680,7 @@ fn repair_game(
         declared,
         tag("Result"),
         &replayed,
-        fix_results,
+        modes.fix_results,
         &mut actions,
     );
     if repaired_encoding {
@@ -690,7 +739,7 @@ fn repair_game(
         place: place(batch, raw),
         actions,
         variations: repaired.variations,
-        facts: DupFacts::of(&export),
+        facts: DupFacts::of(&export, modes.keep_line),
     })
 }
 

@@ -19,20 +19,28 @@ pub enum DedupeMode {
     Exact,
     /// Same start position and same mainline, whatever the tags.
     Moves,
+    /// As `moves`, and also a game whose mainline is a strict prefix of
+    /// another game's with the same players (a truncated copy).
+    Contained,
 }
 
 /// What the first pass learns of a clean game.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct DupFacts {
     pub exact: u64,
     pub moves: u64,
+    /// White and black, trimmed and lower-cased.
+    pub players: u64,
+    /// The start FEN and the mainline as text (`contained` only).
+    pub line: Option<String>,
     /// Higher is richer: a finished result, then more tags, then both
     /// ratings, then more annotations, then more plies.
     pub richness: u64,
 }
 
 impl DupFacts {
-    pub fn of(game: &ExportGame) -> DupFacts {
+    /// `with_line`: also keep the mainline text, for `contained`.
+    pub fn of(game: &ExportGame, with_line: bool) -> DupFacts {
         let fen = game
             .tags
             .iter()
@@ -68,9 +76,30 @@ impl DupFacts {
             | (ratings << 54)
             | ((annotations.min(0xFFFF) as u64) << 38)
             | ((game.moves.len().min(0xFFFF) as u64) << 22);
+        let mut players = Fnv::default();
+        for name in ["White", "Black"] {
+            let value = game
+                .tags
+                .iter()
+                .find(|(n, _)| n == name)
+                .map_or(String::new(), |(_, v)| v.trim().to_lowercase());
+            players.add(value.as_bytes());
+        }
+        let line = with_line.then(|| {
+            let mut text = format!("{fen}|");
+            for (i, m) in game.moves.iter().enumerate() {
+                if i > 0 {
+                    text.push(' ');
+                }
+                text.push_str(&m.san);
+            }
+            text
+        });
         DupFacts {
             exact: exact.0,
             moves: moves.0,
+            players: players.0,
+            line,
             richness,
         }
     }
@@ -80,6 +109,7 @@ impl DupFacts {
             DedupeMode::None => None,
             DedupeMode::Exact => Some(self.exact),
             DedupeMode::Moves => Some(self.moves),
+            DedupeMode::Contained => Some(self.players),
         }
     }
 }
@@ -176,6 +206,104 @@ pub fn losers_of(
     }
 }
 
+/// A game of a `contained` search: richness, position and mainline text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineValue {
+    pub richness: u64,
+    pub source: u32,
+    pub game_index: u64,
+    pub line: String,
+}
+
+pub struct LineCodec;
+
+impl Codec for LineCodec {
+    type Key = DupKey;
+    type Value = LineValue;
+
+    fn encode(key: &DupKey, value: &LineValue, out: &mut Vec<u8>) {
+        out.extend_from_slice(&key.key.to_le_bytes());
+        out.extend_from_slice(&key.game_id.to_le_bytes());
+        out.extend_from_slice(&value.richness.to_le_bytes());
+        out.extend_from_slice(&value.source.to_le_bytes());
+        out.extend_from_slice(&value.game_index.to_le_bytes());
+        out.extend_from_slice(value.line.as_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(DupKey, LineValue)> {
+        let word = |at: usize| Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
+        let source = u32::from_le_bytes(bytes.get(24..28)?.try_into().ok()?);
+        let line = std::str::from_utf8(bytes.get(36..)?).ok()?.to_owned();
+        Some((
+            DupKey {
+                key: word(0)?,
+                game_id: word(8)?,
+            },
+            LineValue {
+                richness: word(16)?,
+                source,
+                game_index: word(28)?,
+                line,
+            },
+        ))
+    }
+
+    fn combine(_into: &mut LineValue, _from: LineValue) {}
+
+    fn heap_bytes(value: &LineValue) -> usize {
+        value.line.capacity()
+    }
+}
+
+/// The duplicates among the games of one pair of players: equal mainlines
+/// keep their richest copy; a mainline that is a strict prefix of another
+/// is a duplicate of that line's kept game (following the chain to the
+/// longest line).
+pub fn contained_losers(
+    group: &mut [(DupKey, LineValue)],
+    sources: &[String],
+    losers: &mut HashMap<u64, String>,
+) {
+    group.sort_by(|a, b| {
+        a.1.line
+            .cmp(&b.1.line)
+            .then(b.1.richness.cmp(&a.1.richness))
+            .then(a.0.game_id.cmp(&b.0.game_id))
+    });
+    // Runs of equal lines; the first of each run is its richest copy.
+    let mut runs: Vec<(usize, usize)> = Vec::new();
+    for (i, (_, value)) in group.iter().enumerate() {
+        match runs.last_mut() {
+            Some((start, end)) if group[*start].1.line == value.line => *end = i + 1,
+            _ => runs.push((i, i + 1)),
+        }
+    }
+    let position = |i: usize| {
+        let value = &group[i].1;
+        let source = sources
+            .get(value.source as usize)
+            .map_or("", String::as_str);
+        format!("{source} game {}", value.game_index)
+    };
+    // The kept game of each run, from the last run back.
+    let mut kept: Vec<usize> = runs.iter().map(|&(start, _)| start).collect();
+    for r in (0..runs.len().saturating_sub(1)).rev() {
+        let (this, next) = (runs[r].0, runs[r + 1].0);
+        let prefix = format!("{} ", group[this].1.line);
+        if group[next].1.line.starts_with(&prefix) {
+            kept[r] = kept[r + 1];
+        }
+    }
+    for (r, &(start, end)) in runs.iter().enumerate() {
+        let keeper = kept[r];
+        for (i, (key, _)) in group.iter().enumerate().take(end).skip(start) {
+            if i != keeper {
+                losers.insert(key.game_id, position(keeper));
+            }
+        }
+    }
+}
+
 /// `text` (one game in export format) with a tag naming the kept game,
 /// added after the other tags.
 pub fn mark_duplicate(text: &str, kept: &str) -> String {
@@ -214,6 +342,44 @@ mod tests {
         assert_eq!(losers.len(), 2);
         assert_eq!(losers.get(&1).map(String::as_str), Some("a.pgn game 5"));
         assert_eq!(losers.get(&6).map(String::as_str), Some("a.pgn game 5"));
+    }
+
+    #[test]
+    fn truncated_copies_are_duplicates_of_the_longest_line() {
+        let sources = vec!["a.pgn".to_owned()];
+        let game = |id: u64, line: &str| {
+            (
+                DupKey {
+                    key: 1,
+                    game_id: id,
+                },
+                LineValue {
+                    richness: 0,
+                    source: 0,
+                    game_index: id + 1,
+                    line: line.to_owned(),
+                },
+            )
+        };
+        let mut group = vec![
+            game(0, "|e4 e5"),
+            game(1, "|e4 e5 Nf3 Nc6"),
+            game(2, "|e4 e5 Nf3"),
+            game(3, "|d4"),
+            game(4, "|e4 e5 Nf3 Nc6"),
+        ];
+        let mut losers = HashMap::new();
+        contained_losers(&mut group, &sources, &mut losers);
+        let mut found: Vec<(u64, String)> = losers.into_iter().collect();
+        found.sort();
+        assert_eq!(
+            found,
+            [
+                (0, "a.pgn game 2".to_owned()),
+                (2, "a.pgn game 2".to_owned()),
+                (4, "a.pgn game 2".to_owned()),
+            ]
+        );
     }
 
     #[test]

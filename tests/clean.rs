@@ -334,6 +334,7 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
             "[Event \"D\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"*\"]\n[WhiteElo \"2500\"]\n\
              [BlackElo \"2400\"]\n[Annotator \"z\"]\n\n1. e4 e5 2. Nf3 *\n\n",
             "[Event \"E\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n\n",
+            "[Event \"F\"]\n[White \" x \"]\n[Black \"Y\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n",
         ),
     )
     .unwrap_or_else(|e| panic!("{e}"));
@@ -362,13 +363,13 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     let source = input.display().to_string();
     // Exact: the second game is the first one again.
     let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Exact, "exact");
-    assert_eq!((summary.clean, summary.duplicates), (4, 1));
+    assert_eq!((summary.clean, summary.duplicates), (5, 1));
     assert_eq!(set_aside.matches("[DuplicateOf ").count(), 1);
     assert!(set_aside.contains(&format!("[DuplicateOf \"{source} game 1\"]")));
     // Moves: four games share the mainline; C is the richest finished one
     // (D has more tags but no result).
     let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Moves, "moves");
-    assert_eq!((summary.clean, summary.duplicates), (2, 3));
+    assert_eq!((summary.clean, summary.duplicates), (3, 3));
     assert_eq!(
         set_aside
             .matches(&format!("[DuplicateOf \"{source} game 3\"]"))
@@ -378,4 +379,15 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     let kept = std::fs::read_to_string(dir.path().join("moves.pgn")).unwrap_or_default();
     assert!(kept.contains("[Event \"C\"]") && kept.contains("[Event \"E\"]"));
     assert!(!kept.contains("[Event \"D\"]"));
+    // Contained: F (1.e4 e5, same players up to case and spaces) is a
+    // truncated copy of C's line.
+    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Contained, "contained");
+    assert_eq!((summary.clean, summary.duplicates), (2, 4));
+    assert_eq!(
+        set_aside
+            .matches(&format!("[DuplicateOf \"{source} game 3\"]"))
+            .count(),
+        4
+    );
+    assert!(set_aside.contains("[Event \"F\"]"));
 }

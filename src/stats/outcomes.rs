@@ -223,6 +223,10 @@ impl Codec for ResultsCodec {
             into.termination = from.termination;
         }
     }
+
+    fn heap_bytes(value: &ResultValue) -> usize {
+        value.termination.as_ref().map_or(0, |t| t.len())
+    }
 }
 
 /// `material_diff` values kept; larger differences are clamped.

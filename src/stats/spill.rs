@@ -23,6 +23,12 @@ pub trait Codec {
     fn decode(bytes: &[u8]) -> Option<(Self::Key, Self::Value)>;
     /// Adds `from` (same key) into `into`. Must be commutative and associative.
     fn combine(into: &mut Self::Value, from: Self::Value);
+
+    /// Heap bytes a value owns besides its own size (strings), counted
+    /// against the budget.
+    fn heap_bytes(_value: &Self::Value) -> usize {
+        0
+    }
 }
 
 /// Runs merged at once at the end; more are merged in rounds first.
@@ -119,6 +125,8 @@ impl Drop for SpillDir {
 /// instead of growing past `budget` bytes.
 pub struct BoundedMap<'s, C: Codec> {
     map: HashMap<C::Key, C::Value, KeyHasher>,
+    /// Heap bytes owned by the values in the map.
+    heap: usize,
     budget: usize,
     spill: &'s SpillDir,
     error: Option<io::Error>,
@@ -128,6 +136,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
     pub fn new(budget: usize, spill: &'s SpillDir) -> Self {
         BoundedMap {
             map: HashMap::with_hasher(KeyHasher),
+            heap: 0,
             budget,
             spill,
             error: None,
@@ -151,9 +160,14 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
     }
 
     fn insert_new(&mut self, key: C::Key, value: C::Value) {
-        if self.map.len() >= self.map.capacity() && !self.may_grow() {
+        let heap = C::heap_bytes(&value);
+        let full = self.map.len() >= self.map.capacity() && !self.may_grow();
+        let heavy = heap > 0
+            && 2 * (table_bytes::<C>(self.map.capacity()) + self.heap + heap) > self.budget;
+        if full || heavy {
             self.spill_all();
         }
+        self.heap += heap;
         self.map.insert(key, value);
     }
 
@@ -161,7 +175,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
     /// makes of it, stay within the budget?
     fn may_grow(&self) -> bool {
         let next = (self.map.capacity().max(4)) * 2;
-        2 * table_bytes::<C>(next) <= self.budget
+        2 * (table_bytes::<C>(next) + self.heap) <= self.budget
     }
 
     /// Sorts the map into a run file and empties it (keeping its table).
@@ -170,6 +184,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
             return;
         }
         let entries = sorted(self.map.drain().collect());
+        self.heap = 0;
         match self.spill.write_run::<C>(entries.into_iter().map(Ok)) {
             Ok(path) => self.spill.add_run(path),
             Err(error) => self.error = Some(error),
