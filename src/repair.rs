@@ -284,6 +284,12 @@ fn candidates(pos: &Chess, word: &str) -> Vec<Move> {
     if let Some(m) = castle(pos, bare) {
         add(m);
     }
+    // `：` (read as `:`) marks a capture as `x` does.
+    if bare.contains(':')
+        && let Some(m) = san_move(pos, &bare.replace(':', "x"))
+    {
+        add(m);
+    }
     for language in LANGUAGES {
         for translated in translate(bare, language) {
             if let Some(m) = san_move(pos, &translated) {
@@ -370,7 +376,10 @@ fn long_algebraic(pos: &Chess, text: &str) -> Vec<Move> {
         to,
         promotion,
     };
-    if let Ok(m) = uci.to_move(pos) {
+    // The named piece must be the one on the origin square.
+    if let Ok(m) = uci.to_move(pos)
+        && role.is_none_or(|r| r == m.role())
+    {
         return vec![m];
     }
     // Castling written as the king's move.
@@ -410,7 +419,7 @@ mod tests {
     #[test]
     fn every_notation_listed() {
         let start = Chess::default();
-        let cases: [(&str, Option<&str>); 10] = [
+        let cases: [(&str, Option<&str>); 12] = [
             ("e2-e4 e7-e5 Ng1-f3 Nb8-c6", Some("e4 e5 Nf3 Nc6")),
             ("e2e4 e7e5 g1f3", Some("e4 e5 Nf3")),
             (
@@ -430,6 +439,8 @@ mod tests {
             ("e4 e5 Cf3 Cc6 Ac4", Some("e4 e5 Nf3 Nc6 Bc4")),
             ("e4 e5 Кf3 Кc6 Сc4 Фf6", Some("e4 e5 Nf3 Nc6 Bc4 Qf6")),
             ("ｅ４ ｅ５ 马ｆ３", Some("e4 e5 Nf3")),
+            ("e4 d5 e：d5 后：d5", Some("e4 d5 exd5 Qxd5")),
+            ("e4 e5 Kg1-f3", None),
         ];
         for (text, expected) in cases {
             let got = sans(&start, text).ok();

@@ -391,3 +391,31 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     );
     assert!(set_aside.contains("[Event \"F\"]"));
 }
+
+#[test]
+fn a_repair_that_fits_two_moves_rejects_the_game_as_ambiguous() {
+    let dir = tmp();
+    let input = dir.path().join("ambiguous.pgn");
+    // `Rh1-d1`: no piece on h1; a rook (English R) reaches d1 from a1, and
+    // a king (French or Spanish R) from e1. Not guessed.
+    std::fs::write(
+        &input,
+        "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3KR2 w - - 0 1\"]\n[Result \"*\"]\n\n1. Rh1-d1 *\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let summary = run(CleanOptions {
+        inputs: vec![input],
+        output: dir.path().join("out.pgn"),
+        rejects: None,
+        threads: 1,
+        quiet: true,
+        fix_results: false,
+        report: None,
+        repair: true,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
+    });
+    assert_eq!((summary.clean, summary.rejected), (0, 1));
+    assert_eq!(summary.rejected_by_reason.get("ambiguous_move"), Some(&1));
+}
