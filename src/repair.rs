@@ -295,12 +295,26 @@ fn candidates(pos: &Chess, word: &str) -> Vec<Move> {
             if let Some(m) = san_move(pos, &translated) {
                 add(m);
             }
+            // A promotion written without `=` (`d1Q`, `exd8D`).
+            if let Some(m) = with_promotion_sign(&translated).and_then(|t| san_move(pos, &t)) {
+                add(m);
+            }
             for m in long_algebraic(pos, &translated) {
                 add(m);
             }
         }
     }
     found
+}
+
+/// `d1Q` → `d1=Q`, when the token is a pawn move ending in a piece letter.
+fn with_promotion_sign(text: &str) -> Option<String> {
+    let last = text.chars().last()?;
+    let first = text.chars().next()?;
+    if text.contains('=') || !matches!(last, 'Q' | 'R' | 'B' | 'N') || !first.is_ascii_lowercase() {
+        return None;
+    }
+    Some(format!("{}={last}", &text[..text.len() - 1]))
 }
 
 fn san_move(pos: &Chess, text: &str) -> Option<Move> {
@@ -419,7 +433,7 @@ mod tests {
     #[test]
     fn every_notation_listed() {
         let start = Chess::default();
-        let cases: [(&str, Option<&str>); 12] = [
+        let cases: [(&str, Option<&str>); 13] = [
             ("e2-e4 e7-e5 Ng1-f3 Nb8-c6", Some("e4 e5 Nf3 Nc6")),
             ("e2e4 e7e5 g1f3", Some("e4 e5 Nf3")),
             (
@@ -441,6 +455,10 @@ mod tests {
             ("ｅ４ ｅ５ 马ｆ３", Some("e4 e5 Nf3")),
             ("e4 d5 e：d5 后：d5", Some("e4 d5 exd5 Qxd5")),
             ("e4 e5 Kg1-f3", None),
+            (
+                "h4 g5 hxg5 h6 gxh6 Nf6 h7 Ng8 hxg8D",
+                Some("h4 g5 hxg5 h6 gxh6 Nf6 h7 Ng8 hxg8=Q"),
+            ),
         ];
         for (text, expected) in cases {
             let got = sans(&start, text).ok();
