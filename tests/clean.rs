@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use common::{import, sample};
 use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
 
-fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
-    run(CleanOptions {
+/// Plain options: clean `input` into `output`, nothing else asked.
+fn options(input: &Path, output: &Path) -> CleanOptions {
+    CleanOptions {
         inputs: vec![input.to_path_buf()],
         output: output.to_path_buf(),
-        rejects,
+        rejects: None,
         threads: 2,
         quiet: true,
         fix_results: false,
@@ -21,6 +22,13 @@ fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary 
         dedupe: pgnlake::dedupe::DedupeMode::None,
         duplicates: None,
         memory_limit: 1 << 30,
+    }
+}
+
+fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
+    run(CleanOptions {
+        rejects,
+        ..options(input, output)
     })
 }
 
@@ -166,17 +174,9 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
     let output = dir.path().join("fixed.pgn");
     let report = dir.path().join("report.parquet");
     let summary = run(CleanOptions {
-        inputs: vec![input.clone()],
-        output: output.clone(),
-        rejects: None,
-        threads: 2,
-        quiet: true,
         fix_results: true,
         report: Some(report.clone()),
-        repair: false,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
+        ..options(&input, &output)
     });
     assert_eq!(summary.results_fixed, 4);
     // 4 results fixed, 1 game transcoded, 11 rejects (the one variation in
@@ -234,17 +234,9 @@ fn a_failed_run_leaves_no_output_behind() {
     let input = dir.path().join("broken.pgn.zst");
     std::fs::write(&input, zst).unwrap_or_else(|e| panic!("{e}"));
     let options = CleanOptions {
-        inputs: vec![input],
-        output: dir.path().join("clean.pgn"),
         rejects: Some(dir.path().join("rejects.pgn")),
-        threads: 2,
-        quiet: true,
-        fix_results: false,
         report: Some(dir.path().join("report.parquet")),
-        repair: false,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
+        ..options(&input, &dir.path().join("clean.pgn"))
     };
     assert!(run_clean(&options).is_err());
     let mut names: Vec<String> = std::fs::read_dir(dir.path())
@@ -264,17 +256,9 @@ fn the_chinese_scoresheets_come_out_as_san() {
     let output = dir.path().join("clean.pgn");
     let report = dir.path().join("report.parquet");
     let summary = run(CleanOptions {
-        inputs: vec![sample("chinese-notation.pgn")],
-        output: output.clone(),
-        rejects: None,
-        threads: 2,
-        quiet: true,
-        fix_results: false,
         report: Some(report.clone()),
         repair: true,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
+        ..options(&sample("chinese-notation.pgn"), &output)
     });
     assert_eq!(
         (summary.games_read, summary.clean, summary.rejected),
@@ -341,17 +325,9 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     let dedupe = |mode, name: &str| {
         let duplicates = dir.path().join(format!("{name}-dups.pgn"));
         let summary = run(CleanOptions {
-            inputs: vec![input.clone()],
-            output: dir.path().join(format!("{name}.pgn")),
-            rejects: None,
-            threads: 2,
-            quiet: true,
-            fix_results: false,
-            report: None,
-            repair: false,
             dedupe: mode,
             duplicates: Some(duplicates.clone()),
-            memory_limit: 1 << 30,
+            ..options(&input, &dir.path().join(format!("{name}.pgn")))
         });
         assert_eq!(
             summary.games_read,
@@ -404,17 +380,9 @@ fn a_repair_that_fits_two_moves_rejects_the_game_as_ambiguous() {
     )
     .unwrap_or_else(|e| panic!("{e}"));
     let summary = run(CleanOptions {
-        inputs: vec![input],
-        output: dir.path().join("out.pgn"),
-        rejects: None,
         threads: 1,
-        quiet: true,
-        fix_results: false,
-        report: None,
         repair: true,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
+        ..options(&input, &dir.path().join("out.pgn"))
     });
     assert_eq!((summary.clean, summary.rejected), (0, 1));
     assert_eq!(summary.rejected_by_reason.get("ambiguous_move"), Some(&1));
