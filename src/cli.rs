@@ -47,8 +47,8 @@ pub struct CleanArgs {
     /// algebraic, UCI, 0-0, figurines, localized or Chinese piece names).
     #[arg(long)]
     pub repair: bool,
-    /// Which games are duplicates: exact (same tags and moves) or moves
-    /// (same start and mainline). The richest copy is kept.
+    /// Which games are duplicates (exact, moves or contained); the richest
+    /// copy of each group is kept.
     #[arg(long, value_enum, default_value_t = crate::dedupe::DedupeMode::None)]
     pub dedupe: crate::dedupe::DedupeMode,
     /// Where duplicates go, each with a DuplicateOf tag naming the kept game.
