@@ -123,7 +123,8 @@ enum Item {
         place: Place,
         actions: Vec<Action>,
         variations: u32,
-        facts: DupFacts,
+        /// Only in the first pass of `--dedupe`.
+        facts: Option<DupFacts>,
     },
     Duplicate {
         text: String,
@@ -182,7 +183,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let modes = Modes {
         fix_results: options.fix_results,
         repair: options.repair,
-        keep_line: false,
+        dedupe: DedupeMode::None,
     };
     let losers = match options.dedupe {
         DedupeMode::None => HashMap::new(),
@@ -256,7 +257,7 @@ fn find_duplicates(
     let (spill, spill_lines) = (spill_at("keys"), spill_at("lines"));
     let none = HashMap::new();
     let modes = Modes {
-        keep_line: mode == DedupeMode::Contained,
+        dedupe: mode,
         ..modes
     };
     let workers = pipeline::Workers {
@@ -337,7 +338,11 @@ impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
     fn consume(&mut self, items: Vec<Item>) -> Result<(), ImportError> {
         for item in items {
             self.games += 1;
-            if let Item::Clean { place, facts, .. } = item
+            if let Item::Clean {
+                place,
+                facts: Some(facts),
+                ..
+            } = item
                 && let Some(key) = facts.key(self.mode)
             {
                 let dup_key = DupKey {
@@ -377,13 +382,19 @@ impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
     }
 }
 
+/// What the first pass of `--dedupe` keys a game by; None outside it.
+fn dup_facts(export: &ExportGame, mode: DedupeMode) -> Option<DupFacts> {
+    (mode != DedupeMode::None).then(|| DupFacts::of(export, mode == DedupeMode::Contained))
+}
+
 /// What `clean` may change.
 #[derive(Debug, Clone, Copy)]
 struct Modes {
     fix_results: bool,
     repair: bool,
-    /// Keep each game's mainline text (the first pass of `contained`).
-    keep_line: bool,
+    /// The first pass of `--dedupe`: what to learn of each game (nothing
+    /// otherwise, so a plain run does not hash every game).
+    dedupe: DedupeMode,
 }
 
 fn clean_batch(batch: &Batch, modes: Modes, losers: &HashMap<u64, String>) -> Vec<Item> {
@@ -474,7 +485,7 @@ fn clean_game(
         place: place(batch, raw),
         actions,
         variations: game.variations,
-        facts: DupFacts::of(&export, modes.keep_line),
+        facts: dup_facts(&export, modes.dedupe),
     };
     parser.recycle(game);
     Ok(item)
@@ -650,19 +661,14 @@ fn repair_game(
         }
     };
     let start_pos = start.pos.clone();
-    let mut pos = start.pos.clone();
-    let sans: Vec<SanPlus> = repaired
-        .moves
-        .iter()
-        .map(|r| SanPlus::from_move_and_play_unchecked(&mut pos, r.m))
-        .collect();
+    // Repair gave each move's SAN: replay, report and output use it.
+    let sans: Vec<SanPlus> = repaired.moves.iter().map(|r| r.san).collect();
     let Ok(replayed) = replayer.replay(start, &sans) else {
         return Err(Box::new(row));
     };
+    let san_text: Vec<String> = sans.iter().map(ToString::to_string).collect();
     let mut actions = Vec::new();
-    let mut replay_pos = start_pos.clone();
-    for (index, r) in repaired.moves.iter().enumerate() {
-        let san = SanPlus::from_move_and_play_unchecked(&mut replay_pos, r.m).to_string();
+    for (index, (r, san)) in repaired.moves.iter().zip(&san_text).enumerate() {
         if let Some(original) = &r.original {
             actions.push(Action {
                 kind: ActionKind::MoveRepaired,
@@ -700,12 +706,12 @@ fn repair_game(
             ),
         });
     }
-    let mut pos = start_pos.clone();
     let moves = repaired
         .moves
         .iter()
-        .map(|r| ExportMove {
-            san: SanPlus::from_move_and_play_unchecked(&mut pos, r.m).to_string(),
+        .zip(san_text)
+        .map(|(r, san)| ExportMove {
+            san,
             nags: r.nags.clone(),
             comments: r.comments.clone(),
             variations: Vec::new(),
@@ -739,7 +745,7 @@ fn repair_game(
         place: place(batch, raw),
         actions,
         variations: repaired.variations,
-        facts: DupFacts::of(&export, modes.keep_line),
+        facts: dup_facts(&export, modes.dedupe),
     })
 }
 

@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 
 use crate::sink::pgn::ExportGame;
-use crate::stats::spill::Codec;
+use crate::stats::spill::{Codec, Fields};
 
 /// What makes two games the same.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
@@ -162,23 +162,27 @@ impl Codec for DupCodec {
     }
 
     fn decode(bytes: &[u8]) -> Option<(DupKey, DupValue)> {
-        let word = |at: usize| Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
-        let source = u32::from_le_bytes(bytes.get(24..28)?.try_into().ok()?);
-        Some((
-            DupKey {
-                key: word(0)?,
-                game_id: word(8)?,
-            },
-            DupValue {
-                richness: word(16)?,
-                source,
-                game_index: word(28)?,
-            },
-        ))
+        let mut fields = Fields(bytes);
+        let (key, value) = decode_dup(&mut fields)?;
+        fields.rest().is_empty().then_some((key, value))
     }
 
     /// Keys are unique (one per game): nothing to add up.
     fn combine(_into: &mut DupValue, _from: DupValue) {}
+}
+
+/// The fixed part both codecs write: key, game number, richness, position.
+fn decode_dup(fields: &mut Fields<'_>) -> Option<(DupKey, DupValue)> {
+    let key = DupKey {
+        key: fields.u64()?,
+        game_id: fields.u64()?,
+    };
+    let value = DupValue {
+        richness: fields.u64()?,
+        source: fields.u32()?,
+        game_index: fields.u64()?,
+    };
+    Some((key, value))
 }
 
 /// The duplicates of a group sorted by key: every game but the richest
@@ -222,30 +226,26 @@ impl Codec for LineCodec {
     type Value = LineValue;
 
     fn encode(key: &DupKey, value: &LineValue, out: &mut Vec<u8>) {
-        out.extend_from_slice(&key.key.to_le_bytes());
-        out.extend_from_slice(&key.game_id.to_le_bytes());
-        out.extend_from_slice(&value.richness.to_le_bytes());
-        out.extend_from_slice(&value.source.to_le_bytes());
-        out.extend_from_slice(&value.game_index.to_le_bytes());
+        let fixed = DupValue {
+            richness: value.richness,
+            source: value.source,
+            game_index: value.game_index,
+        };
+        DupCodec::encode(key, &fixed, out);
         out.extend_from_slice(value.line.as_bytes());
     }
 
     fn decode(bytes: &[u8]) -> Option<(DupKey, LineValue)> {
-        let word = |at: usize| Some(u64::from_le_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
-        let source = u32::from_le_bytes(bytes.get(24..28)?.try_into().ok()?);
-        let line = std::str::from_utf8(bytes.get(36..)?).ok()?.to_owned();
-        Some((
-            DupKey {
-                key: word(0)?,
-                game_id: word(8)?,
-            },
-            LineValue {
-                richness: word(16)?,
-                source,
-                game_index: word(28)?,
-                line,
-            },
-        ))
+        let mut fields = Fields(bytes);
+        let (key, fixed) = decode_dup(&mut fields)?;
+        let line = std::str::from_utf8(fields.rest()).ok()?.to_owned();
+        let value = LineValue {
+            richness: fixed.richness,
+            source: fixed.source,
+            game_index: fixed.game_index,
+            line,
+        };
+        Some((key, value))
     }
 
     fn combine(_into: &mut LineValue, _from: LineValue) {}
@@ -380,6 +380,24 @@ mod tests {
                 (4, "a.pgn game 2".to_owned()),
             ]
         );
+    }
+
+    #[test]
+    fn records_round_trip_through_run_files() {
+        let key = DupKey { key: 3, game_id: 9 };
+        let mut bytes = Vec::new();
+        DupCodec::encode(&key, &value(5, 2), &mut bytes);
+        assert_eq!(DupCodec::decode(&bytes), Some((key, value(5, 2))));
+        assert_eq!(DupCodec::decode(&bytes[1..]), None);
+        let line = LineValue {
+            richness: 5,
+            source: 1,
+            game_index: 2,
+            line: "|e4 e5".into(),
+        };
+        bytes.clear();
+        LineCodec::encode(&key, &line, &mut bytes);
+        assert_eq!(LineCodec::decode(&bytes), Some((key, line)));
     }
 
     #[test]

@@ -61,9 +61,7 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOut
 /// opening) and adds the game to the worker's aggregates. Games from a
 /// set-up position or Chess960 have no opening and stay out of the tree.
 fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Aggregates<'_>) {
-    let declared = row
-        .declared_result
-        .and_then(|r| GameResult::from_marker(r.as_bytes()));
+    let declared = row.declared_result;
     let counted = counted_result(row.result_check, declared, row.replayed.result_by_rule);
     let (start, turn) = replayer.start();
     row.material = material_facts(
@@ -193,7 +191,7 @@ fn process_game(
         marker: report.marker,
     };
     let check = audit::check(declared, &replayed);
-    let declared_result = declared.result().map(|r| r.as_str());
+    let declared_result = declared.result();
     let mut row = GameRow {
         place: place(batch, raw),
         chess960,

@@ -23,6 +23,8 @@ pub struct Repaired {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairedMove {
     pub m: Move,
+    /// Its SAN, with `+` / `#`.
+    pub san: SanPlus,
     /// The token as written, when it was not already the move's SAN.
     pub original: Option<String>,
     pub nags: Vec<u8>,
@@ -66,12 +68,13 @@ pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, RepairError> {
                     [] => return Err(error(false)),
                     _ => return Err(error(true)),
                 };
-                let san = SanPlus::from_move(pos.clone(), m).to_string();
+                let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+                let text = san.to_string();
                 let plain = |s: &str| s.trim_end_matches(['+', '#']).to_owned();
-                let original = (plain(&raw) != plain(&san)).then(|| raw.trim().to_owned());
-                pos.play_unchecked(m);
+                let original = (plain(&raw) != plain(&text)).then(|| raw.trim().to_owned());
                 out.moves.push(RepairedMove {
                     m,
+                    san,
                     original,
                     nags: Vec::new(),
                     comments: Vec::new(),
@@ -422,11 +425,7 @@ mod tests {
 
     fn sans(start: &Chess, text: &str) -> Result<String, RepairError> {
         let repaired = repair(start, text)?;
-        let mut pos = start.clone();
-        let mut out = Vec::new();
-        for m in repaired.moves {
-            out.push(SanPlus::from_move_and_play_unchecked(&mut pos, m.m).to_string());
-        }
+        let out: Vec<String> = repaired.moves.iter().map(|m| m.san.to_string()).collect();
         Ok(out.join(" "))
     }
 

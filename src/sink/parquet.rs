@@ -16,6 +16,7 @@ use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
 use crate::replay::material::Material;
 use crate::replay::openings::{self, OpeningName};
+use crate::replay::result::GameResult;
 use shakmaty::Color;
 
 /// Rows per row group: large enough for good compression and scans, small
@@ -162,7 +163,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("plies", values(rows, |r| r.replayed.plies)),
         col("result_tag", values(rows, |r| r.tag(r.result_tag))),
         col("result_marker", values(rows, |r| r.result_marker)),
-        col("declared_result", values(rows, |r| r.declared_result)),
+        col(
+            "declared_result",
+            values(rows, |r| r.declared_result.map(GameResult::as_str)),
+        ),
         col(
             "result_by_rule",
             values(rows, |r| r.replayed.result_by_rule.map(|g| g.as_str())),

@@ -10,6 +10,7 @@ use crate::replay::draw::DrawReason;
 use crate::replay::material::MaterialFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
+use crate::replay::result::GameResult;
 
 /// A string inside a row's text buffer (start and end byte).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -64,7 +65,7 @@ pub struct GameRow {
     pub start_fen: Option<String>,
     pub result_tag: Option<Span>,
     pub result_marker: Option<&'static str>,
-    pub declared_result: Option<&'static str>,
+    pub declared_result: Option<GameResult>,
     pub result_check: ResultCheck,
     /// Moves, end state and draw claims, as replay found them.
     pub replayed: Replayed,

@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 
 use shakmaty::{Color, Role};
 
-use super::spill::{BoundedMap, Codec, SpillDir};
+use super::spill::{BoundedMap, Codec, Fields, SpillDir};
 use crate::pgn::time_control::TimeClass;
 use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
@@ -182,25 +182,25 @@ impl Codec for ResultsCodec {
     }
 
     fn decode(bytes: &[u8]) -> Option<(ResultKey, ResultValue)> {
-        let (fixed, text) = bytes.split_at_checked(4 + 4 + 4 + 8 + 32)?;
-        let int = |at: usize| Some(i32::from_le_bytes(fixed.get(at..at + 4)?.try_into().ok()?));
-        let long = |at: usize| Some(u64::from_le_bytes(fixed.get(at..at + 8)?.try_into().ok()?));
-        let byte = |at: usize| fixed.get(at).copied();
+        let mut fields = Fields(bytes);
+        let year = fields.i32()?;
+        let [time_class, declared, end_state, draw_reason] = fields.bytes::<4>()?;
         let key = ResultKey {
-            year: int(0)?,
-            time_class: byte(4)?,
-            declared: byte(5)?,
-            end_state: byte(6)?,
-            draw_reason: byte(7)?,
-            rating_diff_bucket: int(8)?,
-            termination: long(12)?,
+            year,
+            time_class,
+            declared,
+            end_state,
+            draw_reason,
+            rating_diff_bucket: fields.i32()?,
+            termination: fields.u64()?,
         };
         let counts = Counts {
-            games: long(20)?,
-            white_wins: long(28)?,
-            draws: long(36)?,
-            black_wins: long(44)?,
+            games: fields.u64()?,
+            white_wins: fields.u64()?,
+            draws: fields.u64()?,
+            black_wins: fields.u64()?,
         };
+        let text = fields.rest();
         let termination = if key.termination == 0 {
             None
         } else {
@@ -356,19 +356,16 @@ impl Codec for EndgamesCodec {
     }
 
     fn decode(bytes: &[u8]) -> Option<(EndgameKey, EndgameValue)> {
-        let mut words = bytes
-            .chunks_exact(8)
-            .map(|c| c.try_into().ok().map(u64::from_le_bytes));
-        let mut next = || words.next().flatten();
-        let key = EndgameKey(next()?);
+        let mut fields = Fields(bytes);
+        let key = EndgameKey(fields.u64()?);
         let value = EndgameValue {
-            games: next()?,
-            stronger_side_wins: next()?,
-            draws: next()?,
-            weaker_side_wins: next()?,
-            plies_sum: next()?,
+            games: fields.u64()?,
+            stronger_side_wins: fields.u64()?,
+            draws: fields.u64()?,
+            weaker_side_wins: fields.u64()?,
+            plies_sum: fields.u64()?,
         };
-        Some((key, value))
+        fields.rest().is_empty().then_some((key, value))
     }
 
     fn combine(into: &mut EndgameValue, from: EndgameValue) {

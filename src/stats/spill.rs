@@ -31,6 +31,39 @@ pub trait Codec {
     }
 }
 
+/// Little-endian fields read from the front of a run-file record, for the
+/// codecs' `decode`.
+pub(crate) struct Fields<'a>(pub &'a [u8]);
+
+impl<'a> Fields<'a> {
+    pub fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
+        let (head, rest) = self.0.split_at_checked(N)?;
+        self.0 = rest;
+        head.try_into().ok()
+    }
+
+    pub fn i32(&mut self) -> Option<i32> {
+        self.bytes().map(i32::from_le_bytes)
+    }
+
+    pub fn u16(&mut self) -> Option<u16> {
+        self.bytes().map(u16::from_le_bytes)
+    }
+
+    pub fn u32(&mut self) -> Option<u32> {
+        self.bytes().map(u32::from_le_bytes)
+    }
+
+    pub fn u64(&mut self) -> Option<u64> {
+        self.bytes().map(u64::from_le_bytes)
+    }
+
+    /// What is left of the record.
+    pub fn rest(self) -> &'a [u8] {
+        self.0
+    }
+}
+
 /// Runs merged at once at the end; more are merged in rounds first.
 const MAX_OPEN_RUNS: usize = 64;
 

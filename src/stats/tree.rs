@@ -9,7 +9,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
-use super::spill::{BoundedMap, Codec, SpillDir};
+use super::spill::{BoundedMap, Codec, Fields, SpillDir};
 use crate::replay::result::GameResult;
 
 /// One edge of the tree: a position and a move played from it.
@@ -381,29 +381,6 @@ impl Codec for TreeCodec {
         if (from.board, from.san) < (into.board, into.san) {
             (into.board, into.san, into.next) = (from.board, from.san, from.next);
         }
-    }
-}
-
-/// Little-endian fields read from the front of a record.
-struct Fields<'a>(&'a [u8]);
-
-impl Fields<'_> {
-    fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
-        let (head, rest) = self.0.split_at_checked(N)?;
-        self.0 = rest;
-        head.try_into().ok()
-    }
-
-    fn u16(&mut self) -> Option<u16> {
-        self.bytes().map(u16::from_le_bytes)
-    }
-
-    fn u32(&mut self) -> Option<u32> {
-        self.bytes().map(u32::from_le_bytes)
-    }
-
-    fn u64(&mut self) -> Option<u64> {
-        self.bytes().map(u64::from_le_bytes)
     }
 }
 
