@@ -5,4 +5,4 @@ SELECT reason,
        min(source || ':' || line) AS first_place
 FROM rejects
 GROUP BY reason
-ORDER BY games DESC;
+ORDER BY games DESC, reason;

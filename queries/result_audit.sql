@@ -3,4 +3,4 @@
 SELECT result_check, end_state, count(*) AS games
 FROM games
 GROUP BY result_check, end_state
-ORDER BY games DESC;
+ORDER BY games DESC, result_check, end_state;

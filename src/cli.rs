@@ -23,6 +23,39 @@ pub enum Command {
     Explore(ExploreArgs),
     /// Write every accepted game back as standard PGN and set the rejected ones aside.
     Clean(CleanArgs),
+    /// Run SQL over the tables of an import (polars SQL; every NAME.parquet is table NAME).
+    Query(QueryArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("script").required(true).args(["file", "execute"])))]
+pub struct QueryArgs {
+    /// A file of SQL statements separated by `;` (- for stdin).
+    pub file: Option<PathBuf>,
+    /// SQL given on the command line instead of a file.
+    #[arg(long, short = 'e', value_name = "SQL", allow_hyphen_values = true)]
+    pub execute: Option<String>,
+    /// The folder an import wrote.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// Output format: an aligned table for people, or the whole result as
+    /// CSV, JSON (one array of objects) or Parquet.
+    #[arg(long, value_enum, default_value_t = QueryFormat::Table)]
+    pub format: QueryFormat,
+    /// Write the result here instead of stdout.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Rows shown per result in the table format.
+    #[arg(long, default_value_t = 50)]
+    pub limit: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum QueryFormat {
+    Table,
+    Csv,
+    Json,
+    Parquet,
 }
 
 #[derive(Debug, Args)]

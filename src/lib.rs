@@ -15,6 +15,7 @@ pub mod import;
 pub mod input;
 pub mod pgn;
 pub mod pipeline;
+pub mod query;
 pub mod repair;
 pub mod replay;
 pub mod sink;

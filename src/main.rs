@@ -10,7 +10,9 @@ const EXIT_ERROR: u8 = 2;
 
 fn main() -> ExitCode {
     let cli = pgnlake::cli::Cli::parse();
-    limit_polars_threads();
+    if !matches!(cli.command, pgnlake::cli::Command::Query(_)) {
+        limit_polars_threads();
+    }
     match pgnlake::cmd::run(cli) {
         Ok(code) => code,
         Err(error) => {
@@ -23,6 +25,7 @@ fn main() -> ExitCode {
 /// polars keeps its own thread pool beside rayon's global one. The import
 /// uses polars only on its writer thread, so one polars thread is enough and
 /// keeps the cores for the replay workers. A value the user set wins.
+/// `query` is all polars, so it keeps polars' default of every core.
 fn limit_polars_threads() {
     if std::env::var_os("POLARS_MAX_THREADS").is_none() {
         // SAFETY: called before any other thread exists.

@@ -6,40 +6,37 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Imported, import, rows, str_at, u64_at};
+use pgnlake::query::{Tables, place, split_statements};
 use polars::prelude::*;
-use polars::sql::SQLContext;
 
 fn queries_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("queries")
 }
 
-fn context(run: &Imported) -> SQLContext {
-    let context = SQLContext::new();
-    for table in [
-        "games",
-        "rejects",
-        "openings",
-        "opening_lines",
-        "results",
-        "material",
-        "endgames",
-    ] {
-        let path = run.dir.path().join(format!("{table}.parquet"));
-        let source = PlRefPath::try_from_path(&path).unwrap_or_else(|e| panic!("{e}"));
-        let frame = LazyFrame::scan_parquet(source, ScanArgsParquet::default())
-            .unwrap_or_else(|e| panic!("{table}: {e}"));
-        context.register(table, frame);
-    }
-    context
+fn context(run: &Imported) -> Tables {
+    Tables::open(run.dir.path()).unwrap_or_else(|e| panic!("{e}"))
 }
 
-fn run_query(context: &mut SQLContext, name: &str) -> DataFrame {
+/// Every statement's result of `queries/NAME`, in order.
+fn run_all(tables: &mut Tables, name: &str) -> Vec<DataFrame> {
     let sql =
         std::fs::read_to_string(queries_dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"));
-    context
-        .execute(sql.trim().trim_end_matches(';'))
-        .and_then(LazyFrame::collect)
-        .unwrap_or_else(|e| panic!("{name}: {e}"))
+    split_statements(&sql)
+        .iter()
+        .enumerate()
+        .map(|(i, statement)| {
+            tables
+                .run(statement, &place(name, i, statement))
+                .unwrap_or_else(|e| panic!("{e}"))
+        })
+        .collect()
+}
+
+/// The last statement's result of `queries/NAME`.
+fn run_query(tables: &mut Tables, name: &str) -> DataFrame {
+    run_all(tables, name)
+        .pop()
+        .unwrap_or_else(|| panic!("{name} has no statement"))
 }
 
 /// An integer cell, whatever integer type the engine chose.
@@ -79,8 +76,9 @@ fn every_query_states_its_question_and_runs() {
             sql.contains("-- Tables: "),
             "{name} does not name its tables"
         );
-        let frame = run_query(&mut context, name);
-        assert!(frame.width() > 0, "{name}");
+        for frame in run_all(&mut context, name) {
+            assert!(frame.width() > 0, "{name}");
+        }
     }
 }
 

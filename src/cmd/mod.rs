@@ -3,6 +3,7 @@
 pub mod clean;
 pub mod explore;
 pub mod import;
+pub mod query;
 
 use std::process::ExitCode;
 
@@ -14,5 +15,6 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Clean(args) => clean::run(args),
+        Command::Query(args) => query::run(args),
     }
 }

@@ -5,5 +5,6 @@ pub mod openings;
 pub mod outcomes;
 pub mod parquet;
 pub mod pgn;
+pub mod results;
 pub mod rows;
 pub mod summary;

@@ -1,0 +1,300 @@
+//! Query: SQL over the tables of an import. Every `*.parquet` in the data
+//! folder is registered under its name as a lazy scan, a script is split into
+//! statements, and each runs through polars SQL; [`crate::sink::results`]
+//! prints or writes what comes back.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+use polars::sql::SQLContext;
+use thiserror::Error;
+
+#[derive(Debug, Error)]
+pub enum QueryError {
+    #[error("{}: no such folder (run `pgnlake import --out DIR` first, or pass --data)", .0.display())]
+    MissingData(PathBuf),
+    #[error("{}: no tables here (no *.parquet files)", .0.display())]
+    NoTables(PathBuf),
+    #[error("{}: {message}", .path.display())]
+    Unreadable { path: PathBuf, message: String },
+    #[error("{origin}: no SQL statement in it")]
+    Empty { origin: String },
+    #[error("{place}: table {table:?} does not exist in {} (tables: {})", .data.display(), .tables.join(", "))]
+    MissingTable {
+        place: String,
+        table: String,
+        data: PathBuf,
+        tables: Vec<String>,
+    },
+    #[error("{place}: {message}")]
+    Sql { place: String, message: String },
+}
+
+/// One statement of a script, with where it starts and its leading comment.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Statement {
+    /// The statement's text, without the `;`.
+    pub sql: String,
+    /// 1-based line of the statement's first character in the script.
+    pub line: usize,
+    /// The comment lines before the SQL, as written (`-- …`), without the
+    /// `Tables:` and `engine:` lines that are metadata.
+    pub title: Vec<String>,
+}
+
+/// Splits a script on the `;` that end statements: not those inside quoted
+/// strings, quoted names or comments. Pieces holding only comments and
+/// blanks are dropped.
+pub fn split_statements(script: &str) -> Vec<Statement> {
+    let mut statements = Vec::new();
+    let mut start = 0;
+    let mut chars = script.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\'' | '"' => {
+                // A doubled quote inside is an escaped one: the loop simply
+                // leaves and re-enters the literal.
+                for (_, d) in chars.by_ref() {
+                    if d == c {
+                        break;
+                    }
+                }
+            }
+            '-' if chars.peek().map(|&(_, d)| d) == Some('-') => {
+                for (_, d) in chars.by_ref() {
+                    if d == '\n' {
+                        break;
+                    }
+                }
+            }
+            '/' if chars.peek().map(|&(_, d)| d) == Some('*') => {
+                chars.next();
+                let mut previous = ' ';
+                for (_, d) in chars.by_ref() {
+                    if previous == '*' && d == '/' {
+                        break;
+                    }
+                    previous = d;
+                }
+            }
+            ';' => {
+                statements.extend(statement(script, start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    statements.extend(statement(script, start, script.len()));
+    statements
+}
+
+/// The statement in `script[start..end]`, if it holds any SQL.
+fn statement(script: &str, start: usize, end: usize) -> Option<Statement> {
+    let text = script.get(start..end)?;
+    let mut title = Vec::new();
+    let mut offset = 0;
+    for line in text.split_inclusive('\n') {
+        let trimmed = line.trim();
+        if trimmed.is_empty() {
+            offset += line.len();
+        } else if let Some(comment) = trimmed.strip_prefix("--") {
+            if !is_metadata(comment) {
+                title.push(trimmed.to_owned());
+            }
+            offset += line.len();
+        } else {
+            break;
+        }
+    }
+    let rest = text.get(offset..)?;
+    let sql = rest.trim();
+    offset += rest.len() - rest.trim_start().len();
+    if sql.is_empty() {
+        return None;
+    }
+    let line = 1 + script
+        .get(..start + offset)
+        .map_or(0, |before| before.matches('\n').count());
+    Some(Statement {
+        sql: sql.to_owned(),
+        line,
+        title,
+    })
+}
+
+/// `-- Tables: …` and `-- engine: …` describe a query; they are no title.
+fn is_metadata(comment: &str) -> bool {
+    let comment = comment.trim_start();
+    comment.starts_with("Tables:") || comment.starts_with("engine:")
+}
+
+/// The engine a script asks for in a `-- engine: NAME` line, if any.
+pub fn engine(script: &str) -> Option<&str> {
+    script
+        .lines()
+        .map_while(|line| line.trim().strip_prefix("--"))
+        .find_map(|comment| comment.trim_start().strip_prefix("engine:"))
+        .map(str::trim)
+}
+
+/// The tables of a data folder, registered for SQL.
+pub struct Tables {
+    data: PathBuf,
+    names: Vec<String>,
+    context: SQLContext,
+}
+
+impl Tables {
+    /// Registers every `NAME.parquet` in `data` as table `NAME` (lazily: a
+    /// table is only read when a statement uses it).
+    pub fn open(data: &Path) -> Result<Tables, QueryError> {
+        if !data.is_dir() {
+            return Err(QueryError::MissingData(data.to_path_buf()));
+        }
+        let unreadable = |e: &dyn std::fmt::Display| QueryError::Unreadable {
+            path: data.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut names: Vec<String> = std::fs::read_dir(data)
+            .map_err(|e| unreadable(&e))?
+            .flatten()
+            .filter_map(|entry| table_name(&entry.file_name().to_string_lossy()))
+            .collect();
+        names.sort();
+        if names.is_empty() {
+            return Err(QueryError::NoTables(data.to_path_buf()));
+        }
+        let context = SQLContext::new();
+        for name in &names {
+            let path = data.join(format!("{name}.parquet"));
+            let source = PlRefPath::try_from_path(&path).map_err(|e| unreadable(&e))?;
+            let frame =
+                LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(|e| {
+                    QueryError::Unreadable {
+                        path: path.clone(),
+                        message: first_line(&e.to_string()).to_owned(),
+                    }
+                })?;
+            context.register(name, frame);
+        }
+        Ok(Tables {
+            data: data.to_path_buf(),
+            names,
+            context,
+        })
+    }
+
+    /// The registered table names, sorted.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Runs one statement; `place` names it in errors.
+    pub fn run(&mut self, statement: &Statement, place: &str) -> Result<DataFrame, QueryError> {
+        self.context
+            .execute(&statement.sql)
+            .and_then(LazyFrame::collect)
+            .map_err(|e| self.sql_error(place, &e))
+    }
+
+    fn sql_error(&self, place: &str, error: &PolarsError) -> QueryError {
+        let message = error.to_string();
+        if let Some(table) = missing_relation(&message) {
+            return QueryError::MissingTable {
+                place: place.to_owned(),
+                table: table.to_owned(),
+                data: self.data.clone(),
+                tables: self.names.clone(),
+            };
+        }
+        QueryError::Sql {
+            place: place.to_owned(),
+            message: first_line(&message).to_owned(),
+        }
+    }
+}
+
+/// `games.parquet` → `games`; temporary and hidden files are no tables.
+fn table_name(file_name: &str) -> Option<String> {
+    let stem = file_name.strip_suffix(".parquet")?;
+    (!stem.is_empty() && !stem.starts_with('.')).then(|| stem.to_owned())
+}
+
+/// The table of polars' "relation 'NAME' was not found".
+fn missing_relation(message: &str) -> Option<&str> {
+    let rest = message.split("relation '").nth(1)?;
+    let (name, tail) = rest.split_once('\'')?;
+    tail.starts_with(" was not found").then_some(name)
+}
+
+/// polars explains some errors over several lines (with the plan); the first
+/// one says what is wrong.
+fn first_line(message: &str) -> &str {
+    message
+        .lines()
+        .map(str::trim)
+        .find(|line| !line.is_empty())
+        .unwrap_or(message)
+}
+
+/// Where a statement is, for messages: `FILE: statement 2 (line 7)`.
+pub fn place(origin: &str, index: usize, statement: &Statement) -> String {
+    format!(
+        "{origin}: statement {} (line {})",
+        index + 1,
+        statement.line
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_on_semicolons_outside_strings_and_comments() {
+        let script = "-- First question\n-- Tables: games\nSELECT ';' AS a, \"x;y\" FROM games;\n\n\
+                      -- Second; with a semicolon\n/* block ; */ SELECT 2 -- trailing ;\n;\n-- only a comment\n";
+        let statements = split_statements(script);
+        assert_eq!(statements.len(), 2, "{statements:?}");
+        assert_eq!(statements[0].sql, "SELECT ';' AS a, \"x;y\" FROM games");
+        assert_eq!(statements[0].title, ["-- First question"]);
+        assert_eq!(statements[0].line, 3);
+        assert_eq!(statements[1].sql, "/* block ; */ SELECT 2 -- trailing ;");
+        assert_eq!(statements[1].title, ["-- Second; with a semicolon"]);
+        assert_eq!(statements[1].line, 6);
+    }
+
+    #[test]
+    fn escaped_quotes_stay_inside_the_literal() {
+        let statements = split_statements("SELECT 'it''s; fine'; SELECT 3");
+        assert_eq!(statements.len(), 2);
+        assert_eq!(statements[0].sql, "SELECT 'it''s; fine'");
+        assert_eq!(statements[1].sql, "SELECT 3");
+        assert!(statements[1].title.is_empty());
+    }
+
+    #[test]
+    fn unterminated_literal_is_one_statement() {
+        let statements = split_statements("SELECT 'open; SELECT 2");
+        assert_eq!(statements.len(), 1);
+    }
+
+    #[test]
+    fn reads_the_engine_line() {
+        assert_eq!(engine("-- Q\n-- engine: polars\nSELECT 1"), Some("polars"));
+        assert_eq!(engine("-- Q\nSELECT 1 -- engine: polars"), None);
+    }
+
+    #[test]
+    fn names_tables_and_missing_relations() {
+        assert_eq!(table_name("games.parquet").as_deref(), Some("games"));
+        assert_eq!(table_name(".games.parquet.tmp"), None);
+        assert_eq!(table_name(".x.parquet"), None);
+        assert_eq!(table_name("summary.json"), None);
+        assert_eq!(
+            missing_relation("SQL interface error: relation 'gmes' was not found"),
+            Some("gmes")
+        );
+        assert_eq!(first_line("\n a\nb"), "a");
+    }
+}

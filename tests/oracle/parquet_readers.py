@@ -1,0 +1,103 @@
+"""Reads pgnlake's tables with two outside Parquet readers, for the tests.
+
+Usage:
+  parquet_readers.py schema DIR
+      Prints one line per column of every DIR/*.parquet as read by pyarrow:
+      `table<TAB>column<TAB>type`, the type in the README's words (u64, i32,
+      f64, bool, string, list<struct<name: string, value: string>>).
+  parquet_readers.py duckdb DIR STATEMENTS.json
+      STATEMENTS.json is a list of {"id": ..., "sql": ...}. Creates a DuckDB
+      view per table (`CREATE VIEW games AS SELECT * FROM
+      read_parquet('DIR/games.parquet')`), runs each statement and prints
+      one JSON object: id -> {"columns": [...], "rows": [[...], ...]}.
+  parquet_readers.py pyarrow DIR TABLE COLUMN...
+      Prints the named columns of a table as read by pyarrow, as JSON rows
+      in file order.
+"""
+
+import decimal
+import json
+import pathlib
+import sys
+
+import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+WORDS = {
+    pa.uint8(): "u8", pa.uint16(): "u16", pa.uint32(): "u32", pa.uint64(): "u64",
+    pa.int8(): "i8", pa.int16(): "i16", pa.int32(): "i32", pa.int64(): "i64",
+    pa.float32(): "f32", pa.float64(): "f64", pa.bool_(): "bool",
+}
+
+
+def words(t):
+    if t in WORDS:
+        return WORDS[t]
+    if pa.types.is_string(t) or pa.types.is_large_string(t) or pa.types.is_string_view(t):
+        return "string"
+    if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
+        return f"list<{words(t.value_type)}>"
+    if pa.types.is_struct(t):
+        fields = ", ".join(f"{t.field(i).name}: {words(t.field(i).type)}" for i in range(t.num_fields))
+        return f"struct<{fields}>"
+    return str(t)
+
+
+def plain(value):
+    """JSON-ready: DuckDB's decimals become floats; lists and dicts recurse."""
+    if isinstance(value, decimal.Decimal):
+        return float(value)
+    if isinstance(value, float) and value != value:
+        return None
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
+
+
+def tables(folder):
+    return sorted(p for p in pathlib.Path(folder).glob("*.parquet") if not p.name.startswith("."))
+
+
+def schema(folder):
+    for path in tables(folder):
+        for field in pq.read_schema(path):
+            print(f"{path.stem}\t{field.name}\t{words(field.type)}")
+
+
+def run_duckdb(folder, statements_file):
+    con = duckdb.connect()
+    for path in tables(folder):
+        literal = str(path).replace("'", "''")
+        con.execute(f'CREATE VIEW "{path.stem}" AS SELECT * FROM read_parquet(\'{literal}\')')
+    results = {}
+    for item in json.loads(pathlib.Path(statements_file).read_text()):
+        relation = con.sql(item["sql"])
+        results[item["id"]] = {
+            "columns": list(relation.columns),
+            "rows": [plain(list(row)) for row in relation.fetchall()],
+        }
+    print(json.dumps(results))
+
+
+def run_pyarrow(folder, table, columns):
+    data = pq.read_table(pathlib.Path(folder) / f"{table}.parquet", columns=columns)
+    print(json.dumps([plain([row[c] for c in columns]) for row in data.to_pylist()]))
+
+
+def main():
+    command, folder, *rest = sys.argv[1:]
+    if command == "schema":
+        schema(folder)
+    elif command == "duckdb":
+        run_duckdb(folder, rest[0])
+    elif command == "pyarrow":
+        run_pyarrow(folder, rest[0], rest[1:])
+    else:
+        sys.exit(f"unknown command {command}")
+
+
+if __name__ == "__main__":
+    main()
