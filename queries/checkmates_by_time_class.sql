@@ -4,8 +4,8 @@
 SELECT time_class,
        SUM(games) AS games,
        SUM(CASE WHEN end_state = 'checkmate' THEN games ELSE 0 END) AS checkmates,
-       ROUND(SUM(CASE WHEN end_state = 'checkmate' THEN games ELSE 0 END)
-             / CAST(SUM(games) AS DOUBLE), 3) AS checkmate_rate
+       SUM(CASE WHEN end_state = 'checkmate' THEN games ELSE 0 END)
+           / CAST(SUM(games) AS DOUBLE) AS checkmate_rate
 FROM results
 GROUP BY time_class
 ORDER BY time_class

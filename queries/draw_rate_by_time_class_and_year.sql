@@ -4,9 +4,9 @@
 SELECT time_class, year,
        SUM(games) AS games,
        SUM(draws) AS draws,
-       ROUND(SUM(draws) / CAST(SUM(white_wins) + SUM(draws) + SUM(black_wins) AS DOUBLE), 3)
+       SUM(draws) / CAST(SUM(white_wins) + SUM(draws) + SUM(black_wins) AS DOUBLE)
            AS draw_rate
 FROM results
 GROUP BY time_class, year
 HAVING SUM(white_wins) + SUM(draws) + SUM(black_wins) > 0
-ORDER BY time_class, year
+ORDER BY time_class, year NULLS LAST

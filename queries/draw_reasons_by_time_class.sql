@@ -14,7 +14,7 @@ totals AS (
     GROUP BY time_class
 )
 SELECT draws.time_class, draws.draw_reason, draws.games,
-       ROUND(draws.games / CAST(totals.all_draws AS DOUBLE), 3) AS share
+       draws.games / CAST(totals.all_draws AS DOUBLE) AS share
 FROM draws
 JOIN totals ON draws.time_class = totals.time_class
 ORDER BY draws.time_class, draws.games DESC, draws.draw_reason

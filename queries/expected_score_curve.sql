@@ -4,8 +4,8 @@
 -- Tables: results
 SELECT rating_diff_bucket,
        SUM(games) AS games,
-       ROUND((SUM(white_wins) + 0.5 * SUM(draws))
-             / CAST(SUM(white_wins) + SUM(draws) + SUM(black_wins) AS DOUBLE), 3) AS white_score
+       (SUM(white_wins) + 0.5 * SUM(draws))
+           / CAST(SUM(white_wins) + SUM(draws) + SUM(black_wins) AS DOUBLE) AS white_score
 FROM results
 WHERE rating_diff_bucket IS NOT NULL
 GROUP BY rating_diff_bucket

@@ -10,7 +10,7 @@ ORDER BY status;
 WITH total AS (SELECT COUNT(*) AS all_rejects FROM rejects)
 SELECT reason,
        COUNT(*) AS games,
-       ROUND(COUNT(*) / CAST(MAX(total.all_rejects) AS DOUBLE), 3) AS share
+       COUNT(*) / CAST(MAX(total.all_rejects) AS DOUBLE) AS share
 FROM rejects
 CROSS JOIN total
 GROUP BY reason

@@ -6,8 +6,8 @@ SELECT ABS(material_diff) AS lead,
        SUM(CASE WHEN material_diff > 0 THEN white_wins ELSE black_wins END) AS leader_wins,
        SUM(draws) AS draws,
        SUM(CASE WHEN material_diff > 0 THEN black_wins ELSE white_wins END) AS leader_losses,
-       ROUND(SUM(CASE WHEN material_diff > 0 THEN white_wins ELSE black_wins END)
-             / CAST(SUM(games) AS DOUBLE), 3) AS conversion_rate
+       SUM(CASE WHEN material_diff > 0 THEN white_wins ELSE black_wins END)
+           / CAST(SUM(games) AS DOUBLE) AS conversion_rate
 FROM material
 WHERE checkpoint_ply = 40 AND ABS(material_diff) BETWEEN 1 AND 3
 GROUP BY ABS(material_diff)

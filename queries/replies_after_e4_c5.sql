@@ -2,10 +2,10 @@
 -- position, with white's score over finished games and the average ratings.
 -- Tables: openings
 SELECT move_san, games, white_wins, draws, black_wins,
-       ROUND((white_wins + 0.5 * draws) / CAST(white_wins + draws + black_wins AS DOUBLE), 3)
+       (white_wins + 0.5 * draws) / CAST(white_wins + draws + black_wins AS DOUBLE)
            AS white_score,
-       ROUND(white_elo_sum / CAST(NULLIF(white_elo_count, 0) AS DOUBLE), 0) AS avg_white_elo,
-       ROUND(black_elo_sum / CAST(NULLIF(black_elo_count, 0) AS DOUBLE), 0) AS avg_black_elo,
+       white_elo_sum / CAST(NULLIF(white_elo_count, 0) AS DOUBLE) AS avg_white_elo,
+       black_elo_sum / CAST(NULLIF(black_elo_count, 0) AS DOUBLE) AS avg_black_elo,
        last_year
 FROM openings
 WHERE epd = 'rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -'

@@ -3,7 +3,7 @@
 -- the draws and the weaker side's wins.
 -- Tables: endgames
 SELECT endgame_signature, games, stronger_side_wins, draws, weaker_side_wins,
-       ROUND(avg_plies_to_end, 1) AS avg_plies_to_end
+       avg_plies_to_end AS avg_plies_to_end
 FROM endgames
 ORDER BY games DESC, endgame_signature
 LIMIT 10

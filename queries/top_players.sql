@@ -29,8 +29,8 @@ SELECT player,
        SUM(wins) AS wins,
        SUM(draws) AS draws,
        SUM(losses) AS losses,
-       ROUND((SUM(wins) + 0.5 * SUM(draws))
-             / CAST(NULLIF(SUM(wins) + SUM(draws) + SUM(losses), 0) AS DOUBLE), 3) AS score
+       (SUM(wins) + 0.5 * SUM(draws))
+           / CAST(NULLIF(SUM(wins) + SUM(draws) + SUM(losses), 0) AS DOUBLE) AS score
 FROM sides
 GROUP BY player
 ORDER BY games DESC, player

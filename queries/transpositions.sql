@@ -18,5 +18,5 @@ positions AS (
 SELECT entered.ply, positions.epd, entered.move_orders, entered.games
 FROM entered
 LEFT JOIN positions ON positions.position_key = entered.position_key
-ORDER BY entered.move_orders DESC, entered.games DESC, entered.ply, positions.epd
+ORDER BY entered.move_orders DESC, entered.games DESC, entered.ply, positions.epd NULLS LAST
 LIMIT 20

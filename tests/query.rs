@@ -381,8 +381,11 @@ impl<'de> serde::Deserialize<'de> for OrderedRow {
 
 /// One statement through `pgnlake query --format json`: the column names
 /// (known when there is a row) and each row's values in column order.
-fn pgnlake_rows(sql: &str) -> (Vec<String>, Vec<Value>) {
-    let text = stdout(&query(&["--format", "json", "-e", sql]));
+fn pgnlake_rows(data: &Path, sql: &str) -> (Vec<String>, Vec<Value>) {
+    let data = data.to_string_lossy().into_owned();
+    let text = stdout(&pgnlake(&[
+        "query", "--data", &data, "--format", "json", "-e", sql,
+    ]));
     let objects: Vec<OrderedRow> =
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
     let columns = objects
@@ -396,8 +399,9 @@ fn pgnlake_rows(sql: &str) -> (Vec<String>, Vec<Value>) {
     (columns, rows)
 }
 
-#[test]
-fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
+/// Every portable recipe's statements, and three that read back unsigned
+/// 64-bit keys, lists of (name, value) structs and nullable columns whole.
+fn portable_statements() -> Vec<(String, String)> {
     let mut statements = Vec::new();
     for name in recipes() {
         let script = recipe(&name);
@@ -408,8 +412,6 @@ fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
             statements.push((format!("{name}#{}", i + 1), statement.sql));
         }
     }
-    // Unsigned 64-bit keys above 2^63, lists of (name, value) structs and
-    // nullable columns, read back whole.
     for (id, sql) in [
         (
             "u64",
@@ -426,7 +428,12 @@ fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
     ] {
         statements.push((id.to_owned(), sql.to_owned()));
     }
-    assert!(statements.len() >= 20, "{}", statements.len());
+    statements
+}
+
+/// Runs `statements` in DuckDB over the tables in `data` and in `pgnlake
+/// query`, asserts the same columns and rows, and returns DuckDB's results.
+fn assert_duckdb_agrees(data: &Path, statements: &[(String, String)]) -> Value {
     let list: Vec<Value> = statements
         .iter()
         .map(|(id, sql)| serde_json::json!({"id": id, "sql": sql}))
@@ -436,13 +443,13 @@ fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
     std::fs::write(&file, Value::Array(list).to_string()).unwrap_or_else(|e| panic!("{e}"));
     let output = run_oracle(
         "parquet_readers.py",
-        &["duckdb".as_ref(), data().as_os_str(), file.as_os_str()],
+        &["duckdb".as_ref(), data.as_os_str(), file.as_os_str()],
     )
     .join("\n");
     let duckdb: Value = serde_json::from_str(&output).unwrap_or_else(|e| panic!("{e}: {output}"));
 
-    for (id, sql) in &statements {
-        let (columns, rows) = pgnlake_rows(sql);
+    for (id, sql) in statements {
+        let (columns, rows) = pgnlake_rows(data, sql);
         let theirs = &duckdb[id];
         assert!(theirs.is_object(), "{id}: DuckDB gave no result");
         let their_rows = theirs["rows"].as_array().cloned().unwrap_or_default();
@@ -461,6 +468,14 @@ fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
             );
         }
     }
+    duckdb
+}
+
+#[test]
+fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
+    let statements = portable_statements();
+    assert!(statements.len() >= 20, "{}", statements.len());
+    let duckdb = assert_duckdb_agrees(data(), &statements);
     let top_key = &duckdb["u64"]["rows"];
     let above_i64 = top_key
         .as_array()
@@ -475,8 +490,10 @@ fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
 
 #[test]
 fn pyarrow_reads_unsigned_lists_and_nulls_as_written() {
-    let (_, ours) =
-        pgnlake_rows("SELECT game_id, white_elo, extra_tags FROM games ORDER BY game_id");
+    let (_, ours) = pgnlake_rows(
+        data(),
+        "SELECT game_id, white_elo, extra_tags FROM games ORDER BY game_id",
+    );
     let text = run_oracle(
         "parquet_readers.py",
         &[
@@ -495,4 +512,46 @@ fn pyarrow_reads_unsigned_lists_and_nulls_as_written() {
     for (a, b) in ours.iter().zip(&theirs) {
         assert!(same_value(a, b), "pgnlake {a} ≠ pyarrow {b}");
     }
+}
+
+/// The same proof on real archives: OTB games with every kind of tag, a
+/// lichess export and annotated books with set-up positions (skipped, with a
+/// notice, without `../shared/data`).
+#[test]
+fn duckdb_agrees_on_corpus_archives() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let run = import(
+        &[
+            corpus.join("twic0920.pgn"),
+            corpus.join("lichess-2025-05-sample.pgn"),
+            corpus.join("book-collections.pgn.zst"),
+        ],
+        2,
+    );
+    assert!(run.summary.accepted > 25_000, "{}", run.summary.accepted);
+    assert_duckdb_agrees(run.dir.path(), &portable_statements());
+}
+
+#[test]
+fn script_from_stdin() {
+    use std::io::Write as _;
+    let data = data().to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["query", "-", "--data", &data, "--format", "csv"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    child
+        .stdin
+        .take()
+        .map(|mut stdin| stdin.write_all(b"SELECT MAX(plies) AS longest FROM games;\n"))
+        .transpose()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stdout(&output), "longest\n136\n");
 }
