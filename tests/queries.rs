@@ -168,7 +168,7 @@ fn result_queries_answer_on_the_fixture() {
             "bullet | 4 | 1 | 0.25",
             "classical | 3 | 0 | 0.0",
             "correspondence | 3 | 0 | 0.0",
-            "rapid | 6 | 1 | 0.167",
+            "rapid | 6 | 1 | 0.166667",
             "ultrabullet | 2 | 0 | 0.0",
             "unknown | 1 | 0 | 0.0",
         ]
@@ -185,7 +185,7 @@ fn result_queries_answer_on_the_fixture() {
         "draw_rate_by_time_class_and_year.sql",
     ));
     assert_eq!(draw_rates.len(), 14);
-    assert!(draw_rates.contains(&"correspondence | 2023 | 3 | 1 | 0.333".to_owned()));
+    assert!(draw_rates.contains(&"correspondence | 2023 | 3 | 1 | 0.333333".to_owned()));
 }
 
 #[test]
