@@ -123,7 +123,9 @@ pub fn counted_result(
 pub(crate) struct CheckedGame {
     pub game: ParsedGame,
     pub report: MovetextReport,
-    /// The start position (the replay consumed its own copy).
+    /// The start position (the replay consumed its own copy); `clean`
+    /// reads it.
+    #[cfg_attr(not(feature = "tables"), allow(dead_code))]
     pub start: Chess,
     pub start_fen: Option<String>,
     pub chess960: bool,

@@ -1,10 +1,14 @@
 //! Sink stage: rows to Parquet tables (streamed in row groups, written under
 //! a temporary name and renamed at the end) and the run summary.
 
+#[cfg(feature = "tables")]
 pub mod openings;
+#[cfg(feature = "tables")]
 pub mod outcomes;
+#[cfg(feature = "tables")]
 pub mod parquet;
 pub mod pgn;
+#[cfg(feature = "tables")]
 pub mod results;
 pub mod rows;
 pub mod summary;

@@ -1,0 +1,189 @@
+//! Fuzzing harnesses: the per-game paths the `fuzz/` targets drive, kept in
+//! the library so that each crash the fuzzer finds becomes a regression test
+//! that runs the very same code (`tests/fuzz_regressions.rs`). Each harness
+//! panics only on a broken invariant, never on bad input.
+
+use std::io::Cursor;
+
+use shakmaty::san::SanPlus;
+use shakmaty::{Chess, Position};
+
+use crate::game::process_batch;
+use crate::pgn::framer::{Batch, Framer};
+use crate::replay::material::{PieceValues, material_facts};
+use crate::replay::{Replayer, openings, setup};
+use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
+
+/// Per-worker budget for the aggregates: large enough that a fuzz input
+/// never spills (spilling is tested on its own), small enough to notice a
+/// runaway.
+const BUDGET: usize = 64 << 20;
+
+/// Frames `data` as a PGN stream and runs every game through the import's
+/// per-game path. Asserts that every framed game is accounted for once.
+/// Returns (games framed, accepted, rejected).
+pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
+    let spill = SpillDirs::new(&std::env::temp_dir());
+    let options = AggregateOptions {
+        opening_plies: 20,
+        budget: BUDGET,
+        piece_values: PieceValues::default(),
+    };
+    let mut aggregates = Aggregates::new(options, &spill);
+    let mut framer = Framer::new(Cursor::new(data));
+    let mut next_game_id = 0;
+    let (mut accepted, mut rejected) = (0, 0);
+    loop {
+        let mut batch = Batch::default();
+        match framer.fill_batch(&mut batch, &mut next_game_id, 1 << 16, 64) {
+            Ok(true) => {}
+            // A Cursor never fails to read.
+            Ok(false) | Err(_) => break,
+        }
+        let output = process_batch(&batch, &mut aggregates);
+        assert_eq!(
+            output.games.len() + output.rejects.len(),
+            batch.games.len(),
+            "a framed game was lost or doubled"
+        );
+        accepted += output.games.len() as u64;
+        rejected += output.rejects.len() as u64;
+    }
+    assert_eq!(accepted + rejected, next_game_id);
+    (next_game_id, accepted, rejected)
+}
+
+/// The start of a structured replay input.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub enum StartInput {
+    Standard,
+    /// One of a few fixed set-ups ([`SETUPS`]), standard or Chess960.
+    Setup {
+        index: u8,
+        chess960: bool,
+    },
+    /// Any text as the FEN tag.
+    Fen {
+        text: String,
+        chess960: bool,
+    },
+}
+
+/// A move token of a structured replay input.
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub enum TokenInput {
+    /// Text, read as SAN.
+    San(String),
+    /// The n-th legal move (modulo their number), written as SAN.
+    Legal(u16),
+}
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub struct ReplayInput {
+    pub start: StartInput,
+    pub tokens: Vec<TokenInput>,
+}
+
+/// Set-ups worth starting from: castling both ways, en passant, promotion,
+/// a Chess960 array, a near-stalemate, a bare-kings ending.
+pub const SETUPS: &[&str] = &[
+    "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",
+    "8/P6k/8/8/8/8/6Kp/8 w - - 0 1",
+    "bqnrkrnb/pppppppp/8/8/8/8/PPPPPPPP/BQNRKRNB w FDfd - 0 1",
+    "7k/5Q2/6K1/8/8/8/8/8 w - - 0 1",
+    "8/8/4k3/8/8/3K4/8/8 w - - 98 120",
+];
+
+/// Sets up `input.start`, turns the tokens into SAN (legal-move indices are
+/// resolved on a shadow board) and replays them, then derives the material
+/// and opening facts as the import does.
+pub fn replay_tokens(input: &ReplayInput) {
+    let (variant, fen) = match &input.start {
+        StartInput::Standard => (None, None),
+        StartInput::Setup { index, chess960 } => (
+            chess960.then_some("Chess960"),
+            SETUPS.get(usize::from(*index) % SETUPS.len()).copied(),
+        ),
+        StartInput::Fen { text, chess960 } => (chess960.then_some("Chess960"), Some(text.as_str())),
+    };
+    let Ok(start) = setup(variant, fen) else {
+        return;
+    };
+    let mut shadow: Option<Chess> = Some(start.pos.clone());
+    let mut sans = Vec::with_capacity(input.tokens.len());
+    for token in &input.tokens {
+        let san = match token {
+            TokenInput::San(text) => SanPlus::from_ascii(text.as_bytes()).ok(),
+            TokenInput::Legal(n) => shadow.as_ref().and_then(|pos| {
+                let legal = pos.legal_moves();
+                let count = legal.len();
+                (count > 0)
+                    .then(|| legal.get(usize::from(*n) % count).cloned())
+                    .flatten()
+                    .map(|m| SanPlus::from_move(pos.clone(), m))
+            }),
+        };
+        let Some(san) = san else { continue };
+        shadow = shadow.and_then(|pos| {
+            let m = san.san.to_move(&pos).ok()?;
+            let mut next = pos;
+            next.play_unchecked(m);
+            Some(next)
+        });
+        sans.push(san);
+    }
+    let mut replayer = Replayer::default();
+    if let Ok(replayed) = replayer.replay(start, &sans) {
+        assert!(replayed.plies as usize <= sans.len());
+        let (board, turn) = replayer.start();
+        let facts = material_facts(
+            board,
+            turn,
+            replayer.moves(),
+            replayer.final_board(),
+            &PieceValues::default(),
+        );
+        assert!(facts.max_white_lead >= 0 && facts.max_black_lead >= 0);
+        let _ = openings::index().classify(replayer.keys());
+    }
+}
+
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "fuzzing", derive(arbitrary::Arbitrary))]
+pub struct RepairInput {
+    /// Index into [`SETUPS`] plus one; 0 is the standard start.
+    pub start: u8,
+    pub movetext: String,
+}
+
+/// Repairs `input.movetext` from the chosen start; every repaired move must
+/// be legal in turn and its SAN must read back to the same move.
+pub fn repair_movetext(input: &RepairInput) {
+    let start = match usize::from(input.start) % (SETUPS.len() + 1) {
+        0 => Chess::default(),
+        n => match SETUPS
+            .get(n - 1)
+            .and_then(|fen| setup(None, Some(fen)).ok())
+        {
+            Some(start) => start.pos,
+            None => return,
+        },
+    };
+    let Ok(repaired) = crate::repair::repair(&start, &input.movetext) else {
+        return;
+    };
+    let mut pos = start;
+    for m in &repaired.moves {
+        assert!(pos.is_legal(m.m), "repair produced an illegal move");
+        assert_eq!(
+            m.san.san.to_move(&pos).ok(),
+            Some(m.m),
+            "SAN does not read back"
+        );
+        pos.play_unchecked(m.m);
+    }
+}
