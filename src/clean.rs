@@ -28,9 +28,11 @@ use crate::replay::audit::Declared;
 use crate::replay::reject::RejectReason;
 use crate::replay::result::GameResult;
 use crate::replay::{self, Replayed, Replayer};
+use crate::sink::lock::OutputLock;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
+use crate::sink::summary::InputSummary;
 use crate::stats::spill::{self, BoundedMap, SpillDir};
 use std::collections::HashMap;
 
@@ -80,6 +82,11 @@ pub struct CleanSummary {
     /// Games accepted after notation repair, and the moves repaired.
     pub games_repaired: u64,
     pub moves_repaired: u64,
+    /// What was read from each input, with any truncation.
+    pub inputs: Vec<InputSummary>,
+    /// `games_read = clean + rejected + duplicates`, and every game framed
+    /// from the inputs was read.
+    pub balanced: bool,
 }
 
 impl CleanSummary {
@@ -87,8 +94,12 @@ impl CleanSummary {
         let mut out = String::new();
         let _ = writeln!(
             out,
-            "games read {} = clean {} + rejected {} + duplicates {}",
-            self.games_read, self.clean, self.rejected, self.duplicates
+            "games read {} = clean {} + rejected {} + duplicates {}{}",
+            self.games_read,
+            self.clean,
+            self.rejected,
+            self.duplicates,
+            if self.balanced { "" } else { "  (MISMATCH)" }
         );
         if !self.rejected_by_reason.is_empty() {
             let _ = writeln!(out, "rejected by reason:");
@@ -172,6 +183,14 @@ impl ActionKind {
 pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let sources = input::discover(&options.inputs)?;
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
+    // Held to the end of the run: a second run writing this file refuses.
+    let _lock = (options.output != Path::new("-"))
+        .then(|| OutputLock::for_file(&options.output))
+        .transpose()
+        .map_err(|source| ImportError::Locked {
+            path: options.output.clone(),
+            source,
+        })?;
     let output = PgnOutput::create(&options.output)?;
     let rejects = options
         .rejects
@@ -215,7 +234,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let (read, consumed) = pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
     let consumer = consumed?;
-    read?;
+    let inputs = read?;
     let CleanConsumer {
         mut summary,
         output,
@@ -224,14 +243,22 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         report,
         ..
     } = consumer;
-    output.finish()?;
-    for extra in [rejects, duplicates].into_iter().flatten() {
-        extra.finish()?;
-    }
-    if let Some(report) = report {
-        summary.report_rows = report.finish()?;
-    }
-    Ok(summary)
+    let framed: u64 = inputs.iter().map(|i| i.games).sum();
+    summary.balanced = summary.games_read == framed
+        && summary.games_read == summary.clean + summary.rejected + summary.duplicates;
+    debug_assert!(summary.balanced, "framed {framed}: {summary:?}");
+    summary.inputs = inputs;
+    crate::interrupt::check()?;
+    crate::interrupt::commit(|| {
+        output.finish()?;
+        for extra in [rejects, duplicates].into_iter().flatten() {
+            extra.finish()?;
+        }
+        if let Some(report) = report {
+            summary.report_rows = report.finish()?;
+        }
+        Ok(summary)
+    })
 }
 
 /// First pass of `--dedupe`: every clean game's key, grouped; returns the
@@ -907,7 +934,8 @@ impl Drop for PgnOutput {
     fn drop(&mut self) {
         if let Some(tmp) = self.tmp.take() {
             self.sink = None;
-            let _ = std::fs::remove_file(tmp);
+            let _ = std::fs::remove_file(&tmp);
+            crate::interrupt::unregister(&tmp);
         }
     }
 }
@@ -935,6 +963,7 @@ impl PgnOutput {
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(".{}.tmp", name.as_deref().unwrap_or("out")));
         let file = BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(error)?);
+        crate::interrupt::register(&tmp);
         let lower = name.unwrap_or_default().to_ascii_lowercase();
         let sink = if lower.ends_with(".zst") {
             Sink::Zstd(zstd::Encoder::new(file, 3).map_err(error)?)
@@ -987,6 +1016,7 @@ impl PgnOutput {
         result.map_err(|e| self.error(e))?;
         if let Some(tmp) = self.tmp.take() {
             std::fs::rename(&tmp, &self.path).map_err(|e| self.error(e))?;
+            crate::interrupt::unregister(&tmp);
         }
         Ok(())
     }

@@ -219,6 +219,10 @@ fn parse_frame(
     report: &MovetextReport,
     parser: &mut BatchParser<'_>,
 ) -> Result<ParsedGame, Rejection> {
+    if raw.truncated {
+        let message = "the input ends inside this game (cut off or unreadable after it)";
+        return Err(Rejection::new(RejectReason::TruncatedInput, message));
+    }
     if raw.oversized {
         let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
         return Err(Rejection::new(RejectReason::OversizedGame, message));

@@ -19,6 +19,7 @@ use crate::input::{self, InputError, InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
 use crate::replay::material::PieceValues;
+use crate::sink::lock::OutputLock;
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
@@ -63,6 +64,13 @@ pub enum ImportError {
     Read { path: String, source: io::Error },
     #[error("cannot start {threads} worker threads: {message}")]
     Threads { threads: usize, message: String },
+    #[error(transparent)]
+    Interrupted(#[from] crate::interrupt::Interrupted),
+    #[error("{}: {source}", .path.display())]
+    Locked {
+        path: PathBuf,
+        source: crate::sink::lock::LockError,
+    },
 }
 
 fn write_error(path: &Path, error: impl std::fmt::Display) -> ImportError {
@@ -77,6 +85,11 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     let started = Instant::now();
     let sources = input::discover(&options.inputs)?;
     fs::create_dir_all(&options.out).map_err(|source| ImportError::OutputDir {
+        path: options.out.clone(),
+        source,
+    })?;
+    // Held to the end of the run: a second run on this folder refuses.
+    let _lock = OutputLock::for_folder(&options.out).map_err(|source| ImportError::Locked {
         path: options.out.clone(),
         source,
     })?;
@@ -121,7 +134,10 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         }
     };
     let aggregates = finished_aggregates.into_inner().unwrap_or_default();
-    if let Err(e) = pool.install(|| write_aggregates(aggregates, &spill, &mut writers)) {
+    let aggregated = crate::interrupt::check()
+        .map_err(ImportError::from)
+        .and_then(|()| pool.install(|| write_aggregates(aggregates, &spill, &mut writers)));
+    if let Err(e) = aggregated {
         writers.abandon();
         return Err(e);
     }
@@ -132,24 +148,30 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
         spill_bytes: spill.bytes_written() as u64,
     };
     drop(spill);
-    let tables = writers.finish()?;
-    let summary = Summary::new(
-        Options {
-            inputs: names,
-            out: options.out.display().to_string(),
-            threads,
-            strict: options.strict,
-            quiet: options.quiet,
-            piece_values: options.piece_values.into(),
-        },
-        inputs,
-        &counts,
-        started.elapsed().as_secs_f64(),
-        tables,
-        tree,
-    );
-    write_summary(&options.out, &summary)?;
-    Ok(summary)
+    if let Err(e) = crate::interrupt::check() {
+        writers.abandon();
+        return Err(e.into());
+    }
+    crate::interrupt::commit(|| {
+        let tables = writers.finish()?;
+        let summary = Summary::new(
+            Options {
+                inputs: names,
+                out: options.out.display().to_string(),
+                threads,
+                strict: options.strict,
+                quiet: options.quiet,
+                piece_values: options.piece_values.into(),
+            },
+            inputs,
+            &counts,
+            started.elapsed().as_secs_f64(),
+            tables,
+            tree,
+        );
+        write_summary(&options.out, &summary)?;
+        Ok(summary)
+    })
 }
 
 /// The tables of a run, open under temporary names until the run succeeds.

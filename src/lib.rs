@@ -24,6 +24,7 @@ pub mod game;
 #[cfg(feature = "tables")]
 pub mod import;
 pub mod input;
+pub mod interrupt;
 pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod pipeline;

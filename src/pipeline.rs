@@ -139,6 +139,7 @@ fn read_all(
         let mut framer = Framer::new(reader);
         let mut games = 0u64;
         loop {
+            crate::interrupt::check()?;
             let mut batch = Batch {
                 source: index as u32,
                 ..Batch::default()
@@ -162,6 +163,7 @@ fn read_all(
             bytes: source.size(),
             uncompressed_bytes: framer.bytes_read(),
             games,
+            truncated: framer.truncation().cloned(),
         });
     }
     Ok(summaries)
@@ -178,6 +180,7 @@ fn consume_in_order<O, C: Consumer<O>>(
     let mut pending: BTreeMap<u64, O> = BTreeMap::new();
     let mut next_seq = 0u64;
     for (seq, output) in rx {
+        crate::interrupt::check()?;
         pending.insert(seq, output);
         while let Some(output) = pending.remove(&next_seq) {
             next_seq += 1;

@@ -228,14 +228,12 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
 #[test]
 fn a_failed_run_leaves_no_output_behind() {
     let dir = tmp();
-    let plain = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
-    let mut zst = zstd::encode_all(&plain[..], 3).unwrap_or_default();
-    zst.truncate(zst.len() / 2);
-    let input = dir.path().join("broken.pgn.zst");
-    std::fs::write(&input, zst).unwrap_or_else(|e| panic!("{e}"));
+    let input = sample("lichess-2025-05-30games.pgn");
+    // The report cannot be created: the clean output and the rejects file,
+    // already open under temporary names, must go.
     let options = CleanOptions {
         rejects: Some(dir.path().join("rejects.pgn")),
-        report: Some(dir.path().join("report.parquet")),
+        report: Some(dir.path().join("no-such-folder").join("report.parquet")),
         ..options(&input, &dir.path().join("clean.pgn"))
     };
     assert!(run_clean(&options).is_err());
@@ -247,7 +245,32 @@ fn a_failed_run_leaves_no_output_behind() {
         })
         .unwrap_or_default();
     names.sort();
-    assert_eq!(names, ["broken.pgn.zst"]);
+    // The lock file stays (empty, unlocked); nothing else.
+    assert_eq!(names, [".clean.pgn.lock"]);
+}
+
+#[test]
+fn a_truncated_input_keeps_the_games_before_the_cut() {
+    let dir = tmp();
+    let plain = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    // One zstd frame per 1 KiB, so that the frames before the cut decode.
+    let zst: Vec<u8> = plain
+        .chunks(1024)
+        .flat_map(|chunk| zstd::encode_all(chunk, 3).unwrap_or_default())
+        .collect();
+    let cut = zst.get(..zst.len() / 2).unwrap_or_default();
+    let input = dir.path().join("broken.pgn.zst");
+    std::fs::write(&input, cut).unwrap_or_else(|e| panic!("{e}"));
+    let summary = run(options(&input, &dir.path().join("clean.pgn")));
+    let truncated = summary.inputs[0].truncated.clone();
+    assert!(truncated.is_some(), "{summary:?}");
+    assert!(summary.balanced);
+    assert!(summary.clean >= 10, "{summary:?}");
+    assert_eq!(summary.rejected_by_reason.get("truncated_input"), Some(&1));
+    assert_eq!(
+        truncated.map(|t| t.offset),
+        Some(summary.inputs[0].uncompressed_bytes)
+    );
 }
 
 #[test]

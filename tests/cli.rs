@@ -147,6 +147,12 @@ fn unwritable_output_is_a_one_line_error() {
     let edge = sample("edge-cases.pgn");
     let output = pgnlake(&["import", edge.to_str().unwrap_or_default(), "--out", out]);
     assert_path_error(&output, out);
+    // Regression: the cause was printed twice ("…: Not a directory (os
+    // error 20): Not a directory (os error 20)").
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("pgnlake: {out}: cannot create output folder: Not a directory (os error 20)\n")
+    );
 }
 
 #[test]

@@ -497,8 +497,13 @@ fn every_outcome_and_reject_reason_occurs() {
     }
     let reasons = distinct(&rejects, "reason");
     for reason in pgnlake::replay::reject::RejectReason::ALL {
-        // A 32 MiB game does not belong in sample data; its unit test is in the framer.
-        if reason != pgnlake::replay::reject::RejectReason::OversizedGame {
+        // A 32 MiB game does not belong in sample data (its unit test is in
+        // the framer), nor does a cut-off file (tests/faults.rs).
+        if !matches!(
+            reason,
+            pgnlake::replay::reject::RejectReason::OversizedGame
+                | pgnlake::replay::reject::RejectReason::TruncatedInput
+        ) {
             assert!(
                 reasons.contains(reason.as_str()),
                 "missing reject reason {}",
@@ -647,9 +652,34 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     assert_eq!(value["tables"]["rejects.parquet"], 13);
     assert_eq!(value["rejected_by_reason"]["unknown_token"], 4);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
-    // No temporary files are left behind.
-    let leftovers: Vec<_> = std::fs::read_dir(run.dir.path())
-        .map(|d| d.flatten().map(|e| e.file_name()).collect())
+    assert_eq!(value["truncated_inputs"], 0);
+    assert!(
+        value["peak_rss_bytes"]
+            .as_u64()
+            .is_some_and(|b| b > 1 << 20)
+    );
+    // No temporary files are left behind: the tables, the summary and the
+    // (released) lock file.
+    let mut leftovers: Vec<String> = std::fs::read_dir(run.dir.path())
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
-    assert_eq!(leftovers.len(), 8, "{leftovers:?}");
+    leftovers.sort();
+    assert_eq!(
+        leftovers,
+        [
+            ".pgnlake.lock",
+            "endgames.parquet",
+            "games.parquet",
+            "material.parquet",
+            "opening_lines.parquet",
+            "openings.parquet",
+            "rejects.parquet",
+            "results.parquet",
+            "summary.json"
+        ]
+    );
 }

@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use crate::clean::{CleanOptions, run_clean};
 use crate::cli::CleanArgs;
+use crate::cmd::import::EXIT_TRUNCATED;
+use crate::sink::summary::InputSummary;
 
 pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let options = CleanOptions {
@@ -22,6 +24,17 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let summary = run_clean(&options)?;
     if !options.quiet {
         eprint!("{}", summary.to_text());
+    }
+    let truncations: Vec<String> = summary
+        .inputs
+        .iter()
+        .filter_map(InputSummary::truncation_message)
+        .collect();
+    for message in &truncations {
+        eprintln!("pgnlake: {message}");
+    }
+    if !truncations.is_empty() {
+        return Ok(ExitCode::from(EXIT_TRUNCATED));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -186,10 +186,28 @@ pub fn decompress<R: Read + Send + 'static>(raw: R) -> io::Result<Box<dyn Read +
     let compression = Compression::sniff(buffered.fill_buf()?);
     Ok(match compression {
         Compression::None => Box::new(buffered),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
+        Compression::Zstd => Box::new(SmallReads(zstd::stream::read::Decoder::with_buffer(
+            buffered,
+        )?)),
+        Compression::Gzip => Box::new(SmallReads(flate2::bufread::MultiGzDecoder::new(buffered))),
+        Compression::Bzip2 => Box::new(SmallReads(bzip2::bufread::MultiBzDecoder::new(buffered))),
     })
+}
+
+/// Largest read asked of a decoder at once.
+const DECODER_READ: usize = 64 << 10;
+
+/// Asks a decoder for at most [`DECODER_READ`] bytes per read. A decoder
+/// that meets the end of a truncated stream while filling a read returns
+/// the error and drops what it decoded in that read; small reads keep that
+/// loss under 64 KiB, so the games before a cut are read and counted.
+struct SmallReads<R>(R);
+
+impl<R: Read> Read for SmallReads<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let len = buf.len().min(DECODER_READ);
+        self.0.read(buf.get_mut(..len).unwrap_or_default())
+    }
 }
 
 #[cfg(test)]

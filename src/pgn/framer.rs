@@ -42,6 +42,19 @@ pub struct RawGame {
     pub end: usize,
     /// True when the framer cut the game at [`MAX_GAME_BYTES`].
     pub oversized: bool,
+    /// True when the input ends inside the game: it broke off (a read or
+    /// decompression error) or stops mid-line, and the game has no
+    /// termination marker.
+    pub truncated: bool,
+}
+
+/// Where and why an input ended before its end.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Truncation {
+    /// Uncompressed bytes read before the cut.
+    pub offset: u64,
+    /// The read error, or that the input stops inside a game.
+    pub cause: String,
 }
 
 /// A run of consecutive games from one source, the unit of parallel work.
@@ -66,6 +79,7 @@ struct Frame {
     oversized: bool,
     /// The game ended in its tag section (no movetext).
     tags_only: bool,
+    truncated: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,6 +121,10 @@ pub struct Framer<R> {
     line: u64,
     games_in_source: u64,
     max_game_bytes: usize,
+    /// The read error that ended the input early, if one did.
+    broken: Option<String>,
+    /// Set when the input turned out to be cut short.
+    truncation: Option<Truncation>,
 }
 
 impl<R: Read> Framer<R> {
@@ -123,6 +141,8 @@ impl<R: Read> Framer<R> {
             line: 1,
             games_in_source: 0,
             max_game_bytes: MAX_GAME_BYTES,
+            broken: None,
+            truncation: None,
         }
     }
 
@@ -130,6 +150,11 @@ impl<R: Read> Framer<R> {
     pub fn with_max_game_bytes(mut self, bytes: usize) -> Self {
         self.max_game_bytes = bytes;
         self
+    }
+
+    /// Where the input was cut short, once known (after the last game).
+    pub fn truncation(&self) -> Option<&Truncation> {
+        self.truncation.as_ref()
     }
 
     /// Uncompressed bytes read from the source so far.
@@ -155,6 +180,7 @@ impl<R: Read> Framer<R> {
                     range,
                     oversized,
                     tags_only,
+                    truncated,
                 }) => {
                     let bytes = self.buf.get(range).unwrap_or_default();
                     let start = batch.data.len();
@@ -174,6 +200,7 @@ impl<R: Read> Framer<R> {
                         start,
                         end,
                         oversized,
+                        truncated,
                     });
                     *next_game_id += 1;
                 }
@@ -199,6 +226,9 @@ impl<R: Read> Framer<R> {
                 Step::NeedMore if self.eof => {
                     let end = self.buf.len();
                     self.pos = end;
+                    if self.game_start.is_none() {
+                        self.note_break_between_games();
+                    }
                     self.game_start.map(|_| (end, false))
                 }
                 Step::NeedMore => {
@@ -222,6 +252,7 @@ impl<R: Read> Framer<R> {
                 return Ok(None);
             };
             let tags_only = matches!(self.state, State::Tags { .. });
+            let truncated = self.eof && end == self.buf.len() && self.cut_inside(start..end);
             self.state = State::Between { line_start: true };
             if oversized {
                 // Resume mid-line after a cut.
@@ -233,7 +264,39 @@ impl<R: Read> Framer<R> {
                 range: start..end,
                 oversized,
                 tags_only,
+                truncated,
             }));
+        }
+    }
+
+    /// Is the last game of an input that ends in `game` cut off? Yes when
+    /// the input broke off or stops mid-line, and the game does not end
+    /// with a termination marker (a complete game that merely lacks the
+    /// final newline is not cut).
+    fn cut_inside(&mut self, range: std::ops::Range<usize>) -> bool {
+        let game = self.buf.get(range).unwrap_or_default();
+        let stops_mid_line = !game.ends_with(b"\n");
+        if (self.broken.is_none() && !stops_mid_line) || ends_with_marker(game) {
+            self.note_break_between_games();
+            return false;
+        }
+        self.truncation = Some(Truncation {
+            offset: self.bytes_read(),
+            cause: self
+                .broken
+                .clone()
+                .unwrap_or_else(|| "the input ends inside a game".to_owned()),
+        });
+        true
+    }
+
+    /// A read error after the last complete game still truncates the input.
+    fn note_break_between_games(&mut self) {
+        if let Some(cause) = &self.broken {
+            self.truncation = Some(Truncation {
+                offset: self.bytes_read(),
+                cause: cause.clone(),
+            });
         }
     }
 
@@ -255,8 +318,12 @@ impl<R: Read> Framer<R> {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => {
+                    // The input breaks off here: what came before is
+                    // framed as usual, and the cut is reported.
                     self.buf.truncate(old_len);
-                    return Err(e);
+                    self.broken = Some(e.to_string());
+                    self.eof = true;
+                    return Ok(());
                 }
             }
         };
@@ -507,6 +574,15 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
         Some(_) => Lookahead::No,
         None => Lookahead::Unknown,
     }
+}
+
+/// Does `game` end with a termination marker (`1-0`, `0-1`, `1/2-1/2`,
+/// `*`)? Trailing whitespace is ignored.
+fn ends_with_marker(game: &[u8]) -> bool {
+    let trimmed = game.trim_ascii_end();
+    [b"1-0".as_slice(), b"0-1", b"1/2-1/2", b"*"]
+        .iter()
+        .any(|marker| trimmed.ends_with(marker))
 }
 
 #[cfg(test)]

@@ -29,10 +29,12 @@ pub enum RejectReason {
     Garbage,
     #[error("oversized game")]
     OversizedGame,
+    #[error("truncated input")]
+    TruncatedInput,
 }
 
 impl RejectReason {
-    pub const ALL: [RejectReason; 11] = [
+    pub const ALL: [RejectReason; 12] = [
         RejectReason::IllegalMove,
         RejectReason::AmbiguousMove,
         RejectReason::UnparsableSan,
@@ -44,6 +46,7 @@ impl RejectReason {
         RejectReason::NullMove,
         RejectReason::Garbage,
         RejectReason::OversizedGame,
+        RejectReason::TruncatedInput,
     ];
 
     /// The value stored in `rejects.parquet` and `summary.json`.
@@ -60,6 +63,7 @@ impl RejectReason {
             RejectReason::NullMove => "null_move",
             RejectReason::Garbage => "garbage",
             RejectReason::OversizedGame => "oversized_game",
+            RejectReason::TruncatedInput => "truncated_input",
         }
     }
 }

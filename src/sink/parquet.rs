@@ -304,6 +304,7 @@ impl TableWriter {
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
         let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
         let file = File::create(&tmp_path)?;
+        crate::interrupt::register(&tmp_path);
         // Encode on the writer thread itself: the workers keep the cores
         // busy, and handing each column to polars' pool only adds switches.
         let writer = ParquetWriter::new(file)
@@ -337,6 +338,7 @@ impl TableWriter {
     /// Drops an unfinished table (after a failed run).
     pub fn abandon(self) -> std::io::Result<()> {
         drop(self.writer);
+        crate::interrupt::unregister(&self.tmp_path);
         std::fs::remove_file(&self.tmp_path)
     }
 
@@ -344,6 +346,7 @@ impl TableWriter {
     pub fn finish(self) -> PolarsResult<u64> {
         self.writer.finish()?;
         std::fs::rename(&self.tmp_path, &self.final_path)?;
+        crate::interrupt::unregister(&self.tmp_path);
         Ok(self.rows)
     }
 }

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use crate::stats::RunCounts;
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputSummary {
     pub path: String,
     /// Size on disk (compressed), null for stdin.
@@ -16,6 +16,29 @@ pub struct InputSummary {
     /// Uncompressed bytes read.
     pub uncompressed_bytes: u64,
     pub games: u64,
+    /// Set when the input was cut short: a read or decompression error, or
+    /// a last game that breaks off. The games before the cut are counted.
+    pub truncated: Option<crate::pgn::framer::Truncation>,
+}
+
+impl InputSummary {
+    /// The one-line error for a truncated input.
+    pub fn truncation_message(&self) -> Option<String> {
+        self.truncated.as_ref().map(|t| {
+            format!(
+                "{}: truncated at byte {} ({}); {} games read up to the cut are counted",
+                self.path, t.offset, t.cause, self.games
+            )
+        })
+    }
+}
+
+/// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -78,6 +101,10 @@ pub struct Summary {
     pub games_per_second: f64,
     pub tables: BTreeMap<&'static str, u64>,
     pub opening_tree: TreeSummary,
+    /// Inputs cut short (see `inputs[].truncated`).
+    pub truncated_inputs: u64,
+    /// Peak resident memory of the run, in bytes (Linux; null elsewhere).
+    pub peak_rss_bytes: Option<u64>,
 }
 
 impl Summary {
@@ -89,6 +116,11 @@ impl Summary {
         tables: BTreeMap<&'static str, u64>,
         opening_tree: TreeSummary,
     ) -> Summary {
+        // Every game framed from the inputs came out accepted or rejected.
+        let framed: u64 = inputs.iter().map(|i| i.games).sum();
+        let balanced = counts.balanced() && framed == counts.read;
+        debug_assert!(balanced, "framed {framed}, counted {counts:?}");
+        let truncated_inputs = inputs.iter().filter(|i| i.truncated.is_some()).count() as u64;
         Summary {
             tool: env!("CARGO_PKG_NAME"),
             version: env!("CARGO_PKG_VERSION"),
@@ -97,7 +129,7 @@ impl Summary {
             games_read: counts.read,
             accepted: counts.accepted,
             rejected: counts.rejected,
-            balanced: counts.balanced(),
+            balanced,
             rejected_by_reason: counts.rejected_by_reason(),
             end_states: counts.end_states(),
             result_checks: counts.result_checks(),
@@ -109,6 +141,8 @@ impl Summary {
             },
             tables,
             opening_tree,
+            truncated_inputs,
+            peak_rss_bytes: peak_rss_bytes(),
         }
     }
 
@@ -136,8 +170,12 @@ impl Summary {
         section(&mut out, "result checks", &self.result_checks);
         let _ = writeln!(
             out,
-            "elapsed {:.2} s, {:.0} games/s",
-            self.elapsed_seconds, self.games_per_second
+            "elapsed {:.2} s, {:.0} games/s{}",
+            self.elapsed_seconds,
+            self.games_per_second,
+            self.peak_rss_bytes
+                .map(|b| format!(", peak memory {} MiB", b >> 20))
+                .unwrap_or_default()
         );
         out
     }

@@ -105,6 +105,9 @@ impl SpillDir {
     fn new_run_path(&self) -> io::Result<PathBuf> {
         fs::create_dir_all(&self.dir)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
+        if n == 0 {
+            crate::interrupt::register(&self.dir);
+        }
         Ok(self.dir.join(format!("run-{n:06}.bin")))
     }
 
@@ -150,6 +153,7 @@ impl Drop for SpillDir {
     fn drop(&mut self) {
         if self.next.load(Ordering::Relaxed) > 0 {
             let _ = fs::remove_dir_all(&self.dir);
+            crate::interrupt::unregister(&self.dir);
         }
     }
 }
