@@ -557,6 +557,17 @@ fn export_game(
         })
         .collect();
     let mut leading_comments = Vec::new();
+    if game.too_deep_variations > 0 {
+        actions.push(Action {
+            kind: ActionKind::VariationDropped,
+            ply: None,
+            detail: format!(
+                "{} variations nested deeper than {} levels dropped",
+                game.too_deep_variations,
+                crate::pgn::visitor::MAX_VARIATION_DEPTH
+            ),
+        });
+    }
     for line in &game.lines {
         let at = line.replaces as usize;
         let exported = before

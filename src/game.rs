@@ -145,6 +145,11 @@ pub(crate) fn check_game(
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
         Box::new(reject_row(batch, raw, bytes, game, rejection))
     };
+    // A game the framer cut is rejected before any scan of its (possibly
+    // 32 MiB) text.
+    if let Some(rejection) = frame_rejection(raw) {
+        return Err(reject(None, rejection));
+    }
     let report = movetext::scan(bytes, raw.line);
     let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
     audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
@@ -213,20 +218,26 @@ fn process_game(
 
 /// Hands the frame to pgn-reader, unless the frame is already known to be
 /// unreadable (too long, or a comment that never closes).
+/// The reject of a game the framer cut: at the end of a truncated input, or
+/// at [`framer::MAX_GAME_BYTES`].
+fn frame_rejection(raw: &RawGame) -> Option<Rejection> {
+    if raw.truncated {
+        let message = "the input ends inside this game (cut off or unreadable after it)";
+        return Some(Rejection::new(RejectReason::TruncatedInput, message));
+    }
+    if raw.oversized {
+        let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
+        return Some(Rejection::new(RejectReason::OversizedGame, message));
+    }
+    None
+}
+
 fn parse_frame(
     raw: &RawGame,
     next: usize,
     report: &MovetextReport,
     parser: &mut BatchParser<'_>,
 ) -> Result<ParsedGame, Rejection> {
-    if raw.truncated {
-        let message = "the input ends inside this game (cut off or unreadable after it)";
-        return Err(Rejection::new(RejectReason::TruncatedInput, message));
-    }
-    if raw.oversized {
-        let message = format!("game longer than {} bytes", framer::MAX_GAME_BYTES);
-        return Err(Rejection::new(RejectReason::OversizedGame, message));
-    }
     if let Some(p) = &report.problem
         && p.kind == TokenProblemKind::UnterminatedComment
     {
@@ -332,13 +343,17 @@ fn reject_row(
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.clone()),
     };
-    let (raw_pgn, raw_repaired) = encoding::decode(bytes);
+    // A huge reject keeps only its head: its text is copied several times
+    // on the way into Parquet (row, column, page, statistics), and an 8 MiB
+    // garbage "game" cost 200 MiB of memory before these caps.
+    let kept = bytes.get(..MAX_RAW_PGN).unwrap_or(bytes);
+    let (raw_pgn, raw_repaired) = encoding::decode(kept);
     RejectRow {
         place: place(batch, raw),
         reason: rejection.reason,
-        message: rejection.message,
+        message: cap_chars(rejection.message, MAX_MESSAGE_CHARS),
         ply: rejection.ply,
-        token: rejection.token,
+        token: rejection.token.map(|t| cap_chars(t, MAX_TOKEN_CHARS)),
         token_line: rejection.token_line,
         white: tag("White"),
         black: tag("Black"),
@@ -346,6 +361,26 @@ fn reject_row(
         date: tag("Date"),
         encoding_repaired: game.is_some_and(|g| g.encoding_repaired) || raw_repaired,
         raw_pgn,
+    }
+}
+
+/// Bytes of a rejected game kept in `raw_pgn` (its head; the game's place
+/// finds the rest).
+pub const MAX_RAW_PGN: usize = 1 << 20;
+/// Characters kept of a reject's `token` and `message`.
+pub const MAX_TOKEN_CHARS: usize = 200;
+pub const MAX_MESSAGE_CHARS: usize = 1000;
+
+/// `text` cut to `max` characters, ending in `…` when cut.
+fn cap_chars(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((at, _)) => {
+            let mut cut = text;
+            cut.truncate(at);
+            cut.push('…');
+            cut
+        }
+        None => text,
     }
 }
 

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 /// How long a run has to wind down by itself after the first signal.
-pub const GRACE: Duration = Duration::from_millis(700);
+pub const GRACE: Duration = Duration::from_millis(500);
 
 /// The exit code of an interrupted run (128 + SIGINT, as shells report it).
 pub const EXIT_INTERRUPTED: u8 = 130;

@@ -76,17 +76,20 @@ where
     // At most `in_flight` batches exist between the reader and the
     // consumer (queued, being processed, or waiting to be consumed in
     // order): the reader takes a ticket per batch, the consumer returns it.
-    // Deep enough that workers keep going while the consumer is busy.
+    // Deep enough that workers keep going while the consumer is busy. A
+    // batch bigger than BATCH_BYTES (one huge game) takes a ticket per
+    // BATCH_BYTES, so the bytes in flight stay bounded too: 32 games of
+    // 32 MiB in flight were 2 GiB of memory.
     let in_flight = (threads * 8).max(32);
     let (ticket_tx, ticket_rx) = bounded::<()>(in_flight);
     for _ in 0..in_flight {
         let _ = ticket_tx.send(());
     }
-    let (batch_tx, batch_rx) = bounded::<(u64, Batch)>(in_flight);
-    let (out_tx, out_rx) = bounded::<(u64, O)>(in_flight);
+    let (batch_tx, batch_rx) = bounded::<(u64, usize, Batch)>(in_flight);
+    let (out_tx, out_rx) = bounded::<(u64, usize, O)>(in_flight);
     let workers = &workers;
     std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_all(sources, batch_tx, ticket_rx, bar));
+        let reader = scope.spawn(|| read_all(sources, batch_tx, (ticket_rx, in_flight), bar));
         let writer = scope.spawn(|| consume_in_order(out_rx, ticket_tx, consumer, bar));
         pool.scope(|pool_scope| {
             for _ in 0..threads {
@@ -94,9 +97,9 @@ where
                 let outputs = out_tx.clone();
                 pool_scope.spawn(move |_| {
                     let mut state = (workers.new_state)();
-                    for (seq, batch) in batches {
+                    for (seq, tickets, batch) in batches {
                         let output = (workers.work)(&batch, &mut state);
-                        if outputs.send((seq, output)).is_err() {
+                        if outputs.send((seq, tickets, output)).is_err() {
                             break;
                         }
                     }
@@ -121,8 +124,8 @@ pub fn thread_died(which: &str) -> ImportError {
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
     sources: &[InputSource],
-    tx: Sender<(u64, Batch)>,
-    tickets: Receiver<()>,
+    tx: Sender<(u64, usize, Batch)>,
+    (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
 ) -> Result<Vec<InputSummary>, ImportError> {
     let raw_bytes = Arc::new(AtomicU64::new(0));
@@ -152,7 +155,9 @@ fn read_all(
                 break;
             }
             games += batch.games.len() as u64;
-            if tickets.recv().is_err() || tx.send((seq, batch)).is_err() {
+            let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
+            let taken = (0..weight).all(|_| tickets.recv().is_ok());
+            if !taken || tx.send((seq, weight, batch)).is_err() {
                 // The consumer stopped: it reports why.
                 return Ok(summaries);
             }
@@ -171,22 +176,24 @@ fn read_all(
 
 /// Consumer thread: puts the outputs back in input order.
 fn consume_in_order<O, C: Consumer<O>>(
-    rx: Receiver<(u64, O)>,
+    rx: Receiver<(u64, usize, O)>,
     tickets: Sender<()>,
     mut consumer: C,
     bar: &ProgressBar,
 ) -> Result<C, ImportError> {
     let started = std::time::Instant::now();
-    let mut pending: BTreeMap<u64, O> = BTreeMap::new();
+    let mut pending: BTreeMap<u64, (usize, O)> = BTreeMap::new();
     let mut next_seq = 0u64;
-    for (seq, output) in rx {
+    for (seq, weight, output) in rx {
         crate::interrupt::check()?;
-        pending.insert(seq, output);
-        while let Some(output) = pending.remove(&next_seq) {
+        pending.insert(seq, (weight, output));
+        while let Some((weight, output)) = pending.remove(&next_seq) {
             next_seq += 1;
             // The output now belongs to the consumer, whose own buffers
             // are bounded: let the reader go on.
-            let _ = tickets.send(());
+            for _ in 0..weight {
+                let _ = tickets.send(());
+            }
             consumer.consume(output)?;
         }
         let games = consumer.games();

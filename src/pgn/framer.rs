@@ -222,8 +222,17 @@ impl<R: Read> Framer<R> {
         loop {
             let step = self.scan();
             let end = match step {
+                // A game that ends past the limit is cut at the limit, as
+                // it would have been had the bytes come in smaller reads.
+                Step::GameEnd(end)
+                    if self
+                        .game_start
+                        .is_some_and(|start| end - start > self.max_game_bytes) =>
+                {
+                    Some((self.cut_at_limit(), true))
+                }
                 Step::GameEnd(end) => Some((end, false)),
-                Step::NeedMore if self.eof => {
+                Step::NeedMore if self.eof && !self.too_big() => {
                     let end = self.buf.len();
                     self.pos = end;
                     if self.game_start.is_none() {
@@ -232,13 +241,8 @@ impl<R: Read> Framer<R> {
                     self.game_start.map(|_| (end, false))
                 }
                 Step::NeedMore => {
-                    let too_big = self
-                        .game_start
-                        .is_some_and(|start| self.buf.len() - start >= self.max_game_bytes);
-                    if too_big {
-                        let end = self.buf.len();
-                        self.pos = end;
-                        Some((end, true))
+                    if self.too_big() {
+                        Some((self.cut_at_limit(), true))
                     } else {
                         self.refill()?;
                         continue;
@@ -267,6 +271,33 @@ impl<R: Read> Framer<R> {
                 truncated,
             }));
         }
+    }
+
+    /// Cuts the current game at exactly the size limit, not wherever the
+    /// last read ended, so that the pieces do not depend on read sizes. The
+    /// scan stopped before or after the cut (a newline waiting for
+    /// lookahead is not counted yet): the lines up to the cut are counted.
+    /// Returns the cut.
+    fn cut_at_limit(&mut self) -> usize {
+        let start = self.game_start.unwrap_or(0);
+        let end = (start + self.max_game_bytes).min(self.buf.len());
+        let lines = |range: std::ops::Range<usize>| {
+            let bytes = self.buf.get(range).unwrap_or_default();
+            memchr::memchr_iter(b'\n', bytes).count() as u64
+        };
+        if self.pos <= end {
+            self.line += lines(self.pos..end);
+        } else {
+            self.line -= lines(end..self.pos);
+        }
+        self.pos = end;
+        end
+    }
+
+    /// Has the current game reached the size limit?
+    fn too_big(&self) -> bool {
+        self.game_start
+            .is_some_and(|start| self.buf.len() - start > self.max_game_bytes)
     }
 
     /// Is the last game of an input that ends in `game` cut off? Yes when
@@ -683,6 +714,57 @@ mod tests {
             frames += batch.games.len();
         }
         assert!(frames >= 2, "{frames}");
+    }
+
+    /// Hands out at most `n` bytes per read, like a pipe.
+    struct Trickle<'a>(&'a [u8], usize);
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.1.min(buf.len()).min(self.0.len());
+            let (head, tail) = self.0.split_at(n);
+            buf.get_mut(..n).unwrap_or_default().copy_from_slice(head);
+            self.0 = tail;
+            Ok(n)
+        }
+    }
+
+    /// Regression: an oversized game was cut wherever the last read ended,
+    /// so a pipe and a file framed it differently (31 or 32 pieces of a
+    /// 1 GiB comment).
+    #[test]
+    fn oversized_cuts_do_not_depend_on_read_sizes() {
+        let text = format!(
+            "[Event \"a\"]\n1. e4 {{ {}\n[Event \"b\"]\n1. d4 *\n",
+            "x\n".repeat(3 << 20)
+        );
+        let frames_with = |read_size: usize| {
+            let mut framer =
+                Framer::new(Trickle(text.as_bytes(), read_size)).with_max_game_bytes(1 << 20);
+            let mut id = 0;
+            let mut frames = Vec::new();
+            loop {
+                let mut batch = Batch::default();
+                if !framer
+                    .fill_batch(&mut batch, &mut id, usize::MAX, 1)
+                    .unwrap_or(false)
+                {
+                    return frames;
+                }
+                for g in &batch.games {
+                    frames.push((g.offset, g.line, g.end - g.start, g.oversized));
+                }
+            }
+        };
+        let whole = frames_with(usize::MAX);
+        assert_eq!(whole.first(), Some(&(0, 1, 1 << 20, true)));
+        // Every piece's line is its offset's line.
+        for &(offset, line, _, _) in &whole {
+            let before = text.as_bytes().get(..offset as usize).unwrap_or_default();
+            assert_eq!(line, 1 + memchr::memchr_iter(b'\n', before).count() as u64);
+        }
+        assert_eq!(frames_with(65_536), whole);
+        assert_eq!(frames_with(1000), whole);
     }
 
     #[test]

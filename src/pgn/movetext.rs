@@ -411,6 +411,9 @@ fn looks_like_san(word: &[u8]) -> bool {
         && body.iter().any(|c| c.is_ascii_digit())
 }
 
+/// Bytes of an offending token kept in its [`TokenProblem`].
+pub const MAX_TOKEN_BYTES: usize = 1024;
+
 /// Scans a whole game.
 pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
     let mut tokens = Tokens::new(game, first_line);
@@ -418,7 +421,8 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
     let mut depth = 0usize;
     let problem = |kind, token: &[u8], line, ply| TokenProblem {
         kind,
-        token: crate::pgn::encoding::decode(token).0,
+        // The head is enough to name it; a token can be megabytes long.
+        token: crate::pgn::encoding::decode(token.get(..MAX_TOKEN_BYTES).unwrap_or(token)).0,
         line,
         ply,
     };

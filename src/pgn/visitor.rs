@@ -85,7 +85,15 @@ pub struct ParsedGame {
     pub variations: u32,
     /// Variations of the mainline, when notes are kept.
     pub lines: Vec<VarLine>,
+    /// Variations nested deeper than [`MAX_VARIATION_DEPTH`], skipped whole.
+    pub too_deep_variations: u32,
 }
+
+/// Deepest variation nesting kept. Deeper ones are skipped (pgn-reader skips
+/// without recursion), so that no nesting in the input can make the
+/// recursive parts (building, replaying and writing variations) overflow
+/// the stack: 100,000 nested variations was a stack overflow in `clean`.
+pub const MAX_VARIATION_DEPTH: usize = 64;
 
 /// A variation: an alternative to move `replaces` of its parent line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -171,6 +179,7 @@ impl Visitor for Collect {
         game.result = None;
         game.notes.clear();
         game.variations = 0;
+        game.too_deep_variations = 0;
         game.lines.clear();
         self.partial.clear();
         self.open.clear();
@@ -273,6 +282,10 @@ impl Visitor for Collect {
             return ControlFlow::Continue(Skip(true));
         }
         game.variations += 1;
+        if self.open.len() >= MAX_VARIATION_DEPTH {
+            game.too_deep_variations += 1;
+            return ControlFlow::Continue(Skip(true));
+        }
         // The variation is an alternative to the last move of its parent
         // line (u32::MAX when there is none: it cannot be replayed).
         let parent_moves = match self.open.last() {
