@@ -68,3 +68,52 @@ fn edge_corpus_and_twic_are_fully_accounted_for() {
         s.rejected
     );
 }
+
+/// Every file under `../shared/data` (the corpus archives, every parser test
+/// input, the opening tables and the manifest) goes through `import` and
+/// `clean`, and both reconcile their counts: every game framed is accepted,
+/// rejected or (for clean) a duplicate, and the two commands agree.
+#[test]
+fn every_shared_file_is_accounted_for_by_import_and_clean() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
+        return;
+    };
+    let mut inputs = Vec::new();
+    files_under(&shared, &mut inputs);
+    inputs.sort();
+    let run = common::import(&inputs, 2);
+    let s = &run.summary;
+    assert!(s.balanced);
+    assert_eq!(s.games_read, s.accepted + s.rejected);
+    assert_eq!(s.inputs.iter().map(|i| i.games).sum::<u64>(), s.games_read);
+    assert!(s.games_read > 500_000, "{}", s.games_read);
+
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let cleaned = pgnlake::clean::run_clean(&pgnlake::clean::CleanOptions {
+        inputs: inputs.clone(),
+        output: dir.path().join("clean.pgn.zst"),
+        rejects: Some(dir.path().join("rejects.pgn")),
+        threads: 2,
+        quiet: true,
+        fix_results: false,
+        report: None,
+        repair: false,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
+    })
+    .unwrap_or_else(|e| panic!("clean: {e}"));
+    assert!(cleaned.balanced);
+    assert_eq!(cleaned.games_read, s.games_read);
+    assert_eq!(cleaned.clean, s.accepted);
+    assert_eq!(cleaned.rejected, s.rejected);
+    assert_eq!(cleaned.duplicates, 0);
+    eprintln!(
+        "every shared file: {} files, {} games read = {} accepted + {} rejected",
+        inputs.len(),
+        s.games_read,
+        s.accepted,
+        s.rejected
+    );
+}

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod games;
+
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
