@@ -78,7 +78,7 @@ proptest! {
             })
             .collect();
 
-        let reference = common::import_with(&[one.clone()], 1, 20, 1 << 30);
+        let reference = common::import_with(std::slice::from_ref(&one), 1, 20, 1 << 30);
         let threads = common::import_with(&[one], 2, 20, 1 << 30);
         let spilled = common::import_with(&parts, 2, 20, 16 << 10);
         let expected = tables(&reference);
