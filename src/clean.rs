@@ -5,8 +5,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{self, BufWriter, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use shakmaty::san::SanPlus;
@@ -29,6 +28,7 @@ use crate::replay::reject::RejectReason;
 use crate::replay::result::GameResult;
 use crate::replay::{self, Replayed, Replayer};
 use crate::sink::lock::OutputLock;
+use crate::sink::output::FileOutput;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
@@ -191,11 +191,11 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
             path: options.output.clone(),
             source,
         })?;
-    let output = PgnOutput::create(&options.output)?;
+    let output = FileOutput::create(&options.output)?;
     let rejects = options
         .rejects
         .as_deref()
-        .map(PgnOutput::create)
+        .map(FileOutput::create)
         .transpose()?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet || output.is_stdout());
@@ -211,7 +211,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     let duplicates = options
         .duplicates
         .as_deref()
-        .map(PgnOutput::create)
+        .map(FileOutput::create)
         .transpose()?;
     let workers = pipeline::Workers {
         new_state: || (),
@@ -248,7 +248,6 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         && summary.games_read == summary.clean + summary.rejected + summary.duplicates;
     debug_assert!(summary.balanced, "framed {framed}: {summary:?}");
     summary.inputs = inputs;
-    crate::interrupt::check()?;
     crate::interrupt::commit(|| {
         output.finish()?;
         for extra in [rejects, duplicates].into_iter().flatten() {
@@ -845,9 +844,9 @@ fn line_text(line: &VarLine) -> String {
 /// Writes the outputs in input order and keeps the accounting.
 struct CleanConsumer {
     summary: CleanSummary,
-    output: PgnOutput,
-    rejects: Option<PgnOutput>,
-    duplicates: Option<PgnOutput>,
+    output: FileOutput,
+    rejects: Option<FileOutput>,
+    duplicates: Option<FileOutput>,
     report: Option<ReportWriter>,
     sources: Vec<String>,
 }
@@ -929,107 +928,6 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
 
     fn games(&self) -> u64 {
         self.summary.games_read
-    }
-}
-
-/// A PGN output: stdout, or a file written under a temporary name and
-/// renamed when complete, compressed by its suffix (`.zst`, `.gz`). Dropped
-/// unfinished (a failed run), the temporary file is removed.
-pub struct PgnOutput {
-    sink: Option<Sink>,
-    path: PathBuf,
-    tmp: Option<PathBuf>,
-}
-
-impl Drop for PgnOutput {
-    fn drop(&mut self) {
-        if let Some(tmp) = self.tmp.take() {
-            self.sink = None;
-            let _ = std::fs::remove_file(&tmp);
-            crate::interrupt::unregister(&tmp);
-        }
-    }
-}
-
-enum Sink {
-    Stdout(BufWriter<io::Stdout>),
-    Plain(BufWriter<File>),
-    Zstd(zstd::Encoder<'static, BufWriter<File>>),
-    Gzip(flate2::write::GzEncoder<BufWriter<File>>),
-}
-
-impl PgnOutput {
-    pub fn create(path: &Path) -> Result<PgnOutput, ImportError> {
-        let error = |e: io::Error| ImportError::OutputWrite {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
-        if path == Path::new("-") {
-            return Ok(PgnOutput {
-                sink: Some(Sink::Stdout(BufWriter::new(io::stdout()))),
-                path: path.to_path_buf(),
-                tmp: None,
-            });
-        }
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
-        let tmp = path.with_file_name(format!(".{}.tmp", name.as_deref().unwrap_or("out")));
-        let file = BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(error)?);
-        crate::interrupt::register(&tmp);
-        let lower = name.unwrap_or_default().to_ascii_lowercase();
-        let sink = if lower.ends_with(".zst") {
-            Sink::Zstd(zstd::Encoder::new(file, 3).map_err(error)?)
-        } else if lower.ends_with(".gz") {
-            Sink::Gzip(flate2::write::GzEncoder::new(
-                file,
-                flate2::Compression::default(),
-            ))
-        } else {
-            Sink::Plain(file)
-        };
-        Ok(PgnOutput {
-            sink: Some(sink),
-            path: path.to_path_buf(),
-            tmp: Some(tmp),
-        })
-    }
-
-    fn is_stdout(&self) -> bool {
-        matches!(self.sink, Some(Sink::Stdout(_)))
-    }
-
-    fn error(&self, e: io::Error) -> ImportError {
-        ImportError::OutputWrite {
-            path: self.path.clone(),
-            message: e.to_string(),
-        }
-    }
-
-    pub fn write(&mut self, bytes: &[u8]) -> Result<(), ImportError> {
-        let result = match &mut self.sink {
-            Some(Sink::Stdout(w)) => w.write_all(bytes),
-            Some(Sink::Plain(w)) => w.write_all(bytes),
-            Some(Sink::Zstd(w)) => w.write_all(bytes),
-            Some(Sink::Gzip(w)) => w.write_all(bytes),
-            None => Ok(()),
-        };
-        result.map_err(|e| self.error(e))
-    }
-
-    /// Flushes, closes and moves the file to its final name.
-    pub fn finish(mut self) -> Result<(), ImportError> {
-        let result = match self.sink.take() {
-            Some(Sink::Stdout(mut w)) => w.flush(),
-            Some(Sink::Plain(mut w)) => w.flush(),
-            Some(Sink::Zstd(w)) => w.finish().and_then(|mut f| f.flush()),
-            Some(Sink::Gzip(w)) => w.finish().and_then(|mut f| f.flush()),
-            None => Ok(()),
-        };
-        result.map_err(|e| self.error(e))?;
-        if let Some(tmp) = self.tmp.take() {
-            std::fs::rename(&tmp, &self.path).map_err(|e| self.error(e))?;
-            crate::interrupt::unregister(&tmp);
-        }
-        Ok(())
     }
 }
 

@@ -10,19 +10,7 @@ use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
 
 /// Plain options: clean `input` into `output`, nothing else asked.
 fn options(input: &Path, output: &Path) -> CleanOptions {
-    CleanOptions {
-        inputs: vec![input.to_path_buf()],
-        output: output.to_path_buf(),
-        rejects: None,
-        threads: 2,
-        quiet: true,
-        fix_results: false,
-        report: None,
-        repair: false,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
-    }
+    common::clean_options(vec![input.to_path_buf()], output)
 }
 
 fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
@@ -237,16 +225,8 @@ fn a_failed_run_leaves_no_output_behind() {
         ..options(&input, &dir.path().join("clean.pgn"))
     };
     assert!(run_clean(&options).is_err());
-    let mut names: Vec<String> = std::fs::read_dir(dir.path())
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
     // The lock file stays (empty, unlocked); nothing else.
-    assert_eq!(names, [".clean.pgn.lock"]);
+    assert_eq!(common::listing(dir.path()), [".clean.pgn.lock"]);
 }
 
 #[test]

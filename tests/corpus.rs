@@ -4,31 +4,13 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            files_under(&path, out);
-        } else {
-            out.push(path);
-        }
-    }
-}
-
 #[test]
 fn edge_corpus_and_twic_are_fully_accounted_for() {
     let Some(shared) = common::shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
         return;
     };
-    let mut inputs = Vec::new();
-    files_under(&shared.join("edge"), &mut inputs);
-    inputs.sort();
+    let mut inputs = common::files_under(&shared.join("edge"));
     inputs.push(shared.join("corpus/twic0920.pgn"));
     let run = common::import(&inputs, 2);
     let s = &run.summary;
@@ -79,9 +61,7 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
         eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
         return;
     };
-    let mut inputs = Vec::new();
-    files_under(&shared, &mut inputs);
-    inputs.sort();
+    let inputs = common::files_under(&shared);
     let run = common::import(&inputs, 2);
     let s = &run.summary;
     assert!(s.balanced);
@@ -91,17 +71,8 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
 
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let cleaned = pgnlake::clean::run_clean(&pgnlake::clean::CleanOptions {
-        inputs: inputs.clone(),
-        output: dir.path().join("clean.pgn.zst"),
         rejects: Some(dir.path().join("rejects.pgn")),
-        threads: 2,
-        quiet: true,
-        fix_results: false,
-        report: None,
-        repair: false,
-        dedupe: pgnlake::dedupe::DedupeMode::None,
-        duplicates: None,
-        memory_limit: 1 << 30,
+        ..common::clean_options(inputs.clone(), &dir.path().join("clean.pgn.zst"))
     })
     .unwrap_or_else(|e| panic!("clean: {e}"));
     assert!(cleaned.balanced);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use common::sample;
+use common::{listing, sample};
 use serde_json::Value;
 
 fn bin() -> Command {
@@ -23,19 +23,6 @@ fn tmp() -> tempfile::TempDir {
 
 fn path_str(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-/// Sorted names in `dir` (hidden ones too).
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
 }
 
 fn read_summary(out: &Path) -> Value {

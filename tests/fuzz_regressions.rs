@@ -12,39 +12,20 @@ use pgnlake::fuzzing::{
     RepairInput, ReplayInput, StartInput, TokenInput, import_bytes, repair_movetext, replay_tokens,
 };
 
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.path())
-                .filter(|p| p.is_file())
-                .collect()
-        })
-        .unwrap_or_default();
-    out.sort();
-    out
-}
-
 fn manifest(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
 }
 
 #[test]
 fn import_harness_accounts_for_every_game_of_the_known_inputs() {
-    let mut inputs = files(&manifest("sample-data"));
-    inputs.extend(files(&manifest("tests/fuzz-regressions")));
+    let mut inputs = common::files_under(&manifest("sample-data"));
+    inputs.extend(common::files_under(&manifest("tests/fuzz-regressions")));
     if let Some(shared) = common::shared_data() {
-        let mut stack = vec![shared.join("edge")];
-        while let Some(dir) = stack.pop() {
-            for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
-                let path = entry.path();
-                if path.is_dir() {
-                    stack.push(path);
-                } else if path.extension().is_some_and(|e| e == "pgn") {
-                    inputs.push(path);
-                }
-            }
-        }
+        let edge = common::files_under(&shared.join("edge"));
+        inputs.extend(
+            edge.into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "pgn")),
+        );
     } else {
         eprintln!("NOTICE: ../shared/data is absent; edge inputs skipped");
     }

@@ -660,16 +660,8 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     );
     // No temporary files are left behind: the tables, the summary and the
     // (released) lock file.
-    let mut leftovers: Vec<String> = std::fs::read_dir(run.dir.path())
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    leftovers.sort();
     assert_eq!(
-        leftovers,
+        common::listing(run.dir.path()),
         [
             ".pgnlake.lock",
             "endgames.parquet",

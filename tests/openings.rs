@@ -288,13 +288,7 @@ fn a_tiny_memory_budget_spills_and_gives_identical_tables() {
     let rows = in_memory.table("openings").height();
     assert_eq!(rows as u64, in_memory.summary.tables["openings.parquet"]);
     // The spill folder is removed.
-    let names: Vec<String> = std::fs::read_dir(spilled.dir.path())
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
+    let names = common::listing(spilled.dir.path());
     assert!(
         names
             .iter()

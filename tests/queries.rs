@@ -59,15 +59,7 @@ fn sample_run() -> Imported {
 fn every_query_states_its_question_and_runs() {
     let run = sample_run();
     let mut context = context(&run);
-    let mut names: Vec<String> = std::fs::read_dir(queries_dir())
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".sql"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
+    let names = common::recipes();
     assert!(names.len() >= 6, "{names:?}");
     for name in &names {
         let sql = std::fs::read_to_string(queries_dir().join(name)).unwrap_or_default();

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{import, run_oracle};
+use common::{import, recipes, run_oracle};
 use pgnlake::query::{engine, split_statements};
 use serde_json::Value;
 
@@ -59,20 +59,6 @@ fn error(output: &Output) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     stderr.trim_end().to_owned()
-}
-
-/// `queries/*.sql`, sorted.
-fn recipes() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(manifest().join("queries"))
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .filter(|n| n.ends_with(".sql"))
-                .collect()
-        })
-        .unwrap_or_default();
-    names.sort();
-    names
 }
 
 fn recipe(name: &str) -> String {
@@ -168,10 +154,7 @@ fn csv_json_and_parquet_hold_the_whole_result() {
     let frame = common::read_table(&file);
     assert_eq!(frame.height(), 3);
     assert_eq!(common::i32_at(&frame, "white_elo", 2), Some(1159));
-    let leftovers: Vec<_> = std::fs::read_dir(dir.path())
-        .map(|d| d.flatten().map(|e| e.file_name()).collect())
-        .unwrap_or_default();
-    assert_eq!(leftovers, ["result.parquet"]);
+    assert_eq!(common::listing(dir.path()), ["result.parquet"]);
 }
 
 #[test]

@@ -4,8 +4,7 @@ use std::process::ExitCode;
 
 use crate::clean::{CleanOptions, run_clean};
 use crate::cli::CleanArgs;
-use crate::cmd::import::EXIT_TRUNCATED;
-use crate::sink::summary::InputSummary;
+use crate::cmd::report_truncations;
 
 pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
     let options = CleanOptions {
@@ -25,16 +24,8 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
     if !options.quiet {
         eprint!("{}", summary.to_text());
     }
-    let truncations: Vec<String> = summary
-        .inputs
-        .iter()
-        .filter_map(InputSummary::truncation_message)
-        .collect();
-    for message in &truncations {
-        eprintln!("pgnlake: {message}");
-    }
-    if !truncations.is_empty() {
-        return Ok(ExitCode::from(EXIT_TRUNCATED));
+    if let Some(code) = report_truncations(&summary.inputs) {
+        return Ok(code);
     }
     Ok(ExitCode::SUCCESS)
 }

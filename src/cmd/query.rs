@@ -2,7 +2,7 @@
 //! writes each result.
 
 use std::io::{IsTerminal, Read, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
@@ -10,6 +10,7 @@ use polars::prelude::DataFrame;
 
 use crate::cli::{QueryArgs, QueryFormat};
 use crate::query::{QueryError, Statement, Tables, place, split_statements};
+use crate::sink::output::FileOutput;
 use crate::sink::results::{render_table, write_csv, write_json, write_parquet};
 
 pub fn run(args: QueryArgs) -> anyhow::Result<ExitCode> {
@@ -31,18 +32,16 @@ pub fn run(args: QueryArgs) -> anyhow::Result<ExitCode> {
     for (index, statement) in statements.iter().enumerate() {
         results.push(tables.run(statement, &place(&origin, index, statement))?);
     }
-    match &args.output {
-        Some(path) => write_atomically(path, |out| emit(&args, &statements, &mut results, out)),
-        None => {
-            if args.format == QueryFormat::Parquet && std::io::stdout().is_terminal() {
-                bail!("refusing to write Parquet to a terminal; pass -o FILE or redirect stdout");
-            }
-            let mut stdout = std::io::stdout().lock();
-            emit(&args, &statements, &mut results, &mut stdout)
-                .and_then(|()| stdout.flush().map_err(Into::into))
-                .context("stdout")
-        }
-    }?;
+    let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
+    if args.format == QueryFormat::Parquet && to_terminal {
+        bail!("refusing to write Parquet to a terminal; pass -o FILE or redirect stdout");
+    }
+    // A file goes through a temporary name, renamed when complete.
+    let mut output = FileOutput::create(args.output.as_deref().unwrap_or(Path::new("-")))?;
+    emit(&args, &statements, &mut results, &mut output)
+        .and_then(|()| output.flush().map_err(Into::into))
+        .with_context(|| output.path().display().to_string())?;
+    output.finish()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -90,28 +89,4 @@ fn emit(
         }
     }
     Ok(())
-}
-
-/// Writes `path` through a temporary file beside it, so that a failed query
-/// leaves no half-written result under the final name.
-fn write_atomically(
-    path: &Path,
-    write: impl FnOnce(&mut dyn Write) -> anyhow::Result<()>,
-) -> anyhow::Result<()> {
-    let name = path
-        .file_name()
-        .map_or_else(|| "result".into(), |n| n.to_string_lossy().into_owned());
-    let tmp: PathBuf = path.with_file_name(format!(".{name}.tmp"));
-    let written = (|| {
-        let file = std::fs::File::create(&tmp)?;
-        let mut out = std::io::BufWriter::new(file);
-        write(&mut out)?;
-        out.into_inner().map_err(|e| e.into_error())?.sync_all()?;
-        std::fs::rename(&tmp, path)?;
-        anyhow::Ok(())
-    })();
-    if written.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    written.with_context(|| path.display().to_string())
 }

@@ -7,6 +7,8 @@ pub mod openings;
 #[cfg(feature = "tables")]
 pub mod outcomes;
 #[cfg(feature = "tables")]
+pub mod output;
+#[cfg(feature = "tables")]
 pub mod parquet;
 pub mod pgn;
 #[cfg(feature = "tables")]

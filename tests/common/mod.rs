@@ -184,3 +184,60 @@ pub fn rows(frame: &DataFrame) -> Vec<String> {
         })
         .collect()
 }
+
+/// The names in `dir` (hidden ones too), sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+/// The recipes of `queries/` (`NAME.sql`), sorted.
+pub fn recipes() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("queries");
+    listing(&dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".sql"))
+        .collect()
+}
+
+/// Plain `clean` options: `inputs` into `output`, nothing else asked.
+pub fn clean_options(inputs: Vec<PathBuf>, output: &Path) -> pgnlake::clean::CleanOptions {
+    pgnlake::clean::CleanOptions {
+        inputs,
+        output: output.to_path_buf(),
+        rejects: None,
+        threads: 2,
+        quiet: true,
+        fix_results: false,
+        report: None,
+        repair: false,
+        dedupe: pgnlake::dedupe::DedupeMode::None,
+        duplicates: None,
+        memory_limit: 1 << 30,
+    }
+}
+
+/// Every file under `dir`, recursively, sorted by path.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    files
+}
