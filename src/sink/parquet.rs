@@ -14,7 +14,7 @@ use polars_parquet::write::ZstdLevel;
 
 use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
-use crate::replay::material::Material;
+use crate::replay::material::{CHECKPOINTS, Material};
 use crate::replay::openings::{self, OpeningName};
 use crate::replay::result::GameResult;
 use shakmaty::Color;
@@ -211,22 +211,15 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("white_material", values(rows, |r| r.material.white)),
         col("black_material", values(rows, |r| r.material.black)),
         col("material_diff", values(rows, |r| r.material.diff)),
+    ]);
+    // One column per checkpoint: material_diff_at_20 … _80.
+    columns.extend(CHECKPOINTS.iter().enumerate().map(|(i, ply)| {
         col(
-            "material_diff_at_20",
-            values(rows, |r| r.material.diff_at[0]),
-        ),
-        col(
-            "material_diff_at_40",
-            values(rows, |r| r.material.diff_at[1]),
-        ),
-        col(
-            "material_diff_at_60",
-            values(rows, |r| r.material.diff_at[2]),
-        ),
-        col(
-            "material_diff_at_80",
-            values(rows, |r| r.material.diff_at[3]),
-        ),
+            &format!("material_diff_at_{ply}"),
+            values(rows, |r| r.material.diff_at.get(i).copied().flatten()),
+        )
+    }));
+    columns.extend([
         col(
             "max_white_lead",
             values(rows, |r| r.material.max_white_lead),
