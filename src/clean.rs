@@ -32,7 +32,7 @@ use crate::sink::output::FileOutput;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove, write_game};
 use crate::sink::rows::{Place, RejectRow};
-use crate::sink::summary::InputSummary;
+use crate::sink::summary::{InputSummary, skipped_entries_text};
 use crate::stats::spill::{self, BoundedMap, SpillDir};
 use std::collections::HashMap;
 
@@ -84,6 +84,8 @@ pub struct CleanSummary {
     pub moves_repaired: u64,
     /// What was read from each input, with any truncation.
     pub inputs: Vec<InputSummary>,
+    /// Archive entries passed over because they are not PGN.
+    pub skipped_entries: Vec<String>,
     /// `games_read = clean + rejected + duplicates`, and every game framed
     /// from the inputs was read.
     pub balanced: bool,
@@ -123,6 +125,7 @@ impl CleanSummary {
             "moves repaired               {} (in {} games)",
             self.moves_repaired, self.games_repaired
         );
+        out.push_str(&skipped_entries_text(&self.skipped_entries));
         out
     }
 }
@@ -181,7 +184,10 @@ impl ActionKind {
 
 /// Runs `clean` and returns its accounting.
 pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
-    let sources = input::discover(&options.inputs)?;
+    let input::Discovered {
+        sources,
+        skipped_entries,
+    } = input::discover(&options.inputs)?;
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     // Held to the end of the run: a second run writing this file refuses.
     let _lock = (options.output != Path::new("-"))
@@ -248,6 +254,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
         && summary.games_read == summary.clean + summary.rejected + summary.duplicates;
     debug_assert!(summary.balanced, "framed {framed}: {summary:?}");
     summary.inputs = inputs;
+    summary.skipped_entries = skipped_entries;
     crate::interrupt::commit(|| {
         output.finish()?;
         for extra in [rejects, duplicates].into_iter().flatten() {
@@ -270,7 +277,7 @@ fn find_duplicates(
     mode: DedupeMode,
     memory_limit: u64,
 ) -> Result<HashMap<u64, String>, ImportError> {
-    if sources.iter().any(|s| s.display_name() == "-") {
+    if sources.contains(&InputSource::Stdin) {
         return Err(ImportError::OutputWrite {
             path: PathBuf::from("-"),
             message: "--dedupe reads the inputs twice and cannot read stdin".into(),

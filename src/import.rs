@@ -83,7 +83,10 @@ fn write_error(path: &Path, error: impl std::fmt::Display) -> ImportError {
 /// Runs an import and returns its summary (also written to `summary.json`).
 pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     let started = Instant::now();
-    let sources = input::discover(&options.inputs)?;
+    let input::Discovered {
+        sources,
+        skipped_entries,
+    } = input::discover(&options.inputs)?;
     fs::create_dir_all(&options.out).map_err(|source| ImportError::OutputDir {
         path: options.out.clone(),
         source,
@@ -154,7 +157,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     }
     crate::interrupt::commit(|| {
         let tables = writers.finish()?;
-        let summary = Summary::new(
+        let mut summary = Summary::new(
             Options {
                 inputs: names,
                 out: options.out.display().to_string(),
@@ -169,6 +172,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
             tables,
             tree,
         );
+        summary.skipped_entries = skipped_entries;
         write_summary(&options.out, &summary)?;
         Ok(summary)
     })

@@ -138,38 +138,47 @@ fn read_all(
             path: path.clone(),
             source,
         };
-        let reader = input::open(source, Arc::clone(&raw_bytes)).map_err(read_error)?;
-        let mut framer = Framer::new(reader);
-        let mut games = 0u64;
-        loop {
-            crate::interrupt::check()?;
-            let mut batch = Batch {
-                source: index as u32,
-                ..Batch::default()
-            };
-            let more = framer
-                .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
-                .map_err(read_error)?;
-            bar.set_position(raw_bytes.load(Ordering::Relaxed));
-            if !more {
-                break;
-            }
-            games += batch.games.len() as u64;
-            let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
-            let taken = (0..weight).all(|_| tickets.recv().is_ok());
-            if !taken || tx.send((seq, weight, batch)).is_err() {
-                // The consumer stopped: it reports why.
-                return Ok(summaries);
-            }
-            seq += 1;
+        let framed = input::with_reader(
+            source,
+            Arc::clone(&raw_bytes),
+            |reader| -> Result<_, ImportError> {
+                let mut framer = Framer::new(reader);
+                let mut games = 0u64;
+                loop {
+                    crate::interrupt::check()?;
+                    let mut batch = Batch {
+                        source: index as u32,
+                        ..Batch::default()
+                    };
+                    let more = framer
+                        .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
+                        .map_err(read_error)?;
+                    bar.set_position(raw_bytes.load(Ordering::Relaxed));
+                    if !more {
+                        break;
+                    }
+                    games += batch.games.len() as u64;
+                    let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
+                    let taken = (0..weight).all(|_| tickets.recv().is_ok());
+                    if !taken || tx.send((seq, weight, batch)).is_err() {
+                        // The consumer stopped: it reports why.
+                        return Ok(None);
+                    }
+                    seq += 1;
+                }
+                Ok(Some(InputSummary {
+                    path: path.clone(),
+                    bytes: source.size(),
+                    uncompressed_bytes: framer.bytes_read(),
+                    games,
+                    truncated: framer.truncation().cloned(),
+                }))
+            },
+        )?;
+        match framed {
+            Some(summary) => summaries.push(summary),
+            None => return Ok(summaries),
         }
-        summaries.push(InputSummary {
-            path,
-            bytes: source.size(),
-            uncompressed_bytes: framer.bytes_read(),
-            games,
-            truncated: framer.truncation().cloned(),
-        });
     }
     Ok(summaries)
 }

@@ -137,6 +137,125 @@ fn folder_without_pgn_is_a_one_line_error() {
     assert_path_error(&output, folder);
 }
 
+/// Runs `pgnlake ARGS…` with `bytes` on stdin.
+fn pgnlake_with_stdin(args: &[&str], bytes: Vec<u8>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        std::thread::spawn(move || stdin.write_all(&bytes).ok());
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn inputs_that_are_not_text_are_refused_naming_what_they_are() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap_or_default();
+    let mut binary = b"[Event \"x\"]\n".to_vec();
+    binary.extend([0u8; 16]);
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("binary.pgn", binary, "unknown compression or binary file"),
+        (
+            "a.pgn.xz",
+            b"\xfd7zXZ\0\0\x04\xe6\xd6\xb4\x46".to_vec(),
+            "xz archive",
+        ),
+        ("a.7z", b"7z\xbc\xaf\x27\x1c\0\x04".to_vec(), "7z archive"),
+        ("a.rar", b"Rar!\x1a\x07\x01\0".to_vec(), "rar archive"),
+        // Checked after decompression: zstd around binary is binary.
+        (
+            "binary.pgn.zst",
+            zstd::encode_all(&[1u8, 2, 3, 0, 5][..], 3).unwrap_or_default(),
+            "unknown compression or binary file",
+        ),
+    ];
+    for (name, bytes, what) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).ok();
+        let path = path.to_str().unwrap_or_default();
+        // Refused before any work: even beside a good input.
+        let edge = sample("edge-cases.pgn");
+        let output = pgnlake(&[
+            "import",
+            edge.to_str().unwrap_or_default(),
+            path,
+            "--out",
+            out,
+        ]);
+        assert_path_error(&output, path);
+        let text = stderr(&output);
+        assert!(
+            text.contains(&format!("{path}: not PGN text: {what}")),
+            "{text}"
+        );
+        assert!(!std::path::Path::new(out).join("games.parquet").exists());
+        let clean = pgnlake(&["clean", path, "-o", "-"]);
+        assert_path_error(&clean, path);
+    }
+}
+
+#[test]
+fn a_zip_on_stdin_is_refused_and_its_file_is_read() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap_or_default();
+    let options = zip::write::SimpleFileOptions::default();
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let edge = std::fs::read(sample("edge-cases.pgn")).unwrap_or_default();
+    writer.start_file("a.pgn", options).ok();
+    writer.write_all(&edge).ok();
+    let archive = writer
+        .finish()
+        .map(std::io::Cursor::into_inner)
+        .unwrap_or_default();
+    let output = pgnlake_with_stdin(&["import", "-", "--out", out], archive.clone());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "pgnlake: -: a .zip archive cannot be read from standard input (it needs seeking): \
+         pass the file instead\n"
+    );
+    // The same archive as a file (any suffix: the magic bytes count).
+    let path = dir.path().join("games.dat");
+    std::fs::write(&path, &archive).ok();
+    let output = pgnlake(&["clean", path.to_str().unwrap_or_default(), "-o", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("games read 30 = clean 19"),
+        "{}",
+        stderr(&output)
+    );
+    // An archive without a PGN entry, or a broken one, names the file.
+    let mut empty = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    empty.start_file("notes.txt", options).ok();
+    empty.write_all(b"no games").ok();
+    let empty = empty
+        .finish()
+        .map(std::io::Cursor::into_inner)
+        .unwrap_or_default();
+    let broken = archive
+        .get(..archive.len() - 30)
+        .unwrap_or_default()
+        .to_vec();
+    for (name, bytes, what) in [
+        ("empty.zip", empty, "zip archive holds no PGN entries"),
+        ("broken.zip", broken, "cannot read the zip archive"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).ok();
+        let path = path.to_str().unwrap_or_default();
+        let output = pgnlake(&["import", path, "--out", out]);
+        assert_path_error(&output, path);
+        assert!(stderr(&output).contains(what), "{}", stderr(&output));
+    }
+}
+
 #[test]
 fn unwritable_output_is_a_one_line_error() {
     let dir = tmp();

@@ -88,3 +88,60 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
         s.rejected
     );
 }
+
+/// The lichess database layout: the lichess sample and two TWIC issues
+/// (3.9 MB) compressed by `pzstd` (the tool lichess uses: a skippable frame
+/// before every frame; at level 1 two frames, cut inside a game) give the
+/// tables of the plain file.
+#[test]
+fn corpus_compressed_by_pzstd_gives_the_plain_tables() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let plain = dir.path().join("sample.pgn");
+    let text: Vec<u8> = [
+        "lichess-2025-05-sample.pgn",
+        "twic0920.pgn",
+        "twic1599-sample.pgn",
+    ]
+    .iter()
+    .flat_map(|name| std::fs::read(shared.join("corpus").join(name)).unwrap_or_default())
+    .collect();
+    std::fs::write(&plain, &text).unwrap_or_else(|e| panic!("{e}"));
+    let packed = dir.path().join("lichess_db_sample.pgn.zst");
+    let pzstd = std::process::Command::new("pzstd")
+        .args(["-q", "-p", "2", "-1", "-o"])
+        .arg(&packed)
+        .arg(&plain)
+        .status();
+    if !pzstd.is_ok_and(|status| status.success()) {
+        eprintln!("NOTICE: pzstd is not installed (apt install zstd); pzstd corpus test skipped");
+        return;
+    }
+    let head = std::fs::read(&packed).unwrap_or_default();
+    assert_eq!(
+        head.get(..4),
+        Some(&[0x50, 0x2a, 0x4d, 0x18][..]),
+        "not pzstd's layout"
+    );
+    let reference = common::import(&[plain], 2);
+    let run = common::import(&[packed], 2);
+    assert_eq!(run.summary.games_read, reference.summary.games_read);
+    assert_eq!(run.summary.accepted, reference.summary.accepted);
+    assert_eq!(run.summary.truncated_inputs, 0);
+    let without_source =
+        |frame: polars::prelude::DataFrame| frame.drop("source").unwrap_or_else(|e| panic!("{e}"));
+    for table in ["games", "rejects"] {
+        assert!(
+            without_source(run.table(table))
+                .equals_missing(&without_source(reference.table(table))),
+            "{table} differs between pzstd and plain"
+        );
+    }
+    eprintln!(
+        "corpus via pzstd ({frames} frames): {} games read, {} accepted",
+        run.summary.games_read, run.summary.accepted
+    );
+}

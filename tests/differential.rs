@@ -171,8 +171,7 @@ fn the_lichess_sample_agrees_game_by_game() {
 /// framer, written to a plain file for both tools.
 fn first_games(archive: &Path, games: usize, out: &Path) {
     let reader =
-        pgnlake::input::decompress(std::fs::File::open(archive).unwrap_or_else(|e| panic!("{e}")))
-            .unwrap_or_else(|e| panic!("{e}"));
+        pgnlake::input::decompress(std::fs::File::open(archive).unwrap_or_else(|e| panic!("{e}")));
     let mut framer = Framer::new(reader);
     let mut file =
         std::io::BufWriter::new(std::fs::File::create(out).unwrap_or_else(|e| panic!("{e}")));

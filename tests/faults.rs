@@ -518,8 +518,13 @@ fn a_zst_bomb_expanding_20000_times_streams_in_bounded_memory() {
 }
 
 #[test]
-fn random_binary_is_accounted_for_in_bounded_memory() {
-    let (code, summary, _dir) = import_generated(|w| {
+fn random_binary_is_refused_as_not_text() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let mut child = import_from_stdin(&out);
+    let stdin = child.stdin.take();
+    let writer = std::thread::spawn(move || {
+        let Some(mut stdin) = stdin else { return };
         // xorshift: deterministic bytes without a dependency.
         let mut state = 0x9e37_79b9_7f4a_7c15u64;
         let mut block = vec![0u8; 1 << 20];
@@ -530,17 +535,23 @@ fn random_binary_is_accounted_for_in_bounded_memory() {
                 state ^= state << 17;
                 *byte = (state >> 24) as u8;
             }
-            w.write_all(&block)?;
+            // pgnlake stops reading after the first 64 KiB: a closed
+            // pipe ends the feed.
+            if stdin.write_all(&block).is_err() {
+                return;
+            }
         }
-        Ok(())
     });
-    // Random bytes end mid-"game": the input counts as truncated (exit 1).
-    assert_eq!(code, Some(1));
-    assert_eq!(summary["accepted"], 0);
-    assert!(
-        summary["rejected"].as_u64().unwrap_or_default() > 100,
-        "{summary}"
+    let (output, _) = wait_timed(child);
+    let _ = writer.join();
+    // Refused after 64 KiB instead of read as thousands of garbage games.
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output).trim_end(),
+        "pgnlake: -: not PGN text: unknown compression or binary file"
     );
+    assert!(!out.join("summary.json").exists());
+    assert!(!out.join("games.parquet").exists());
 }
 
 #[test]

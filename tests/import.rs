@@ -625,6 +625,258 @@ fn compression_is_detected_from_magic_bytes() {
     }
 }
 
+/// The lichess sample, eight times over (240 games, 490 KB): several
+/// zstd frames of 64 KiB, as pzstd cuts them.
+fn lichess_eightfold() -> Vec<u8> {
+    std::fs::read(sample("lichess-2025-05-30games.pgn"))
+        .unwrap_or_default()
+        .repeat(8)
+}
+
+/// A skippable frame holding `payload`, with magic `0x184D2A50 + nibble`.
+fn skippable_frame(nibble: u8, payload: &[u8]) -> Vec<u8> {
+    let mut frame = vec![0x50 + nibble, 0x2a, 0x4d, 0x18];
+    frame.extend((payload.len() as u32).to_le_bytes());
+    frame.extend(payload);
+    frame
+}
+
+/// `plain` cut into zstd frames of `chunk` bytes; with `pzstd`, each frame
+/// is preceded by a skippable frame holding its compressed size, as the
+/// lichess database files are written.
+fn zstd_frames(plain: &[u8], chunk: usize, pzstd: bool) -> Vec<u8> {
+    let mut out = Vec::new();
+    for piece in plain.chunks(chunk) {
+        let frame = zstd::encode_all(piece, 3).unwrap_or_default();
+        if pzstd {
+            out.extend(skippable_frame(0, &(frame.len() as u32).to_le_bytes()));
+        }
+        out.extend(frame);
+    }
+    out
+}
+
+/// Imports `bytes` written to a file `name` and returns the run.
+fn import_bytes(dir: &std::path::Path, name: &str, bytes: &[u8]) -> Imported {
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    import(&[path], 2)
+}
+
+/// A table without its `source` column, which names the file.
+fn without_source(frame: polars::prelude::DataFrame) -> polars::prelude::DataFrame {
+    frame.drop("source").unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn zstd_frame_layouts_give_the_tables_of_the_plain_file() {
+    let plain = lichess_eightfold();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let reference = import_bytes(dir.path(), "plain.pgn", &plain);
+    assert_eq!(reference.summary.games_read, 240);
+    let mut middle = zstd_frames(plain.get(..100_000).unwrap_or_default(), 1 << 16, false);
+    middle.extend(skippable_frame(0xf, b"anything at all, skipped"));
+    middle.extend(skippable_frame(0x3, b""));
+    middle.extend(zstd_frames(
+        plain.get(100_000..).unwrap_or_default(),
+        1 << 16,
+        false,
+    ));
+    let layouts = [
+        ("pzstd.pgn.zst", zstd_frames(&plain, 1 << 16, true)),
+        ("frames.pgn.zst", zstd_frames(&plain, 1 << 16, false)),
+        ("middle.pgn.zst", middle),
+    ];
+    for (name, bytes) in layouts {
+        let run = import_bytes(dir.path(), name, &bytes);
+        assert_eq!(run.summary.games_read, 240, "{name}");
+        assert_eq!(run.summary.truncated_inputs, 0, "{name}");
+        assert_eq!(run.summary.inputs[0].uncompressed_bytes, plain.len() as u64);
+        for table in ["games", "rejects"] {
+            assert!(
+                without_source(run.table(table))
+                    .equals_missing(&without_source(reference.table(table))),
+                "{name}: {table} differs from the plain file's"
+            );
+        }
+        for table in ["openings", "results", "material", "endgames"] {
+            assert!(
+                run.table(table).equals_missing(&reference.table(table)),
+                "{name}: {table} differs from the plain file's"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_truncated_pzstd_file_keeps_the_games_before_the_cut() {
+    let plain = lichess_eightfold();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let reference = import_bytes(dir.path(), "plain.pgn", &plain).table("games");
+    let pzstd = zstd_frames(&plain, 1 << 16, true);
+    let cut = pzstd.get(..pzstd.len() * 3 / 4).unwrap_or_default();
+    let run = import_bytes(dir.path(), "cut.pgn.zst", cut);
+    let truncated = run.summary.inputs[0].truncated.clone();
+    assert!(truncated.is_some(), "{:?}", run.summary.inputs);
+    // Three quarters of the frames are whole: at least 2/3 of the games,
+    // less than all of them.
+    let read = run.summary.games_read;
+    assert!((160..240).contains(&read), "{read} games read");
+    let games = run.table("games");
+    let kept = games.height().saturating_sub(1);
+    let moves =
+        |f: &polars::prelude::DataFrame| f.head(Some(kept)).column("moves_uci").cloned().ok();
+    assert_eq!(moves(&games), moves(&reference));
+}
+
+/// `text` in UTF-16 with its byte-order mark.
+fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    let mut bytes = if big_endian {
+        vec![0xfe, 0xff]
+    } else {
+        vec![0xff, 0xfe]
+    };
+    for unit in text.encode_utf16() {
+        bytes.extend(if big_endian {
+            unit.to_be_bytes()
+        } else {
+            unit.to_le_bytes()
+        });
+    }
+    bytes
+}
+
+#[test]
+fn a_utf16_file_gives_the_games_of_its_utf8_twin() {
+    let plain = std::fs::read_to_string(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let reference = import(&[sample("lichess-2025-05-30games.pgn")], 2);
+    for (name, big_endian) in [("le.pgn", false), ("be.pgn", true)] {
+        let run = import_bytes(dir.path(), name, &utf16(&plain, big_endian));
+        assert_eq!(run.summary.games_read, 30, "{name}");
+        assert_eq!(run.summary.accepted, reference.summary.accepted, "{name}");
+        assert!(
+            without_source(run.table("games"))
+                .equals_missing(&without_source(reference.table("games"))),
+            "{name}: games differ from the UTF-8 file's"
+        );
+    }
+}
+
+/// A zip archive of `(name, bytes)` entries (a name ending in `/` is a
+/// folder), deflated or stored.
+fn zip_archive(entries: &[(&str, &[u8])], method: zip::CompressionMethod) -> Vec<u8> {
+    use std::io::Write;
+    let options = zip::write::SimpleFileOptions::default().compression_method(method);
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    for (name, bytes) in entries {
+        let written = if name.ends_with('/') {
+            writer.add_directory(*name, options)
+        } else {
+            writer
+                .start_file(*name, options)
+                .and_then(|()| writer.write_all(bytes).map_err(Into::into))
+        };
+        written.unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    writer
+        .finish()
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_inner()
+}
+
+#[test]
+fn zip_archives_are_read_entry_by_entry() {
+    let edge = std::fs::read(sample("edge-cases.pgn")).unwrap_or_default();
+    let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let archive = zip_archive(
+        &[
+            ("round1.pgn", &edge),
+            ("readme.txt", b"TWIC 1599"),
+            ("games/", b""),
+            ("games/ROUND2.PGN", &lichess),
+        ],
+        zip::CompressionMethod::Deflated,
+    );
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let folder = dir.path().join("in");
+    std::fs::create_dir(&folder).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(folder.join("twic1599g.zip"), &archive).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::write(folder.join("a.pgn"), &edge).unwrap_or_else(|e| panic!("{e}"));
+    // A folder walk finds the archive beside the plain file.
+    let run = import(&[folder.clone()], 2);
+    let zip_name = folder.join("twic1599g.zip").display().to_string();
+    let paths: Vec<&str> = run.summary.inputs.iter().map(|i| i.path.as_str()).collect();
+    assert_eq!(
+        paths,
+        [
+            folder.join("a.pgn").display().to_string(),
+            format!("{zip_name}/round1.pgn"),
+            format!("{zip_name}/games/ROUND2.PGN"),
+        ]
+    );
+    assert_eq!(
+        run.summary.skipped_entries,
+        [format!("{zip_name}/readme.txt")]
+    );
+    assert_eq!(run.summary.games_read, 30 + 30 + 30);
+    let games = run.table("games");
+    let sources = distinct(&games, "source");
+    assert!(
+        sources.contains(&format!("{zip_name}/games/ROUND2.PGN")),
+        "{sources:?}"
+    );
+    // The entries give the games of the files they hold.
+    let plain = import(
+        &[
+            sample("edge-cases.pgn"),
+            sample("lichess-2025-05-30games.pgn"),
+        ],
+        2,
+    );
+    let zipped = import(&[folder.join("twic1599g.zip")], 2);
+    for table in ["games", "rejects"] {
+        assert!(
+            without_source(zipped.table(table)).equals_missing(&without_source(plain.table(table))),
+            "{table} differs between the archive and its files"
+        );
+    }
+    let json = std::fs::read_to_string(zipped.dir.path().join("summary.json")).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+    assert_eq!(
+        value["skipped_entries"][0],
+        format!("{zip_name}/readme.txt")
+    );
+}
+
+#[test]
+fn a_damaged_zip_entry_is_a_truncated_input() {
+    let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let archive = zip_archive(
+        &[("a.pgn", &lichess), ("b.pgn", &lichess)],
+        zip::CompressionMethod::Stored,
+    );
+    // Change one move inside the first (stored) entry: its checksum fails
+    // at the end of the entry.
+    let mut damaged = archive.clone();
+    let at = memchr_find(&damaged, b" e4 ").unwrap_or_else(|| panic!("no e4"));
+    damaged[at + 2] = b'5';
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let run = import_bytes(dir.path(), "damaged.zip", &damaged);
+    assert!(
+        run.summary.inputs[0].truncated.is_some(),
+        "{:?}",
+        run.summary.inputs
+    );
+    assert!(run.summary.inputs[1].truncated.is_none());
+    assert_eq!(run.summary.inputs[1].games, 30);
+    assert_eq!(run.summary.truncated_inputs, 1);
+}
+
+fn memchr_find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
 #[test]
 fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     let run = import(

@@ -1,10 +1,12 @@
 //! Input stage: find the PGN sources named on the command line, open them and
-//! undo their compression (detected from magic bytes, never from the suffix).
+//! undo their compression (detected from magic bytes, never from the suffix),
+//! expand zip archives into their PGN entries, and refuse what is not text.
 
 pub mod progress;
+pub mod text;
 
 use std::fs::File;
-use std::io::{self, BufRead, BufReader, Read};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -16,25 +18,74 @@ use thiserror::Error;
 pub enum InputError {
     #[error("{path}: no such file or directory")]
     NotFound { path: PathBuf },
-    #[error("{path}: folder holds no PGN files (*.pgn, *.pgn.zst, *.pgn.gz, *.pgn.bz2)")]
+    #[error("{path}: folder holds no PGN files (*.pgn, *.pgn.zst, *.pgn.gz, *.pgn.bz2, *.zip)")]
     NoPgnInFolder { path: PathBuf },
+    #[error("{path}: zip archive holds no PGN entries (*.pgn)")]
+    NoPgnInArchive { path: PathBuf },
+    #[error("{path}: cannot read the zip archive: {source}")]
+    BadArchive {
+        path: PathBuf,
+        source: zip::result::ZipError,
+    },
+    #[error(
+        "-: a .zip archive cannot be read from standard input (it needs seeking): pass the file instead"
+    )]
+    ZipOnStdin,
     #[error("{path}: cannot read: {source}")]
     Unreadable { path: PathBuf, source: io::Error },
+    /// Neither a known compression nor text: read as PGN it would be
+    /// thousands of garbage games.
+    #[error("{path}: not PGN text: {what}")]
+    NotText { path: String, what: NotText },
 }
 
-/// One input to import: a file or standard input.
+/// What a source that is not PGN text turned out to be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NotText {
+    /// A compression pgnlake does not read, named by its magic bytes.
+    Unsupported(&'static str),
+    /// No known magic bytes, and binary content.
+    Binary,
+}
+
+impl std::fmt::Display for NotText {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NotText::Unsupported(name) => write!(
+                f,
+                "{name} archive or compression, which pgnlake does not read (unpack it first)"
+            ),
+            NotText::Binary => f.write_str("unknown compression or binary file"),
+        }
+    }
+}
+
+/// One input to import: a file, standard input, or one PGN entry of a zip
+/// archive.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum InputSource {
     Stdin,
     File(PathBuf),
+    /// The `index`-th entry of a zip archive, `name` as stored there and
+    /// `size` its compressed size.
+    ZipEntry {
+        archive: PathBuf,
+        index: usize,
+        name: String,
+        size: u64,
+    },
 }
 
 impl InputSource {
-    /// The name recorded in the tables (`source` column) and the summary.
+    /// The name recorded in the tables (`source` column) and the summary:
+    /// an archive's entries are `archive.zip/entry.pgn`.
     pub fn display_name(&self) -> String {
         match self {
             InputSource::Stdin => "-".to_string(),
             InputSource::File(p) => p.display().to_string(),
+            InputSource::ZipEntry { archive, name, .. } => {
+                format!("{}/{name}", archive.display())
+            }
         }
     }
 
@@ -43,39 +94,50 @@ impl InputSource {
         match self {
             InputSource::Stdin => None,
             InputSource::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+            InputSource::ZipEntry { size, .. } => Some(*size),
         }
     }
 }
 
 /// File names a folder walk picks up.
 pub fn has_pgn_suffix(path: &Path) -> bool {
+    has_suffix(path, &[".pgn", ".pgn.zst", ".pgn.gz", ".pgn.bz2", ".zip"])
+}
+
+fn has_suffix(path: &Path, suffixes: &[&str]) -> bool {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().to_ascii_lowercase())
         .unwrap_or_default();
-    [".pgn", ".pgn.zst", ".pgn.gz", ".pgn.bz2"]
-        .iter()
-        .any(|suffix| name.ends_with(suffix))
+    suffixes.iter().any(|suffix| name.ends_with(suffix))
+}
+
+/// The sources of a run, and the archive entries passed over because they
+/// are not PGN (listed in the summary so that nothing goes unmentioned).
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub sources: Vec<InputSource>,
+    pub skipped_entries: Vec<String>,
 }
 
 /// Expands the command-line inputs: files as given, folders recursively
-/// (PGN suffixes only, sorted by path), `-` for stdin. Every file is opened
-/// once here so that an unreadable input fails before any work starts.
-pub fn discover(inputs: &[PathBuf]) -> Result<Vec<InputSource>, InputError> {
-    let mut sources = Vec::new();
+/// (PGN suffixes and `.zip` only, sorted by path), zip archives into their
+/// `.pgn` entries in archive order, `-` for stdin. Every source is opened
+/// and its first 64 KiB checked here, so that an unreadable input or one
+/// that is not text fails before any work starts.
+pub fn discover(inputs: &[PathBuf]) -> Result<Discovered, InputError> {
+    let mut files = Vec::new();
+    let mut discovered = Discovered::default();
     for input in inputs {
         if input.as_os_str() == "-" {
-            sources.push(InputSource::Stdin);
+            files.push((InputSource::Stdin, true));
             continue;
         }
         let meta = std::fs::metadata(input).map_err(|source| match source.kind() {
             io::ErrorKind::NotFound => InputError::NotFound {
                 path: input.clone(),
             },
-            _ => InputError::Unreadable {
-                path: input.clone(),
-                source,
-            },
+            _ => unreadable(input)(source),
         })?;
         if meta.is_dir() {
             let mut found = Vec::new();
@@ -86,27 +148,90 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Vec<InputSource>, InputError> {
                 });
             }
             found.sort();
-            sources.extend(found.into_iter().map(InputSource::File));
+            files.extend(found.into_iter().map(|p| (InputSource::File(p), false)));
         } else {
-            sources.push(InputSource::File(input.clone()));
+            files.push((InputSource::File(input.clone()), true));
         }
     }
-    for source in &sources {
-        if let InputSource::File(path) = source {
-            let mut probe = [0u8; 1];
-            File::open(path)
-                .and_then(|mut f| f.read(&mut probe))
-                .map_err(|source| InputError::Unreadable {
-                    path: path.clone(),
-                    source,
-                })?;
+    for (source, named) in files {
+        match source {
+            InputSource::File(path) if is_zip(&path)? => {
+                expand_zip(&path, named, &mut discovered)?;
+            }
+            source => discovered.sources.push(source),
         }
     }
-    Ok(sources)
+    for source in &discovered.sources {
+        if *source != InputSource::Stdin {
+            with_reader(source, Arc::default(), |_| Ok::<(), InputError>(()))?;
+        }
+    }
+    Ok(discovered)
 }
 
-/// Collects PGN files below `dir`. Symlinked folders are followed once:
-/// a folder reached again (a link loop) is skipped.
+fn unreadable(path: &Path) -> impl Fn(io::Error) -> InputError + '_ {
+    |source| InputError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// Does the file start with a zip local header or an empty archive's end
+/// record? (Read from the magic bytes, like the compressions.)
+fn is_zip(path: &Path) -> Result<bool, InputError> {
+    let mut magic = Vec::with_capacity(4);
+    File::open(path)
+        .and_then(|f| f.take(4).read_to_end(&mut magic))
+        .map_err(unreadable(path))?;
+    Ok(matches!(
+        magic.as_slice(),
+        [b'P', b'K', 3, 4] | [b'P', b'K', 5, 6]
+    ))
+}
+
+/// Adds the `.pgn` entries of a zip archive (case-insensitive, in archive
+/// order) to the sources and the other files to the skipped entries. An
+/// archive named on the command line must hold at least one PGN entry.
+fn expand_zip(path: &Path, named: bool, discovered: &mut Discovered) -> Result<(), InputError> {
+    let bad_archive = |source| InputError::BadArchive {
+        path: path.to_path_buf(),
+        source,
+    };
+    let file = File::open(path).map_err(unreadable(path))?;
+    let archive = zip::ZipArchive::new(BufReader::new(file)).map_err(bad_archive)?;
+    let before = discovered.sources.len();
+    for index in 0..archive.len() {
+        let entry = archive.by_index_data(index).map_err(bad_archive)?;
+        if entry.is_dir() {
+            continue;
+        }
+        let name = entry.name().map_or_else(
+            |_| String::from_utf8_lossy(entry.name_raw()).into_owned(),
+            |name| name.into_owned(),
+        );
+        if has_suffix(Path::new(&name), &[".pgn"]) {
+            discovered.sources.push(InputSource::ZipEntry {
+                archive: path.to_path_buf(),
+                index,
+                size: entry.compressed_size(),
+                name,
+            });
+        } else {
+            discovered
+                .skipped_entries
+                .push(format!("{}/{name}", path.display()));
+        }
+    }
+    if named && discovered.sources.len() == before {
+        return Err(InputError::NoPgnInArchive {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
+/// Collects PGN files and zip archives below `dir`. Symlinked folders are
+/// followed once: a folder reached again (a link loop) is skipped.
 fn walk(dir: &Path, found: &mut Vec<PathBuf>) -> Result<(), InputError> {
     let mut visited = std::collections::HashSet::new();
     walk_once(dir, found, &mut visited)
@@ -149,6 +274,10 @@ impl Compression {
     pub fn sniff(head: &[u8]) -> Compression {
         match head {
             [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
+            // A skippable frame (0x184D2A50..=0x184D2A5F, little-endian):
+            // pzstd starts its files, and every frame, with one. The
+            // decoder skips them wherever they are.
+            [0x50..=0x5f, 0x2a, 0x4d, 0x18, ..] => Compression::Zstd,
             [0x1f, 0x8b, ..] => Compression::Gzip,
             [b'B', b'Z', b'h', ..] => Compression::Bzip2,
             _ => Compression::None,
@@ -170,28 +299,92 @@ impl<R: Read> Read for CountingReader<R> {
     }
 }
 
-/// Opens a source and returns a reader of its decompressed bytes. `count`
-/// receives the raw bytes consumed.
-pub fn open(source: &InputSource, count: Arc<AtomicU64>) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = match source {
-        InputSource::Stdin => Box::new(io::stdin()),
-        InputSource::File(path) => Box::new(File::open(path)?),
-    };
-    decompress(CountingReader { inner: raw, count })
+/// A zip archive is read by seeking to its entries.
+impl<R: Seek> Seek for CountingReader<R> {
+    fn seek(&mut self, pos: SeekFrom) -> io::Result<u64> {
+        self.inner.seek(pos)
+    }
 }
 
-/// Wraps `raw` in the decoder its magic bytes call for.
-pub fn decompress<R: Read + Send + 'static>(raw: R) -> io::Result<Box<dyn Read + Send>> {
+/// Opens a source and hands `read` a reader of its text: decompressed, and
+/// UTF-16 decoded to UTF-8. `count` receives the raw bytes consumed, for
+/// the progress bar. A source that is not text is refused before `read`
+/// sees a byte; a read error later on reaches `read` (a truncated input).
+pub fn with_reader<T, E: From<InputError>>(
+    source: &InputSource,
+    count: Arc<AtomicU64>,
+    read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
+) -> Result<T, E> {
+    match source {
+        InputSource::Stdin => {
+            let stdin = CountingReader {
+                inner: io::stdin(),
+                count,
+            };
+            read_text(source, stdin, read)
+        }
+        InputSource::File(path) => {
+            let file = File::open(path).map_err(unreadable(path))?;
+            read_text(source, CountingReader { inner: file, count }, read)
+        }
+        InputSource::ZipEntry { archive, index, .. } => {
+            let file = File::open(archive).map_err(unreadable(archive))?;
+            let counted = BufReader::new(CountingReader { inner: file, count });
+            let mut zip =
+                zip::ZipArchive::new(counted).map_err(|source| InputError::BadArchive {
+                    path: archive.clone(),
+                    source,
+                })?;
+            match zip.by_index(*index) {
+                Ok(entry) => read_text(source, entry, read),
+                // A damaged entry is a truncated input, as a damaged .gz is.
+                Err(e) => read_text(source, Failed(Some(io::Error::other(e))), read),
+            }
+        }
+    }
+}
+
+fn read_text<T, E: From<InputError>>(
+    source: &InputSource,
+    raw: impl Read,
+    read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
+) -> Result<T, E> {
+    let mut text = text::check(decompress(raw)).map_err(|what| match (source, what) {
+        (InputSource::Stdin, NotText::Unsupported("zip")) => InputError::ZipOnStdin,
+        (_, what) => InputError::NotText {
+            path: source.display_name(),
+            what,
+        },
+    })?;
+    read(&mut text)
+}
+
+/// Wraps `raw` in the decoder its magic bytes call for. A read error on
+/// the first bytes is kept for the first read, like any later one.
+pub fn decompress<'a, R: Read + 'a>(raw: R) -> Box<dyn Read + 'a> {
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
-    let compression = Compression::sniff(buffered.fill_buf()?);
-    Ok(match compression {
+    let compression = match buffered.fill_buf() {
+        Ok(head) => Compression::sniff(head),
+        Err(e) => return Box::new(Failed(Some(e))),
+    };
+    match compression {
         Compression::None => Box::new(buffered),
-        Compression::Zstd => Box::new(SmallReads(zstd::stream::read::Decoder::with_buffer(
-            buffered,
-        )?)),
+        Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(buffered) {
+            Ok(decoder) => Box::new(SmallReads(decoder)),
+            Err(e) => Box::new(Failed(Some(e))),
+        },
         Compression::Gzip => Box::new(SmallReads(flate2::bufread::MultiGzDecoder::new(buffered))),
         Compression::Bzip2 => Box::new(SmallReads(bzip2::bufread::MultiBzDecoder::new(buffered))),
-    })
+    }
+}
+
+/// A source that fails on its first read and is empty after.
+struct Failed(Option<io::Error>);
+
+impl Read for Failed {
+    fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+        self.0.take().map_or(Ok(0), Err)
+    }
 }
 
 /// Largest read asked of a decoder at once.
@@ -224,13 +417,21 @@ mod tests {
         assert_eq!(Compression::sniff(&[0x1f, 0x8b, 8]), Compression::Gzip);
         assert_eq!(Compression::sniff(b"BZh91AY"), Compression::Bzip2);
         assert_eq!(Compression::sniff(b"[Event"), Compression::None);
+        for nibble in 0x50..=0x5f {
+            let skippable = [nibble, 0x2a, 0x4d, 0x18, 4, 0, 0, 0];
+            assert_eq!(Compression::sniff(&skippable), Compression::Zstd);
+        }
+        assert_eq!(
+            Compression::sniff(&[0x60, 0x2a, 0x4d, 0x18]),
+            Compression::None
+        );
         assert_eq!(Compression::sniff(b""), Compression::None);
     }
 
     fn roundtrip(compressed: Vec<u8>) -> String {
         let mut out = String::new();
         decompress(io::Cursor::new(compressed))
-            .and_then(|mut r| r.read_to_string(&mut out))
+            .read_to_string(&mut out)
             .map(|_| out)
             .unwrap_or_else(|e| panic!("decompress failed: {e}"))
     }
@@ -250,6 +451,25 @@ mod tests {
         assert_eq!(roundtrip(bz.finish().unwrap_or_default()), "1. e4 e5 *\n");
     }
 
+    /// A skippable frame as pzstd writes one before each frame: magic,
+    /// length 4, and the compressed size of the frame that follows.
+    pub(crate) fn pzstd_layout(chunks: &[&[u8]]) -> Vec<u8> {
+        let mut out = Vec::new();
+        for chunk in chunks {
+            let frame = zstd::encode_all(*chunk, 3).unwrap_or_default();
+            out.extend([0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]);
+            out.extend((frame.len() as u32).to_le_bytes());
+            out.extend(frame);
+        }
+        out
+    }
+
+    #[test]
+    fn pzstd_layout_reads_across_frames() {
+        let text = pzstd_layout(&[b"1. e4 e5 *\n", b"\n1. d4 d5 *\n"]);
+        assert_eq!(roundtrip(text), "1. e4 e5 *\n\n1. d4 d5 *\n");
+    }
+
     #[test]
     fn symlink_loops_are_walked_once() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -258,8 +478,8 @@ mod tests {
         std::fs::write(sub.join("a.pgn"), "1. e4 *").ok();
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path(), sub.join("loop")).ok();
-        let sources = discover(&[dir.path().to_path_buf()]).unwrap_or_default();
-        assert_eq!(sources.len(), 1);
+        let found = discover(&[dir.path().to_path_buf()]).unwrap_or_default();
+        assert_eq!(found.sources.len(), 1);
     }
 
     #[test]
@@ -268,5 +488,6 @@ mod tests {
         assert!(has_pgn_suffix(Path::new("x.pgn.zst")));
         assert!(!has_pgn_suffix(Path::new("x.txt")));
         assert!(!has_pgn_suffix(Path::new("x.zst")));
+        assert!(has_pgn_suffix(Path::new("twic1599g.ZIP")));
     }
 }

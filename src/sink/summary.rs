@@ -33,6 +33,24 @@ impl InputSummary {
     }
 }
 
+/// The lines naming the archive entries a run passed over (none when it
+/// passed over none): the first ten, and how many more.
+pub fn skipped_entries_text(skipped: &[String]) -> String {
+    const SHOWN: usize = 10;
+    let mut out = String::new();
+    if skipped.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "archive entries skipped (not PGN): {}", skipped.len());
+    for name in skipped.iter().take(SHOWN) {
+        let _ = writeln!(out, "  {name}");
+    }
+    if skipped.len() > SHOWN {
+        let _ = writeln!(out, "  … and {} more", skipped.len() - SHOWN);
+    }
+    out
+}
+
 /// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -90,6 +108,9 @@ pub struct Summary {
     pub version: &'static str,
     pub options: Options,
     pub inputs: Vec<InputSummary>,
+    /// Archive entries passed over because they are not PGN
+    /// (`archive.zip/readme.txt`).
+    pub skipped_entries: Vec<String>,
     pub games_read: u64,
     pub accepted: u64,
     pub rejected: u64,
@@ -126,6 +147,7 @@ impl Summary {
             version: env!("CARGO_PKG_VERSION"),
             options,
             inputs,
+            skipped_entries: Vec::new(),
             games_read: counts.read,
             accepted: counts.accepted,
             rejected: counts.rejected,
@@ -168,6 +190,7 @@ impl Summary {
         section(&mut out, "rejected by reason", &self.rejected_by_reason);
         section(&mut out, "end states", &self.end_states);
         section(&mut out, "result checks", &self.result_checks);
+        out.push_str(&skipped_entries_text(&self.skipped_entries));
         let _ = writeln!(
             out,
             "elapsed {:.2} s, {:.0} games/s{}",
