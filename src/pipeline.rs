@@ -132,49 +132,46 @@ fn read_all(
     let mut next_game_id = 0u64;
     let mut seq = 0u64;
     let mut summaries = Vec::with_capacity(sources.len());
+    let mut opener = input::Opener::new(Arc::clone(&raw_bytes));
     for (index, source) in sources.iter().enumerate() {
         let path = source.display_name();
         let read_error = |source| ImportError::Read {
             path: path.clone(),
             source,
         };
-        let framed = input::with_reader(
-            source,
-            Arc::clone(&raw_bytes),
-            |reader| -> Result<_, ImportError> {
-                let mut framer = Framer::new(reader);
-                let mut games = 0u64;
-                loop {
-                    crate::interrupt::check()?;
-                    let mut batch = Batch {
-                        source: index as u32,
-                        ..Batch::default()
-                    };
-                    let more = framer
-                        .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
-                        .map_err(read_error)?;
-                    bar.set_position(raw_bytes.load(Ordering::Relaxed));
-                    if !more {
-                        break;
-                    }
-                    games += batch.games.len() as u64;
-                    let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
-                    let taken = (0..weight).all(|_| tickets.recv().is_ok());
-                    if !taken || tx.send((seq, weight, batch)).is_err() {
-                        // The consumer stopped: it reports why.
-                        return Ok(None);
-                    }
-                    seq += 1;
+        let framed = opener.with_reader(source, |reader| -> Result<_, ImportError> {
+            let mut framer = Framer::new(reader);
+            let mut games = 0u64;
+            loop {
+                crate::interrupt::check()?;
+                let mut batch = Batch {
+                    source: index as u32,
+                    ..Batch::default()
+                };
+                let more = framer
+                    .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
+                    .map_err(read_error)?;
+                bar.set_position(raw_bytes.load(Ordering::Relaxed));
+                if !more {
+                    break;
                 }
-                Ok(Some(InputSummary {
-                    path: path.clone(),
-                    bytes: source.size(),
-                    uncompressed_bytes: framer.bytes_read(),
-                    games,
-                    truncated: framer.truncation().cloned(),
-                }))
-            },
-        )?;
+                games += batch.games.len() as u64;
+                let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
+                let taken = (0..weight).all(|_| tickets.recv().is_ok());
+                if !taken || tx.send((seq, weight, batch)).is_err() {
+                    // The consumer stopped: it reports why.
+                    return Ok(None);
+                }
+                seq += 1;
+            }
+            Ok(Some(InputSummary {
+                path: path.clone(),
+                bytes: source.size(),
+                uncompressed_bytes: framer.bytes_read(),
+                games,
+                truncated: framer.truncation().cloned(),
+            }))
+        })?;
         match framed {
             Some(summary) => summaries.push(summary),
             None => return Ok(summaries),

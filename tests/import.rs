@@ -804,7 +804,7 @@ fn zip_archives_are_read_entry_by_entry() {
     std::fs::write(folder.join("twic1599g.zip"), &archive).unwrap_or_else(|e| panic!("{e}"));
     std::fs::write(folder.join("a.pgn"), &edge).unwrap_or_else(|e| panic!("{e}"));
     // A folder walk finds the archive beside the plain file.
-    let run = import(&[folder.clone()], 2);
+    let run = import(std::slice::from_ref(&folder), 2);
     let zip_name = folder.join("twic1599g.zip").display().to_string();
     let paths: Vec<&str> = run.summary.inputs.iter().map(|i| i.path.as_str()).collect();
     assert_eq!(

@@ -161,9 +161,10 @@ pub fn discover(inputs: &[PathBuf]) -> Result<Discovered, InputError> {
             source => discovered.sources.push(source),
         }
     }
+    let mut opener = Opener::new(Arc::default());
     for source in &discovered.sources {
         if *source != InputSource::Stdin {
-            with_reader(source, Arc::default(), |_| Ok::<(), InputError>(()))?;
+            opener.with_reader(source, |_| Ok::<(), InputError>(()))?;
         }
     }
     Ok(discovered)
@@ -306,41 +307,75 @@ impl<R: Seek> Seek for CountingReader<R> {
     }
 }
 
-/// Opens a source and hands `read` a reader of its text: decompressed, and
-/// UTF-16 decoded to UTF-8. `count` receives the raw bytes consumed, for
-/// the progress bar. A source that is not text is refused before `read`
-/// sees a byte; a read error later on reaches `read` (a truncated input).
-pub fn with_reader<T, E: From<InputError>>(
-    source: &InputSource,
+type OpenArchive = zip::ZipArchive<BufReader<CountingReader<File>>>;
+
+/// Opens sources one after the other. The zip archive last opened stays
+/// open for its next entry: an archive's entries are read in a row, and its
+/// directory is read once, not once per entry.
+pub struct Opener {
     count: Arc<AtomicU64>,
-    read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
-) -> Result<T, E> {
-    match source {
-        InputSource::Stdin => {
-            let stdin = CountingReader {
-                inner: io::stdin(),
-                count,
-            };
-            read_text(source, stdin, read)
+    archive: Option<(PathBuf, OpenArchive)>,
+}
+
+impl Opener {
+    /// `count` receives the raw bytes read, for the progress bar.
+    pub fn new(count: Arc<AtomicU64>) -> Opener {
+        Opener {
+            count,
+            archive: None,
         }
-        InputSource::File(path) => {
-            let file = File::open(path).map_err(unreadable(path))?;
-            read_text(source, CountingReader { inner: file, count }, read)
-        }
-        InputSource::ZipEntry { archive, index, .. } => {
-            let file = File::open(archive).map_err(unreadable(archive))?;
-            let counted = BufReader::new(CountingReader { inner: file, count });
-            let mut zip =
-                zip::ZipArchive::new(counted).map_err(|source| InputError::BadArchive {
-                    path: archive.clone(),
-                    source,
-                })?;
-            match zip.by_index(*index) {
-                Ok(entry) => read_text(source, entry, read),
-                // A damaged entry is a truncated input, as a damaged .gz is.
-                Err(e) => read_text(source, Failed(Some(io::Error::other(e))), read),
+    }
+
+    /// Opens `source` and hands `read` a reader of its text: decompressed,
+    /// and UTF-16 decoded to UTF-8. A source that is not text is refused
+    /// before `read` sees a byte; a read error later on reaches `read` (a
+    /// truncated input).
+    pub fn with_reader<T, E: From<InputError>>(
+        &mut self,
+        source: &InputSource,
+        read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let count = Arc::clone(&self.count);
+        match source {
+            InputSource::Stdin => {
+                let stdin = CountingReader {
+                    inner: io::stdin(),
+                    count,
+                };
+                read_text(source, stdin, read)
+            }
+            InputSource::File(path) => {
+                let file = File::open(path).map_err(unreadable(path))?;
+                read_text(source, CountingReader { inner: file, count }, read)
+            }
+            InputSource::ZipEntry { archive, index, .. } => {
+                let zip = self.archive(archive)?;
+                match zip.by_index(*index) {
+                    Ok(entry) => read_text(source, entry, read),
+                    // A damaged entry is a truncated input, as a damaged .gz is.
+                    Err(e) => read_text(source, Failed(Some(io::Error::other(e))), read),
+                }
             }
         }
+    }
+
+    /// The archive at `path`, opened unless it is the one open already.
+    fn archive(&mut self, path: &Path) -> Result<&mut OpenArchive, InputError> {
+        if let Some((open, archive)) = self.archive.take()
+            && open == path
+        {
+            return Ok(&mut self.archive.insert((open, archive)).1);
+        }
+        let file = File::open(path).map_err(unreadable(path))?;
+        let counted = BufReader::new(CountingReader {
+            inner: file,
+            count: Arc::clone(&self.count),
+        });
+        let archive = zip::ZipArchive::new(counted).map_err(|source| InputError::BadArchive {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(&mut self.archive.insert((path.to_path_buf(), archive)).1)
     }
 }
 
