@@ -729,30 +729,17 @@ fn a_truncated_pzstd_file_keeps_the_games_before_the_cut() {
     assert_eq!(moves(&games), moves(&reference));
 }
 
-/// `text` in UTF-16 with its byte-order mark.
-fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
-    let mut bytes = if big_endian {
-        vec![0xfe, 0xff]
-    } else {
-        vec![0xff, 0xfe]
-    };
-    for unit in text.encode_utf16() {
-        bytes.extend(if big_endian {
-            unit.to_be_bytes()
-        } else {
-            unit.to_le_bytes()
-        });
-    }
-    bytes
-}
-
 #[test]
 fn a_utf16_file_gives_the_games_of_its_utf8_twin() {
     let plain = std::fs::read_to_string(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let reference = import(&[sample("lichess-2025-05-30games.pgn")], 2);
     for (name, big_endian) in [("le.pgn", false), ("be.pgn", true)] {
-        let run = import_bytes(dir.path(), name, &utf16(&plain, big_endian));
+        let run = import_bytes(
+            dir.path(),
+            name,
+            &pgnlake::input::text::encode_utf16(&plain, big_endian),
+        );
         assert_eq!(run.summary.games_read, 30, "{name}");
         assert_eq!(run.summary.accepted, reference.summary.accepted, "{name}");
         assert!(

@@ -104,14 +104,19 @@ impl<R: Read> Prefixed<R> {
     }
 }
 
+/// Copies what is left of `pending` after `pos` into `buf` and advances
+/// `pos`; `None` when nothing is left.
+fn copy_pending(pending: &[u8], pos: &mut usize, buf: &mut [u8]) -> Option<usize> {
+    let left = pending.get(*pos..).filter(|left| !left.is_empty())?;
+    let n = left.len().min(buf.len());
+    buf.get_mut(..n)?.copy_from_slice(left.get(..n)?);
+    *pos += n;
+    Some(n)
+}
+
 impl<R: Read> Read for Prefixed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if let Some(left) = self.head.get(self.pos..).filter(|left| !left.is_empty()) {
-            let n = left.len().min(buf.len());
-            buf.get_mut(..n)
-                .unwrap_or_default()
-                .copy_from_slice(left.get(..n).unwrap_or_default());
-            self.pos += n;
+        if let Some(n) = copy_pending(&self.head, &mut self.pos, buf) {
             return Ok(n);
         }
         if let Some(error) = self.error.take() {
@@ -193,12 +198,7 @@ impl<R: Read> Utf16Reader<R> {
 impl<R: Read> Read for Utf16Reader<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         loop {
-            if let Some(left) = self.out.get(self.out_pos..).filter(|l| !l.is_empty()) {
-                let n = left.len().min(buf.len());
-                buf.get_mut(..n)
-                    .unwrap_or_default()
-                    .copy_from_slice(left.get(..n).unwrap_or_default());
-                self.out_pos += n;
+            if let Some(n) = copy_pending(&self.out, &mut self.out_pos, buf) {
                 return Ok(n);
             }
             if self.eof {
@@ -218,6 +218,24 @@ impl<R: Read> Read for Utf16Reader<R> {
             self.decode_pending();
         }
     }
+}
+
+/// `text` as UTF-16 with its byte-order mark: the inverse of the decoding
+/// here, for tests and fixtures.
+pub fn encode_utf16(text: &str, big_endian: bool) -> Vec<u8> {
+    let mut bytes = if big_endian {
+        vec![0xfe, 0xff]
+    } else {
+        vec![0xff, 0xfe]
+    };
+    for unit in text.encode_utf16() {
+        bytes.extend(if big_endian {
+            unit.to_be_bytes()
+        } else {
+            unit.to_le_bytes()
+        });
+    }
+    bytes
 }
 
 #[cfg(test)]
@@ -260,36 +278,20 @@ mod tests {
         assert_eq!(read_all(rar), Err(NotText::Unsupported("rar")));
     }
 
-    fn utf16(text: &str, big_endian: bool) -> Vec<u8> {
-        let mut bytes = if big_endian {
-            vec![0xfe, 0xff]
-        } else {
-            vec![0xff, 0xfe]
-        };
-        for unit in text.encode_utf16() {
-            bytes.extend(if big_endian {
-                unit.to_be_bytes()
-            } else {
-                unit.to_le_bytes()
-            });
-        }
-        bytes
-    }
-
     #[test]
     fn utf16_is_decoded_across_chunk_boundaries() {
         // Long enough to cross the 16 KiB chunks and the 64 KiB head, with
         // a surrogate pair and non-ASCII letters at every offset.
         let text = "[White \"Müller, 𝕏\"]\n1. e4 e5 *\n\n".repeat(5000);
         for big_endian in [false, true] {
-            let decoded = read_all(utf16(&text, big_endian));
+            let decoded = read_all(encode_utf16(&text, big_endian));
             assert_eq!(decoded, Ok(text.clone().into_bytes()));
         }
     }
 
     #[test]
     fn broken_utf16_becomes_replacement_characters() {
-        let mut bytes = utf16("a", false);
+        let mut bytes = encode_utf16("a", false);
         bytes.extend([0x00, 0xd8]); // a lone high surrogate
         bytes.push(b'b'); // an odd last byte
         assert_eq!(read_all(bytes), Ok("a\u{fffd}\u{fffd}".as_bytes().to_vec()));
