@@ -82,8 +82,8 @@ pub struct CleanArgs {
     pub repair: bool,
     /// Which games are duplicates (exact, moves or contained); the richest
     /// copy of each group is kept.
-    #[arg(long, value_enum, default_value_t = crate::dedupe::DedupeMode::None)]
-    pub dedupe: crate::dedupe::DedupeMode,
+    #[arg(long, value_enum, default_value_t = crate::clean::dedupe::DedupeMode::None)]
+    pub dedupe: crate::clean::dedupe::DedupeMode,
     /// Where duplicates go, each with a DuplicateOf tag naming the kept game.
     #[arg(long)]
     pub duplicates: Option<PathBuf>,

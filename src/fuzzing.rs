@@ -8,7 +8,7 @@ use std::io::Cursor;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Position};
 
-use crate::game::process_batch;
+use crate::check::process_batch;
 use crate::pgn::framer::{Batch, Framer};
 use crate::replay::material::{PieceValues, material_facts};
 use crate::replay::{Replayer, openings, setup};
@@ -173,7 +173,7 @@ pub fn repair_movetext(input: &RepairInput) {
             None => return,
         },
     };
-    let Ok(repaired) = crate::repair::repair(&start, &input.movetext) else {
+    let Ok(repaired) = crate::clean::repair::repair(&start, &input.movetext) else {
         return;
     };
     let mut pos = start;

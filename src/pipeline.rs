@@ -6,13 +6,14 @@
 //! same sequence whatever the thread count.
 
 use std::collections::BTreeMap;
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 use indicatif::ProgressBar;
 
-use crate::import::ImportError;
+use crate::error::Error;
 use crate::input::{self, InputSource};
 use crate::pgn::framer::{Batch, Framer};
 use crate::sink::summary::InputSummary;
@@ -23,7 +24,7 @@ const BATCH_GAMES: usize = 2048;
 /// Receives the batch outputs in input order, on its own thread.
 pub trait Consumer<O>: Send {
     /// Takes the next output. An error stops the run.
-    fn consume(&mut self, output: O) -> Result<(), ImportError>;
+    fn consume(&mut self, output: O) -> Result<(), Error>;
 
     /// Games seen so far, for the progress message.
     fn games(&self) -> u64;
@@ -37,7 +38,7 @@ pub struct Workers<NewState, Work, Finish> {
 }
 
 /// The worker count (`0`: one per core) and a rayon pool of that size.
-pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), ImportError> {
+pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), Error> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
@@ -45,10 +46,7 @@ pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), ImportE
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| ImportError::Threads {
-            threads,
-            message: e.to_string(),
-        })?;
+        .map_err(|source| Error::Threads { threads, source })?;
     Ok((pool, threads))
 }
 
@@ -63,8 +61,8 @@ pub fn run<S, O, C, NewState, Work, Finish>(
     workers: Workers<NewState, Work, Finish>,
     consumer: C,
 ) -> (
-    Result<Vec<InputSummary>, ImportError>,
-    Result<C, ImportError>,
+    Result<Vec<InputSummary>, Error>,
+    Result<C, Error>,
 )
 where
     O: Send,
@@ -86,7 +84,7 @@ where
         let _ = ticket_tx.send(());
     }
     let (batch_tx, batch_rx) = bounded::<(u64, usize, Batch)>(in_flight);
-    let (out_tx, out_rx) = bounded::<(u64, usize, O)>(in_flight);
+    let (out_tx, out_rx) = bounded::<(u64, usize, Worked<O>)>(in_flight);
     let workers = &workers;
     std::thread::scope(|scope| {
         let reader = scope.spawn(|| read_all(sources, batch_tx, (ticket_rx, in_flight), bar));
@@ -98,8 +96,16 @@ where
                 pool_scope.spawn(move |_| {
                     let mut state = (workers.new_state)();
                     for (seq, tickets, batch) in batches {
-                        let output = (workers.work)(&batch, &mut state);
-                        if outputs.send((seq, tickets, output)).is_err() {
+                        // A panic is a bug: caught, sent on as such, and
+                        // the consumer stops the run with it.
+                        let work = AssertUnwindSafe(|| (workers.work)(&batch, &mut state));
+                        let output = std::panic::catch_unwind(work).map_err(|_| WorkerPanicked);
+                        let panicked = output.is_err();
+                        let sent = outputs.send((seq, tickets, output));
+                        if panicked {
+                            return;
+                        }
+                        if sent.is_err() {
                             break;
                         }
                     }
@@ -108,18 +114,17 @@ where
             }
         });
         drop(out_tx);
-        let read = reader.join().unwrap_or_else(|_| Err(thread_died("reader")));
-        let consumed = writer.join().unwrap_or_else(|_| Err(thread_died("writer")));
+        let read = reader.join().unwrap_or(Err(Error::Panicked("reader")));
+        let consumed = writer.join().unwrap_or(Err(Error::Panicked("consumer")));
         (read, consumed)
     })
 }
 
-pub fn thread_died(which: &str) -> ImportError {
-    ImportError::Threads {
-        threads: 1,
-        message: format!("the {which} thread panicked"),
-    }
-}
+/// A worker panicked on a batch (its state is lost with it).
+struct WorkerPanicked;
+
+/// A worker's output for one batch.
+type Worked<O> = Result<O, WorkerPanicked>;
 
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
@@ -127,7 +132,7 @@ fn read_all(
     tx: Sender<(u64, usize, Batch)>,
     (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
-) -> Result<Vec<InputSummary>, ImportError> {
+) -> Result<Vec<InputSummary>, Error> {
     let raw_bytes = Arc::new(AtomicU64::new(0));
     let mut next_game_id = 0u64;
     let mut seq = 0u64;
@@ -135,11 +140,11 @@ fn read_all(
     let mut opener = input::Opener::new(Arc::clone(&raw_bytes));
     for (index, source) in sources.iter().enumerate() {
         let path = source.display_name();
-        let read_error = |source| ImportError::Read {
+        let read_error = |source| Error::Read {
             path: path.clone(),
             source,
         };
-        let framed = opener.with_reader(source, |reader| -> Result<_, ImportError> {
+        let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
             let mut framer = Framer::new(reader);
             let mut games = 0u64;
             loop {
@@ -182,16 +187,17 @@ fn read_all(
 
 /// Consumer thread: puts the outputs back in input order.
 fn consume_in_order<O, C: Consumer<O>>(
-    rx: Receiver<(u64, usize, O)>,
+    rx: Receiver<(u64, usize, Worked<O>)>,
     tickets: Sender<()>,
     mut consumer: C,
     bar: &ProgressBar,
-) -> Result<C, ImportError> {
+) -> Result<C, Error> {
     let started = std::time::Instant::now();
     let mut pending: BTreeMap<u64, (usize, O)> = BTreeMap::new();
     let mut next_seq = 0u64;
     for (seq, weight, output) in rx {
         crate::interrupt::check()?;
+        let output = output.map_err(|WorkerPanicked| Error::Panicked("worker"))?;
         pending.insert(seq, (weight, output));
         while let Some((weight, output)) = pending.remove(&next_seq) {
             next_seq += 1;
@@ -207,4 +213,177 @@ fn consume_in_order<O, C: Consumer<O>>(
         bar.set_message(format!("{games} games, {rate:.0} games/s"));
     }
     Ok(consumer)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::{Arc, Mutex};
+
+    /// A file of `games` one-move games (a batch holds 2,048 of them).
+    fn tiny_games(dir: &std::path::Path, games: usize) -> Vec<InputSource> {
+        let path = dir.join("tiny.pgn");
+        std::fs::write(&path, "1. e4 *\n\n".repeat(games)).unwrap_or_else(|e| panic!("{e}"));
+        vec![InputSource::File(path)]
+    }
+
+    /// Records the first game id of each batch, in the order consumed.
+    struct Recorder {
+        firsts: Vec<u64>,
+        games: u64,
+        /// Slows the consumer down, and fails at that output.
+        delay: std::time::Duration,
+        fail_at: Option<usize>,
+        in_flight: Option<Arc<AtomicUsize>>,
+    }
+
+    impl Recorder {
+        fn new() -> Recorder {
+            Recorder {
+                firsts: Vec::new(),
+                games: 0,
+                delay: std::time::Duration::ZERO,
+                fail_at: None,
+                in_flight: None,
+            }
+        }
+    }
+
+    impl Consumer<(u64, u64)> for Recorder {
+        fn consume(&mut self, (first, games): (u64, u64)) -> Result<(), Error> {
+            if self.fail_at == Some(self.firsts.len()) {
+                return Err(Error::Usage("the consumer failed".into()));
+            }
+            std::thread::sleep(self.delay);
+            if let Some(in_flight) = &self.in_flight {
+                in_flight.fetch_sub(1, Ordering::SeqCst);
+            }
+            self.firsts.push(first);
+            self.games += games;
+            Ok(())
+        }
+
+        fn games(&self) -> u64 {
+            self.games
+        }
+    }
+
+    fn pool(threads: usize) -> rayon::ThreadPool {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// The batch's first game id and its games, after a pseudo-random
+    /// delay of up to 2 ms.
+    fn first_and_count(batch: &Batch) -> (u64, u64) {
+        let first = batch.games.first().map_or(0, |g| g.game_id);
+        let jitter = first.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 53;
+        std::thread::sleep(std::time::Duration::from_micros(jitter));
+        (first, batch.games.len() as u64)
+    }
+
+    #[test]
+    fn outputs_arrive_in_input_order_whatever_the_worker_delays() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources = tiny_games(dir.path(), 100_000);
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| first_and_count(batch),
+            finish: |_| {},
+        };
+        let bar = ProgressBar::hidden();
+        let (read, consumed) = run(&sources, &pool(4), 4, &bar, workers, Recorder::new());
+        let recorder = consumed.unwrap_or_else(|e| panic!("{e}"));
+        let read = read.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.first().map(|s| s.games), Some(100_000));
+        assert_eq!(recorder.games, 100_000);
+        let expected: Vec<u64> = (0..recorder.firsts.len() as u64)
+            .map(|i| i * BATCH_GAMES as u64)
+            .collect();
+        assert!(recorder.firsts.len() > 40);
+        assert_eq!(recorder.firsts, expected);
+    }
+
+    #[test]
+    fn batches_in_flight_stay_bounded_behind_a_slow_consumer() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources = tiny_games(dir.path(), 200_000);
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let most = Arc::new(AtomicUsize::new(0));
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| {
+                let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
+                most.fetch_max(now, Ordering::SeqCst);
+                (batch.games.first().map_or(0, |g| g.game_id), batch.games.len() as u64)
+            },
+            finish: |_| {},
+        };
+        let consumer = Recorder {
+            delay: std::time::Duration::from_millis(2),
+            in_flight: Some(Arc::clone(&in_flight)),
+            ..Recorder::new()
+        };
+        let bar = ProgressBar::hidden();
+        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        assert!(read.is_ok() && consumed.is_ok());
+        // 2 threads: at most max(32, 8 × 2) batches between reader and
+        // consumer, of the 98 the input makes.
+        let most = most.load(Ordering::SeqCst);
+        assert!((2..=32).contains(&most), "{most} batches in flight");
+    }
+
+    #[test]
+    fn a_consumer_error_stops_the_reader() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources = tiny_games(dir.path(), 400_000);
+        let worked = Mutex::new(0usize);
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| {
+                if let Ok(mut worked) = worked.lock() {
+                    *worked += 1;
+                }
+                first_and_count(batch)
+            },
+            finish: |_| {},
+        };
+        let consumer = Recorder {
+            fail_at: Some(3),
+            ..Recorder::new()
+        };
+        let bar = ProgressBar::hidden();
+        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        assert!(matches!(consumed, Err(Error::Usage(_))));
+        // The reader stopped within the input: no summary of it, and far
+        // fewer than its 196 batches were worked.
+        assert_eq!(read.map(|summaries| summaries.len()).ok(), Some(0));
+        let worked = worked.lock().map(|w| *w).unwrap_or_default();
+        assert!(worked < 100, "{worked} batches worked");
+    }
+
+    #[test]
+    fn a_panicking_worker_is_reported_as_such() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources = tiny_games(dir.path(), 50_000);
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| {
+                let (first, games) = first_and_count(batch);
+                assert!(first != 5 * BATCH_GAMES as u64, "a bug on batch 5");
+                (first, games)
+            },
+            finish: |_| {},
+        };
+        let bar = ProgressBar::hidden();
+        let (_, consumed) = run(&sources, &pool(2), 2, &bar, workers, Recorder::new());
+        let error = consumed.err().map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some("the worker thread panicked (a bug in pgnlake: please report it)")
+        );
+    }
 }

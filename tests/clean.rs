@@ -341,13 +341,13 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     };
     let source = input.display().to_string();
     // Exact: the second game is the first one again.
-    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Exact, "exact");
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Exact, "exact");
     assert_eq!((summary.clean, summary.duplicates), (5, 1));
     assert_eq!(set_aside.matches("[DuplicateOf ").count(), 1);
     assert!(set_aside.contains(&format!("[DuplicateOf \"{source} game 1\"]")));
     // Moves: four games share the mainline; C is the richest finished one
     // (D has more tags but no result).
-    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Moves, "moves");
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Moves, "moves");
     assert_eq!((summary.clean, summary.duplicates), (3, 3));
     assert_eq!(
         set_aside
@@ -360,7 +360,7 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
     assert!(!kept.contains("[Event \"D\"]"));
     // Contained: F (1.e4 e5, same players up to case and spaces) is a
     // truncated copy of C's line.
-    let (summary, set_aside) = dedupe(pgnlake::dedupe::DedupeMode::Contained, "contained");
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Contained, "contained");
     assert_eq!((summary.clean, summary.duplicates), (2, 4));
     assert_eq!(
         set_aside

@@ -426,3 +426,43 @@ fn clean_writes_to_stdout_and_names_a_bad_output_path() {
     let output = pgnlake(&["clean", lichess.to_str().unwrap_or_default(), "-o", bad]);
     assert_path_error(&output, bad);
 }
+
+/// Runs `pgnlake ARGS…` with `stdin` fed, and closes its stdout at once:
+/// the reader of its output went away.
+fn with_stdout_closed(args: &[&str], stdin: Vec<u8>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"));
+    drop(child.stdout.take());
+    if let Some(mut pipe) = child.stdin.take() {
+        std::thread::spawn(move || pipe.write_all(&stdin).ok());
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_broken_pipe_on_stdout_is_success() {
+    let out = tmp();
+    let data = out.path().to_str().unwrap_or_default();
+    let imported = pgnlake(&["import", "-q", sample("").to_str().unwrap_or_default(), "--out", data]);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    // 78³ rows: far more than a pipe holds.
+    let cross = "select a.white, b.black, c.event from games a cross join games b cross join games c";
+    let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let runs: [(&[&str], Vec<u8>); 5] = [
+        (&["query", "--data", data, "-e", cross, "--format", "csv"], Vec::new()),
+        (&["query", "--data", data, "-e", cross], Vec::new()),
+        (&["explore", "--data", data, "e4"], Vec::new()),
+        (&["explore", "--data", data, "--format", "json"], Vec::new()),
+        (&["clean", "-", "-o", "-"], lichess.repeat(40)),
+    ];
+    for (args, stdin) in runs {
+        let output = with_stdout_closed(args, stdin);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr(&output));
+        assert_eq!(stderr(&output), "", "{args:?}");
+    }
+}

@@ -6,7 +6,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{Imported, import, rows, str_at, u64_at};
-use pgnlake::query::{Tables, place, split_statements};
+use pgnlake::read::query::{Tables, place, split_statements};
 use polars::prelude::*;
 
 fn queries_dir() -> PathBuf {

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use common::{import, recipes, run_oracle};
-use pgnlake::query::{engine, split_statements};
+use pgnlake::read::query::{engine, split_statements};
 use serde_json::Value;
 
 fn manifest() -> &'static Path {

@@ -7,7 +7,7 @@
 mod common;
 
 use common::games::{layout, render};
-use pgnlake::game::process_batch;
+use pgnlake::check::process_batch;
 use pgnlake::pgn::framer::{Batch, Framer};
 use pgnlake::stats::{AggregateOptions, Aggregates, SpillDirs};
 use proptest::prelude::*;

@@ -1,12 +1,11 @@
 //! `pgnlake clean`: runs the clean pipeline and reports its accounting.
 
-use std::process::ExitCode;
-
 use crate::clean::{CleanOptions, run_clean};
 use crate::cli::CleanArgs;
-use crate::cmd::report_truncations;
+use crate::cmd::{ExitStatus, report_truncations};
+use crate::error::Error;
 
-pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: CleanArgs) -> Result<ExitStatus, Error> {
     let options = CleanOptions {
         inputs: args.inputs,
         output: args.output,
@@ -27,5 +26,5 @@ pub fn run(args: CleanArgs) -> anyhow::Result<ExitCode> {
     if let Some(code) = report_truncations(&summary.inputs) {
         return Ok(code);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

@@ -1,25 +1,31 @@
 //! `pgnlake explore`: prints one position of an import's opening tree.
 
-use std::process::ExitCode;
+use std::io::Write;
+use std::path::Path;
 
 use crate::cli::{ExploreArgs, ExploreFormat};
-use crate::explore::{Target, explore};
+use crate::cmd::ExitStatus;
+use crate::error::Error;
+use crate::read::explore::{Target, explore};
 
-/// Exit code when the position is not in the tree.
-pub const EXIT_NOT_FOUND: u8 = 1;
-
-pub fn run(args: ExploreArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
     let target = match args.fen {
         Some(fen) => Target::Fen(fen),
         None => Target::Moves(args.moves),
     };
     let explored = explore(&args.data, &target)?;
-    match args.format {
-        ExploreFormat::Table => print!("{}", explored.to_table()),
-        ExploreFormat::Json => println!("{}", explored.to_json()),
-    }
+    let text = match args.format {
+        ExploreFormat::Table => explored.to_table(),
+        ExploreFormat::Json => format!("{}\n", explored.to_json()),
+    };
+    // Not `print!`, which panics when the reader went away.
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .and_then(|()| stdout.flush())
+        .map_err(Error::write(Path::new("-")))?;
     if explored.moves.is_empty() {
-        return Ok(ExitCode::from(EXIT_NOT_FOUND));
+        return Ok(ExitStatus::NotFound);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

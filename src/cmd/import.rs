@@ -1,15 +1,11 @@
 //! `pgnlake import`: runs the import pipeline and reports the summary.
 
-use std::process::ExitCode;
-
 use crate::cli::ImportArgs;
-use crate::cmd::report_truncations;
+use crate::cmd::{ExitStatus, report_truncations};
+use crate::error::Error;
 use crate::import::{ImportOptions, run_import};
 
-/// Exit code when `--strict` is given and some game was rejected.
-pub const EXIT_REJECTED: u8 = 1;
-
-pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
     let options = ImportOptions {
         inputs: args.inputs,
         out: args.out,
@@ -28,7 +24,7 @@ pub fn run(args: ImportArgs) -> anyhow::Result<ExitCode> {
         return Ok(code);
     }
     if options.strict && summary.rejected > 0 {
-        return Ok(ExitCode::from(EXIT_REJECTED));
+        return Ok(ExitStatus::Rejected);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitStatus::Success)
 }

@@ -1,4 +1,5 @@
-//! Subcommands: one file each, wiring the library to the command line.
+//! Subcommands: one file each, wiring the library to the command line; and
+//! the one place where a command's outcome becomes an exit code.
 
 pub mod clean;
 pub mod explore;
@@ -8,25 +9,120 @@ pub mod query;
 use std::process::ExitCode;
 
 use crate::cli::{Cli, Command};
+use crate::error::Error;
+use crate::interrupt;
 use crate::sink::summary::InputSummary;
 
-/// Exit code when an input was cut short (its games before the cut are kept).
-pub const EXIT_TRUNCATED: u8 = 1;
+/// How a command ended. `main` turns it into the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ExitStatus {
+    /// The command ran to the end (rejected games do not fail a run; nor
+    /// does a reader of stdout that went away).
+    Success,
+    /// `--strict`, and some game was rejected.
+    Rejected,
+    /// An input was cut short; its games before the cut are kept.
+    Truncated,
+    /// `explore`: the position has no moves in the tree.
+    NotFound,
+    /// Bad usage or I/O: one line on stderr names the path.
+    Error,
+    /// SIGINT or SIGTERM: nothing was written.
+    Interrupted,
+}
 
-/// Runs the chosen subcommand and returns its exit code.
-pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
-    match cli.command {
+impl ExitStatus {
+    pub fn code(self) -> u8 {
+        match self {
+            ExitStatus::Success => 0,
+            ExitStatus::Rejected | ExitStatus::Truncated | ExitStatus::NotFound => 1,
+            ExitStatus::Error => 2,
+            ExitStatus::Interrupted => interrupt::EXIT_INTERRUPTED,
+        }
+    }
+}
+
+impl From<ExitStatus> for ExitCode {
+    fn from(status: ExitStatus) -> ExitCode {
+        ExitCode::from(status.code())
+    }
+}
+
+/// Runs the chosen subcommand: prints a failure as one line on stderr and
+/// returns how it ended.
+pub fn run(cli: Cli) -> ExitStatus {
+    let reads_games = matches!(cli.command, Command::Import(_) | Command::Clean(_));
+    if reads_games {
+        limit_polars_threads();
+        if let Err(message) = interrupt::install() {
+            eprintln!("pgnlake: {message}");
+            return ExitStatus::Error;
+        }
+    }
+    let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Clean(args) => clean::run(args),
         Command::Query(args) => query::run(args),
+    };
+    let status = match result {
+        Ok(status) => status,
+        Err(error) => {
+            // Whatever a failed run left under a temporary name goes.
+            interrupt::remove_temporaries();
+            failure(&error)
+        }
+    };
+    interrupt::finished();
+    status
+}
+
+/// The status of a failed run, its one line printed.
+fn failure(error: &Error) -> ExitStatus {
+    match error {
+        // The reader of our output went away: done, as in ripgrep.
+        error if error.is_broken_pipe() => ExitStatus::Success,
+        Error::Interrupted(_) => {
+            eprintln!("pgnlake: {error}");
+            ExitStatus::Interrupted
+        }
+        error => {
+            eprintln!("pgnlake: {}", one_line(error));
+            ExitStatus::Error
+        }
+    }
+}
+
+/// The error and its causes on one line, each cause once: a typed error
+/// that already prints its source is not followed by it again.
+fn one_line(error: &Error) -> String {
+    let mut line = error.to_string();
+    let mut cause = std::error::Error::source(error);
+    while let Some(error) = cause {
+        let text = error.to_string();
+        if !line.contains(&text) {
+            line.push_str(": ");
+            line.push_str(&text);
+        }
+        cause = error.source();
+    }
+    line
+}
+
+/// polars keeps its own thread pool beside rayon's global one. The import
+/// uses polars only on its writer thread, so one polars thread is enough and
+/// keeps the cores for the replay workers. A value the user set wins.
+/// `query` is all polars, so it keeps polars' default of every core.
+fn limit_polars_threads() {
+    if std::env::var_os("POLARS_MAX_THREADS").is_none() {
+        // SAFETY: called before any other thread exists.
+        unsafe { std::env::set_var("POLARS_MAX_THREADS", "1") };
     }
 }
 
 /// Prints one line per input that was cut short (whatever `--quiet` says:
-/// it is an error, though its games are kept) and returns the exit code
-/// for them, if any.
-pub fn report_truncations(inputs: &[InputSummary]) -> Option<ExitCode> {
+/// it is an error, though its games are kept); `Truncated` if any was.
+pub fn report_truncations(inputs: &[InputSummary]) -> Option<ExitStatus> {
     let messages: Vec<String> = inputs
         .iter()
         .filter_map(InputSummary::truncation_message)
@@ -34,5 +130,5 @@ pub fn report_truncations(inputs: &[InputSummary]) -> Option<ExitCode> {
     for message in &messages {
         eprintln!("pgnlake: {message}");
     }
-    (!messages.is_empty()).then(|| ExitCode::from(EXIT_TRUNCATED))
+    (!messages.is_empty()).then_some(ExitStatus::Truncated)
 }

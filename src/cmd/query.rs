@@ -3,29 +3,29 @@
 
 use std::io::{IsTerminal, Read, Write};
 use std::path::Path;
-use std::process::ExitCode;
 
-use anyhow::{Context, bail};
 use polars::prelude::DataFrame;
 
 use crate::cli::{QueryArgs, QueryFormat};
-use crate::query::{QueryError, Statement, Tables, place, split_statements};
+use crate::cmd::ExitStatus;
+use crate::error::{Cause, Error};
+use crate::read::query::{QueryError, Statement, Tables, place, split_statements};
 use crate::sink::output::FileOutput;
 use crate::sink::results::{render_table, write_csv, write_json, write_parquet};
 
-pub fn run(args: QueryArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
     let (origin, script) = read_script(&args)?;
     let statements = split_statements(&script);
     if statements.is_empty() {
         return Err(QueryError::Empty { origin }.into());
     }
     if args.format != QueryFormat::Table && statements.len() > 1 {
-        bail!(
+        return Err(Error::Usage(format!(
             "{origin}: holds {} statements, but --format {:?} writes one result; \
              use --format table, or one statement per file",
             statements.len(),
             args.format
-        );
+        )));
     }
     let mut tables = Tables::open(&args.data)?;
     let mut results = Vec::with_capacity(statements.len());
@@ -34,33 +34,42 @@ pub fn run(args: QueryArgs) -> anyhow::Result<ExitCode> {
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     if args.format == QueryFormat::Parquet && to_terminal {
-        bail!("refusing to write Parquet to a terminal; pass -o FILE or redirect stdout");
+        return Err(Error::Usage(
+            "refusing to write Parquet to a terminal; pass -o FILE or redirect stdout".into(),
+        ));
     }
     // A file goes through a temporary name, renamed when complete.
-    let mut output = FileOutput::create(args.output.as_deref().unwrap_or(Path::new("-")))?;
+    let path = args.output.as_deref().unwrap_or(Path::new("-"));
+    let mut output = FileOutput::create(path).map_err(Error::write(path))?;
     emit(&args, &statements, &mut results, &mut output)
         .and_then(|()| output.flush().map_err(Into::into))
-        .with_context(|| output.path().display().to_string())?;
-    output.finish()?;
-    Ok(ExitCode::SUCCESS)
+        .map_err(Error::write(path))?;
+    output.finish().map_err(Error::write(path))?;
+    Ok(ExitStatus::Success)
 }
 
 /// The script and where it came from (`FILE`, `-` or `-e`), for messages.
-fn read_script(args: &QueryArgs) -> anyhow::Result<(String, String)> {
+fn read_script(args: &QueryArgs) -> Result<(String, String), Error> {
     if let Some(sql) = &args.execute {
         return Ok(("-e".to_owned(), sql.clone()));
     }
     let Some(path) = &args.file else {
-        bail!("give a SQL file or -e SQL");
+        return Err(Error::Usage("give a SQL file or -e SQL".into()));
     };
     if path == Path::new("-") {
         let mut script = String::new();
         std::io::stdin()
             .read_to_string(&mut script)
-            .context("stdin")?;
+            .map_err(|source| Error::Read {
+                path: "-".into(),
+                source,
+            })?;
         return Ok(("-".to_owned(), script));
     }
-    let script = std::fs::read_to_string(path).with_context(|| path.display().to_string())?;
+    let script = std::fs::read_to_string(path).map_err(|source| Error::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
     Ok((path.display().to_string(), script))
 }
 
@@ -71,7 +80,7 @@ fn emit(
     statements: &[Statement],
     results: &mut [DataFrame],
     out: &mut dyn Write,
-) -> anyhow::Result<()> {
+) -> Result<(), Cause> {
     for (index, (statement, frame)) in statements.iter().zip(results.iter_mut()).enumerate() {
         match args.format {
             QueryFormat::Table => {

@@ -4,5 +4,20 @@
 pub mod encoding;
 pub mod framer;
 pub mod movetext;
+pub mod result;
 pub mod time_control;
 pub mod visitor;
+
+/// A string inside a row's text buffer (start and end byte).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn of(self, text: &str) -> &str {
+        text.get(self.start as usize..self.end as usize)
+            .unwrap_or_default()
+    }
+}

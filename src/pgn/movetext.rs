@@ -7,7 +7,7 @@
 use pgn_reader::shakmaty::san::SanPlus;
 
 use crate::pgn::encoding;
-use crate::replay::result::GameResult;
+use crate::pgn::result::GameResult;
 
 /// The kind of a movetext problem found by the scanner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,11 +4,11 @@
 
 pub mod audit;
 pub mod draw;
+pub mod keyhash;
 pub mod material;
 pub mod openings;
 pub mod reject;
 pub mod resolve;
-pub mod result;
 
 use pgn_reader::SanPlus;
 use pgn_reader::shakmaty::fen::Fen;

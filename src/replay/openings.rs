@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{Chess, EnPassantMode, Position, san::SanPlus};
 
-use crate::stats::keyhash::KeyHasher;
+use crate::replay::keyhash::KeyHasher;
 
 /// lichess-org/chess-openings, CC0-1.0: `eco`, `name`, `pgn` per line.
 const TABLES: [&str; 5] = [

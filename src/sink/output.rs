@@ -7,8 +7,6 @@ use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
-use crate::import::ImportError;
-
 /// An output file: stdout, or a file written under a temporary name and
 /// renamed when complete, compressed by its suffix (`.zst`, `.gz`). Dropped
 /// unfinished (a failed run), the temporary file is removed.
@@ -36,11 +34,8 @@ enum Sink {
 }
 
 impl FileOutput {
-    pub fn create(path: &Path) -> Result<FileOutput, ImportError> {
-        let error = |e: io::Error| ImportError::OutputWrite {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
+    /// Errors are the I/O errors themselves: the caller names the path.
+    pub fn create(path: &Path) -> io::Result<FileOutput> {
         if path == Path::new("-") {
             return Ok(FileOutput {
                 sink: Some(Sink::Stdout(BufWriter::new(io::stdout()))),
@@ -50,11 +45,11 @@ impl FileOutput {
         }
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
         let tmp = path.with_file_name(format!(".{}.tmp", name.as_deref().unwrap_or("out")));
-        let file = BufWriter::with_capacity(1 << 16, File::create(&tmp).map_err(error)?);
+        let file = BufWriter::with_capacity(1 << 16, File::create(&tmp)?);
         crate::interrupt::register(&tmp);
         let lower = name.unwrap_or_default().to_ascii_lowercase();
         let sink = if lower.ends_with(".zst") {
-            Sink::Zstd(zstd::Encoder::new(file, 3).map_err(error)?)
+            Sink::Zstd(zstd::Encoder::new(file, 3)?)
         } else if lower.ends_with(".gz") {
             Sink::Gzip(flate2::write::GzEncoder::new(
                 file,
@@ -79,26 +74,8 @@ impl FileOutput {
         matches!(self.sink, Some(Sink::Stdout(_)))
     }
 
-    fn error(&self, e: io::Error) -> ImportError {
-        ImportError::OutputWrite {
-            path: self.path.clone(),
-            message: e.to_string(),
-        }
-    }
-
-    pub fn write(&mut self, bytes: &[u8]) -> Result<(), ImportError> {
-        let result = match &mut self.sink {
-            Some(Sink::Stdout(w)) => w.write_all(bytes),
-            Some(Sink::Plain(w)) => w.write_all(bytes),
-            Some(Sink::Zstd(w)) => w.write_all(bytes),
-            Some(Sink::Gzip(w)) => w.write_all(bytes),
-            None => Ok(()),
-        };
-        result.map_err(|e| self.error(e))
-    }
-
     /// Flushes, closes and moves the file to its final name.
-    pub fn finish(mut self) -> Result<(), ImportError> {
+    pub fn finish(mut self) -> io::Result<()> {
         let result = match self.sink.take() {
             Some(Sink::Stdout(mut w)) => w.flush(),
             Some(Sink::Plain(mut w)) => w.flush(),
@@ -106,9 +83,9 @@ impl FileOutput {
             Some(Sink::Gzip(w)) => w.finish().and_then(|mut f| f.flush()),
             None => Ok(()),
         };
-        result.map_err(|e| self.error(e))?;
+        result?;
         if let Some(tmp) = self.tmp.take() {
-            std::fs::rename(&tmp, &self.path).map_err(|e| self.error(e))?;
+            std::fs::rename(&tmp, &self.path)?;
             crate::interrupt::unregister(&tmp);
         }
         Ok(())

@@ -16,7 +16,7 @@ use super::rows::{GameRow, Place, RejectRow};
 use crate::replay::color_name;
 use crate::replay::material::{CHECKPOINTS, Material};
 use crate::replay::openings::{self, OpeningName};
-use crate::replay::result::GameResult;
+use crate::pgn::result::GameResult;
 use shakmaty::Color;
 
 /// Rows per row group: large enough for good compression and scans, small

@@ -10,21 +10,8 @@ use crate::replay::draw::DrawReason;
 use crate::replay::material::MaterialFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
-use crate::replay::result::GameResult;
-
-/// A string inside a row's text buffer (start and end byte).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn of(self, text: &str) -> &str {
-        text.get(self.start as usize..self.end as usize)
-            .unwrap_or_default()
-    }
-}
+use crate::pgn::Span;
+use crate::pgn::result::GameResult;
 
 /// Where a game is: the identity columns both tables share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

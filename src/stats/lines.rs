@@ -121,7 +121,7 @@ impl AddAssign<&OpeningLines> for OpeningLines {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::replay::result::GameResult;
+    use crate::pgn::result::GameResult;
 
     #[test]
     fn merging_in_any_grouping_gives_the_same_stats() {

@@ -2,7 +2,6 @@
 //! and that merge with `+=`, so rayon can fold and reduce them in any
 //! grouping. Keyed aggregates that can grow with the input spill to disk.
 
-pub mod keyhash;
 pub mod lines;
 pub mod outcomes;
 pub mod spill;

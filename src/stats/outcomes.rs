@@ -12,7 +12,7 @@ use crate::pgn::time_control::TimeClass;
 use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::{CHECKPOINTS, Material, PieceValues};
-use crate::replay::result::GameResult;
+use crate::pgn::result::GameResult;
 
 /// Games and their counted results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

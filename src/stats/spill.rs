@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::keyhash::KeyHasher;
+use crate::replay::keyhash::KeyHasher;
 
 /// How one aggregate's entries are merged and written to run files.
 pub trait Codec {

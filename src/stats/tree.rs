@@ -10,7 +10,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
 use super::spill::{BoundedMap, Codec, Fields, SpillDir};
-use crate::replay::result::GameResult;
+use crate::pgn::result::GameResult;
 
 /// One edge of the tree: a position and a move played from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -264,7 +264,7 @@ fn pack_move(m: Move) -> u16 {
 /// What one game contributes besides its moves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct GameFacts {
-    /// The result counted: see [`counted_result`](crate::game).
+    /// The result counted: see [`counted_result`](crate::check::counted_result).
     pub result: Option<GameResult>,
     pub white_elo: Option<u32>,
     pub black_elo: Option<u32>,

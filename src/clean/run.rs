@@ -11,21 +11,21 @@ use std::path::{Path, PathBuf};
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
-use crate::dedupe::{
+use crate::clean::dedupe::{
     DedupeMode, DupCodec, DupFacts, DupKey, DupValue, LineCodec, LineValue, contained_losers,
     losers_of, mark_duplicate,
 };
-use crate::game::{CheckedGame, check_game, place};
-use crate::import::ImportError;
+use crate::check::{CheckedGame, check_game, place};
+use crate::error::Error;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame, VarLine};
 use crate::pgn::{encoding, movetext};
 use crate::pipeline;
-use crate::repair;
+use crate::clean::repair;
 use crate::replay::audit::Declared;
 use crate::replay::reject::RejectReason;
-use crate::replay::result::GameResult;
+use crate::pgn::result::GameResult;
 use crate::replay::{self, Replayed, Replayer};
 use crate::sink::lock::OutputLock;
 use crate::sink::output::FileOutput;
@@ -183,26 +183,27 @@ impl ActionKind {
 }
 
 /// Runs `clean` and returns its accounting.
-pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
+pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
     let input::Discovered {
         sources,
         skipped_entries,
     } = input::discover(&options.inputs)?;
+    if options.dedupe != DedupeMode::None && sources.contains(&InputSource::Stdin) {
+        return Err(Error::Usage(
+            "--dedupe reads the inputs twice and cannot read stdin (-): pass files".into(),
+        ));
+    }
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     // Held to the end of the run: a second run writing this file refuses.
     let _lock = (options.output != Path::new("-"))
         .then(|| OutputLock::for_file(&options.output))
         .transpose()
-        .map_err(|source| ImportError::Locked {
+        .map_err(|source| Error::Locked {
             path: options.output.clone(),
             source,
         })?;
-    let output = FileOutput::create(&options.output)?;
-    let rejects = options
-        .rejects
-        .as_deref()
-        .map(FileOutput::create)
-        .transpose()?;
+    let output = create(&options.output)?;
+    let rejects = options.rejects.as_deref().map(create).transpose()?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet || output.is_stdout());
     let modes = Modes {
@@ -256,15 +257,34 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, ImportError> {
     summary.inputs = inputs;
     summary.skipped_entries = skipped_entries;
     crate::interrupt::commit(|| {
-        output.finish()?;
+        finish(output)?;
         for extra in [rejects, duplicates].into_iter().flatten() {
-            extra.finish()?;
+            finish(extra)?;
         }
         if let Some(report) = report {
             summary.report_rows = report.finish()?;
         }
         Ok(summary)
     })
+}
+
+/// Opens an output file (`-` is stdout).
+fn create(path: &Path) -> Result<FileOutput, Error> {
+    FileOutput::create(path).map_err(Error::write(path))
+}
+
+/// Writes `bytes` to `output`.
+fn emit(output: &mut FileOutput, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    output
+        .write_all(bytes)
+        .map_err(|e| Error::write(output.path())(e))
+}
+
+/// Flushes `output` and gives the file its final name.
+fn finish(output: FileOutput) -> Result<(), Error> {
+    let path = output.path().to_path_buf();
+    output.finish().map_err(Error::write(&path))
 }
 
 /// First pass of `--dedupe`: every clean game's key, grouped; returns the
@@ -276,13 +296,7 @@ fn find_duplicates(
     modes: Modes,
     mode: DedupeMode,
     memory_limit: u64,
-) -> Result<HashMap<u64, String>, ImportError> {
-    if sources.contains(&InputSource::Stdin) {
-        return Err(ImportError::OutputWrite {
-            path: PathBuf::from("-"),
-            message: "--dedupe reads the inputs twice and cannot read stdin".into(),
-        });
-    }
+) -> Result<HashMap<u64, String>, Error> {
     let spill_at = |name: &str| {
         let pid = std::process::id();
         SpillDir::new(std::env::temp_dir().join(format!("pgnlake-dedupe-{pid}-{name}")))
@@ -309,25 +323,18 @@ fn find_duplicates(
     let (read, collected) = pipeline::run(sources, pool, threads, &bar, workers, keys);
     let collected = collected?;
     read?;
-    let spill_error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |e: io::Error| ImportError::OutputWrite {
-            path: path.clone(),
-            message: e.to_string(),
-        }
-    };
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
     let mut losers = HashMap::new();
     if mode == DedupeMode::Contained {
         let part = collected
             .lines
             .finish()
-            .map_err(spill_error(spill_lines.path()))?;
+            .map_err(Error::write(spill_lines.path()))?;
         let mut group: Vec<(DupKey, LineValue)> = Vec::new();
         let merged = spill::merge::<LineCodec>(&spill_lines, vec![part])
-            .map_err(spill_error(spill_lines.path()))?;
+            .map_err(Error::write(spill_lines.path()))?;
         for entry in merged {
-            let entry = entry.map_err(spill_error(spill_lines.path()))?;
+            let entry = entry.map_err(Error::write(spill_lines.path()))?;
             if group
                 .first()
                 .is_some_and(|first| first.0.key != entry.0.key)
@@ -340,11 +347,11 @@ fn find_duplicates(
         contained_losers(&mut group, &names, &mut losers);
         return Ok(losers);
     }
-    let part = collected.map.finish().map_err(spill_error(spill.path()))?;
+    let part = collected.map.finish().map_err(Error::write(spill.path()))?;
     let mut group: Vec<(DupKey, DupValue)> = Vec::new();
-    let merged = spill::merge::<DupCodec>(&spill, vec![part]).map_err(spill_error(spill.path()))?;
+    let merged = spill::merge::<DupCodec>(&spill, vec![part]).map_err(Error::write(spill.path()))?;
     for entry in merged {
-        let entry = entry.map_err(spill_error(spill.path()))?;
+        let entry = entry.map_err(Error::write(spill.path()))?;
         if group
             .first()
             .is_some_and(|first| first.0.key != entry.0.key)
@@ -368,7 +375,7 @@ struct KeyCollector<'s> {
 }
 
 impl pipeline::Consumer<Vec<Item>> for KeyCollector<'_> {
-    fn consume(&mut self, items: Vec<Item>) -> Result<(), ImportError> {
+    fn consume(&mut self, items: Vec<Item>) -> Result<(), Error> {
         for item in items {
             self.games += 1;
             if let Item::Clean {
@@ -859,7 +866,7 @@ struct CleanConsumer {
 }
 
 impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
-    fn consume(&mut self, items: Vec<Item>) -> Result<(), ImportError> {
+    fn consume(&mut self, items: Vec<Item>) -> Result<(), Error> {
         for item in items {
             self.summary.games_read += 1;
             match item {
@@ -884,7 +891,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             ActionKind::Reject | ActionKind::Duplicate => {}
                         }
                     }
-                    self.output.write(text.as_bytes())?;
+                    emit(&mut self.output, text.as_bytes())?;
                     if let Some(report) = &mut self.report {
                         for action in actions {
                             report.push(&place, &self.sources, action)?;
@@ -894,7 +901,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                 Item::Duplicate { text, place, kept } => {
                     self.summary.duplicates += 1;
                     if let Some(duplicates) = &mut self.duplicates {
-                        duplicates.write(text.as_bytes())?;
+                        emit(duplicates, text.as_bytes())?;
                     }
                     if let Some(report) = &mut self.report {
                         let action = Action {
@@ -915,9 +922,9 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                     if let Some(rejects) = &mut self.rejects {
                         // The game's bytes as read, then a blank line to
                         // keep the games apart.
-                        rejects.write(&raw)?;
+                        emit(rejects, &raw)?;
                         let separator: &[u8] = if raw.ends_with(b"\n") { b"\n" } else { b"\n\n" };
-                        rejects.write(separator)?;
+                        emit(rejects, separator)?;
                     }
                     if let Some(report) = &mut self.report {
                         let action = Action {
@@ -955,13 +962,13 @@ impl Drop for ReportWriter {
 }
 
 impl ReportWriter {
-    fn create(path: &Path) -> Result<ReportWriter, ImportError> {
-        let error = |e: polars::prelude::PolarsError| ImportError::OutputWrite {
-            path: path.to_path_buf(),
-            message: e.to_string(),
-        };
-        let schema = report_frame(&[]).map_err(error)?.schema().as_ref().clone();
-        let table = TableWriter::create_at(path, &schema).map_err(error)?;
+    fn create(path: &Path) -> Result<ReportWriter, Error> {
+        let schema = report_frame(&[])
+            .map_err(Error::write(path))?
+            .schema()
+            .as_ref()
+            .clone();
+        let table = TableWriter::create_at(path, &schema).map_err(Error::write(path))?;
         Ok(ReportWriter {
             table: Some(table),
             path: path.to_path_buf(),
@@ -969,19 +976,12 @@ impl ReportWriter {
         })
     }
 
-    fn error(&self, e: polars::prelude::PolarsError) -> ImportError {
-        ImportError::OutputWrite {
-            path: self.path.clone(),
-            message: e.to_string(),
-        }
-    }
-
     fn push(
         &mut self,
         place: &Place,
         sources: &[String],
         action: Action,
-    ) -> Result<(), ImportError> {
+    ) -> Result<(), Error> {
         let source = sources
             .get(place.source as usize)
             .cloned()
@@ -993,24 +993,20 @@ impl ReportWriter {
         Ok(())
     }
 
-    fn flush(&mut self) -> Result<(), ImportError> {
-        let frame = report_frame(&self.rows).map_err(|e| self.error(e))?;
+    fn flush(&mut self) -> Result<(), Error> {
+        let frame = report_frame(&self.rows).map_err(Error::write(&self.path))?;
         if let Some(table) = &mut self.table {
-            let written = table.write(&frame);
-            written.map_err(|e| ImportError::OutputWrite {
-                path: self.path.clone(),
-                message: e.to_string(),
-            })?;
+            table.write(&frame).map_err(Error::write(&self.path))?;
         }
         self.rows.clear();
         Ok(())
     }
 
     /// Writes the rest and renames the table; rows written.
-    fn finish(mut self) -> Result<u64, ImportError> {
+    fn finish(mut self) -> Result<u64, Error> {
         self.flush()?;
         match self.table.take() {
-            Some(table) => table.finish().map_err(|e| self.error(e)),
+            Some(table) => table.finish().map_err(Error::write(&self.path)),
             None => Ok(0),
         }
     }

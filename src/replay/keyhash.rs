@@ -1,4 +1,4 @@
-//! Statistics stage, hashing: position keys are already Zobrist hashes, so
+//! Replay stage, hashing: position keys are already Zobrist hashes, so
 //! the maps keyed by them need only a cheap mix, not SipHash.
 
 use std::hash::{BuildHasher, Hasher};

@@ -1,4 +1,4 @@
-//! Replay stage, results: the declared result of a game, normalised from the
+//! PGN stage, results: the declared result of a game, normalised from the
 //! many ways PGN files write it.
 
 /// A game result as written in PGN, normalised.

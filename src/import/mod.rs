@@ -12,10 +12,10 @@ use std::time::Instant;
 
 use polars::prelude::{DataFrame, PolarsResult};
 use rayon::prelude::*;
-use thiserror::Error;
 
-use crate::game::{BatchOutput, process_batch};
-use crate::input::{self, InputError, InputSource, progress};
+use crate::check::{BatchOutput, process_batch};
+use crate::error::Error;
+use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
 use crate::replay::material::PieceValues;
@@ -51,48 +51,19 @@ pub const DEFAULT_OPENING_PLIES: usize = 20;
 /// Default `--memory-limit`: 1 GiB.
 pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
 
-/// Why an import could not run to the end. Bad games are not errors.
-#[derive(Debug, Error)]
-pub enum ImportError {
-    #[error(transparent)]
-    Input(#[from] InputError),
-    #[error("{path}: cannot create output folder: {source}")]
-    OutputDir { path: PathBuf, source: io::Error },
-    #[error("{path}: cannot write: {message}")]
-    OutputWrite { path: PathBuf, message: String },
-    #[error("{path}: read failed: {source}")]
-    Read { path: String, source: io::Error },
-    #[error("cannot start {threads} worker threads: {message}")]
-    Threads { threads: usize, message: String },
-    #[error(transparent)]
-    Interrupted(#[from] crate::interrupt::Interrupted),
-    #[error("{}: {source}", .path.display())]
-    Locked {
-        path: PathBuf,
-        source: crate::sink::lock::LockError,
-    },
-}
-
-fn write_error(path: &Path, error: impl std::fmt::Display) -> ImportError {
-    ImportError::OutputWrite {
-        path: path.to_path_buf(),
-        message: error.to_string(),
-    }
-}
-
 /// Runs an import and returns its summary (also written to `summary.json`).
-pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
+pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let started = Instant::now();
     let input::Discovered {
         sources,
         skipped_entries,
     } = input::discover(&options.inputs)?;
-    fs::create_dir_all(&options.out).map_err(|source| ImportError::OutputDir {
+    fs::create_dir_all(&options.out).map_err(|source| Error::OutputDir {
         path: options.out.clone(),
         source,
     })?;
     // Held to the end of the run: a second run on this folder refuses.
-    let _lock = OutputLock::for_folder(&options.out).map_err(|source| ImportError::Locked {
+    let _lock = OutputLock::for_folder(&options.out).map_err(|source| Error::Locked {
         path: options.out.clone(),
         source,
     })?;
@@ -138,7 +109,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, ImportError> {
     };
     let aggregates = finished_aggregates.into_inner().unwrap_or_default();
     let aggregated = crate::interrupt::check()
-        .map_err(ImportError::from)
+        .map_err(Error::from)
         .and_then(|()| pool.install(|| write_aggregates(aggregates, &spill, &mut writers)));
     if let Err(e) = aggregated {
         writers.abandon();
@@ -190,15 +161,15 @@ struct Writers {
 }
 
 impl Writers {
-    fn create(dir: &Path, names: &[String]) -> Result<Writers, ImportError> {
+    fn create(dir: &Path, names: &[String]) -> Result<Writers, Error> {
         let open = |name: &str, frame: PolarsResult<DataFrame>| {
             let path = dir.join(format!("{name}.parquet"));
             let schema = frame
-                .map_err(|e| write_error(&path, e))?
+                .map_err(Error::write(&path))?
                 .schema()
                 .as_ref()
                 .clone();
-            TableWriter::create(dir, name, &schema).map_err(|e| write_error(&path, e))
+            TableWriter::create(dir, name, &schema).map_err(Error::write(&path))
         };
         Ok(Writers {
             games: open("games", games_frame(&[], names))?,
@@ -229,7 +200,7 @@ impl Writers {
     }
 
     /// Renames every table to its final name; rows per table.
-    fn finish(self) -> Result<BTreeMap<&'static str, u64>, ImportError> {
+    fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
         let mut tables = BTreeMap::new();
         for (name, writer) in [
             ("games.parquet", self.games),
@@ -241,7 +212,7 @@ impl Writers {
             ("endgames.parquet", self.endgames),
         ] {
             let path = writer.path().to_path_buf();
-            let rows = writer.finish().map_err(|e| write_error(&path, e))?;
+            let rows = writer.finish().map_err(Error::write(&path))?;
             tables.insert(name, rows);
         }
         Ok(tables)
@@ -253,7 +224,7 @@ fn write_aggregates(
     aggregates: Vec<Aggregates<'_>>,
     spill_dirs: &SpillDirs,
     writers: &mut Writers,
-) -> Result<(), ImportError> {
+) -> Result<(), Error> {
     let mut lines = OpeningLines::default();
     let mut material = MaterialTable::default();
     for part in &aggregates {
@@ -271,7 +242,7 @@ fn write_aggregates(
             ))
         })
         .collect::<std::io::Result<Vec<_>>>()
-        .map_err(|e| write_error(spill_dirs.tree.path(), e))?;
+        .map_err(Error::write(spill_dirs.tree.path()))?;
     let mut trees = Vec::with_capacity(parts.len());
     let mut results = Vec::with_capacity(parts.len());
     let mut endgames = Vec::with_capacity(parts.len());
@@ -283,13 +254,13 @@ fn write_aggregates(
 
     let merged = merge_parts::<TreeCodec>(&spill_dirs.tree, trees)?;
     let path = writers.openings.path().to_path_buf();
-    write_openings(merged, &mut writers.openings).map_err(|e| write_error(&path, e))?;
+    write_openings(merged, &mut writers.openings).map_err(Error::write(&path))?;
     let merged = merge_parts::<ResultsCodec>(&spill_dirs.results, results)?;
     let path = writers.results.path().to_path_buf();
-    write_results(merged, &mut writers.results).map_err(|e| write_error(&path, e))?;
+    write_results(merged, &mut writers.results).map_err(Error::write(&path))?;
     let endgames = merge_parts::<EndgamesCodec>(&spill_dirs.endgames, endgames)?
         .collect::<std::io::Result<Vec<_>>>()
-        .map_err(|e| write_error(spill_dirs.endgames.path(), e))?;
+        .map_err(Error::write(spill_dirs.endgames.path()))?;
 
     write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))?;
     write_frame(&mut writers.material, material_frame(&material))?;
@@ -299,25 +270,25 @@ fn write_aggregates(
 fn merge_parts<C: spill::Codec>(
     dir: &SpillDir,
     parts: Vec<Vec<(C::Key, C::Value)>>,
-) -> Result<spill::Merged<C>, ImportError> {
-    spill::merge::<C>(dir, parts).map_err(|e| write_error(dir.path(), e))
+) -> Result<spill::Merged<C>, Error> {
+    spill::merge::<C>(dir, parts).map_err(Error::write(dir.path()))
 }
 
 fn write_frame(
     writer: &mut TableWriter,
     frame: PolarsResult<DataFrame>,
-) -> Result<(), ImportError> {
+) -> Result<(), Error> {
     let path = writer.path().to_path_buf();
-    let frame = frame.map_err(|e| write_error(&path, e))?;
-    writer.write(&frame).map_err(|e| write_error(&path, e))
+    let frame = frame.map_err(Error::write(&path))?;
+    writer.write(&frame).map_err(Error::write(&path))
 }
 
-fn write_summary(dir: &Path, summary: &Summary) -> Result<(), ImportError> {
+fn write_summary(dir: &Path, summary: &Summary) -> Result<(), Error> {
     let path = dir.join("summary.json");
     let tmp = dir.join(".summary.json.tmp");
-    let json = serde_json::to_string_pretty(summary).map_err(|e| write_error(&path, e))?;
-    fs::write(&tmp, json + "\n").map_err(|e| write_error(&tmp, e))?;
-    fs::rename(&tmp, &path).map_err(|e| write_error(&path, e))
+    let json = serde_json::to_string_pretty(summary).map_err(Error::write(&path))?;
+    fs::write(&tmp, json + "\n").map_err(Error::write(&tmp))?;
+    fs::rename(&tmp, &path).map_err(Error::write(&path))
 }
 
 /// One batch's rows as table pieces, built on the worker that replayed it.
@@ -359,7 +330,7 @@ impl RowGroup {
     }
 
     /// Writes the pieces as one row group.
-    fn flush(&mut self, writer: &mut TableWriter) -> Result<(), ImportError> {
+    fn flush(&mut self, writer: &mut TableWriter) -> Result<(), Error> {
         let mut pieces = std::mem::take(&mut self.pieces).into_iter();
         self.rows = 0;
         let Some(mut frame) = pieces.next() else {
@@ -368,12 +339,12 @@ impl RowGroup {
         for piece in pieces {
             frame
                 .vstack_mut_owned(piece)
-                .map_err(|e| write_error(writer.path(), e))?;
+                .map_err(Error::write(writer.path()))?;
         }
         frame.rechunk_mut();
         writer
             .write(&frame)
-            .map_err(|e| write_error(writer.path(), e))
+            .map_err(Error::write(writer.path()))
     }
 }
 
@@ -397,7 +368,7 @@ impl TableConsumer {
     }
 
     /// Writes the last, partial row groups.
-    fn finish(mut self) -> Result<Self, ImportError> {
+    fn finish(mut self) -> Result<Self, Error> {
         self.games.flush(&mut self.writers.games)?;
         self.rejects.flush(&mut self.writers.rejects)?;
         Ok(self)
@@ -405,8 +376,8 @@ impl TableConsumer {
 }
 
 impl pipeline::Consumer<PolarsResult<Tables>> for TableConsumer {
-    fn consume(&mut self, tables: PolarsResult<Tables>) -> Result<(), ImportError> {
-        let tables = tables.map_err(|e| write_error(self.writers.games.path(), e))?;
+    fn consume(&mut self, tables: PolarsResult<Tables>) -> Result<(), Error> {
+        let tables = tables.map_err(Error::write(self.writers.games.path()))?;
         self.counts += &tables.counts;
         self.games.push(tables.games);
         self.rejects.push(tables.rejects);

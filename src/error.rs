@@ -1,0 +1,97 @@
+//! The run error: why a command could not run to the end, with the cause
+//! kept as a real `source()` (bad games are data, never errors). Stages have
+//! their own error types; the commands wrap them here.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::input::InputError;
+use crate::interrupt::Interrupted;
+use crate::sink::lock::LockError;
+
+/// Any cause of a failed write: I/O, Parquet encoding, JSON.
+pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+
+/// Why a run stopped.
+#[derive(Debug, Error)]
+pub enum Error {
+    #[error(transparent)]
+    Input(#[from] InputError),
+    #[error("{path}: read failed: {source}")]
+    Read { path: String, source: io::Error },
+    #[error("{}: cannot create output folder: {source}", .path.display())]
+    OutputDir { path: PathBuf, source: io::Error },
+    #[error("{}: cannot write: {source}", .path.display())]
+    Write { path: PathBuf, source: Cause },
+    #[error("{}: {source}", .path.display())]
+    Locked { path: PathBuf, source: LockError },
+    #[error("cannot start {threads} worker threads: {source}")]
+    Threads {
+        threads: usize,
+        source: rayon::ThreadPoolBuildError,
+    },
+    /// A bug, not a problem with the input: said so, not hidden as an I/O
+    /// error.
+    #[error("the {0} thread panicked (a bug in pgnlake: please report it)")]
+    Panicked(&'static str),
+    /// Options that cannot work together or with these inputs.
+    #[error("{0}")]
+    Usage(String),
+    #[error(transparent)]
+    Interrupted(#[from] Interrupted),
+    #[cfg(feature = "tables")]
+    #[error(transparent)]
+    Query(#[from] crate::read::query::QueryError),
+    #[cfg(feature = "tables")]
+    #[error(transparent)]
+    Explore(#[from] crate::read::explore::ExploreError),
+}
+
+impl Error {
+    /// A write to `path` failed with `source`: for `map_err`.
+    pub fn write<E: Into<Cause>>(path: &Path) -> impl FnOnce(E) -> Error + '_ {
+        move |source| Error::Write {
+            path: path.to_path_buf(),
+            source: source.into(),
+        }
+    }
+
+    /// Did the reader of our output go away (`pgnlake query … | head`)?
+    /// That ends a run successfully and silently, as in ripgrep.
+    pub fn is_broken_pipe(&self) -> bool {
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
+        while let Some(error) = cause {
+            if let Some(io) = error.downcast_ref::<io::Error>()
+                && io.kind() == io::ErrorKind::BrokenPipe
+            {
+                return true;
+            }
+            #[cfg(feature = "tables")]
+            if let Some(polars::prelude::PolarsError::IO { error, .. }) =
+                error.downcast_ref::<polars::prelude::PolarsError>()
+                && error.kind() == io::ErrorKind::BrokenPipe
+            {
+                return true;
+            }
+            cause = error.source();
+        }
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_broken_pipe_is_found_below_a_write_error() {
+        let pipe = io::Error::from(io::ErrorKind::BrokenPipe);
+        assert!(Error::write(Path::new("-"))(pipe).is_broken_pipe());
+        let full = io::Error::from(io::ErrorKind::StorageFull);
+        let error = Error::write(Path::new("a.pgn"))(full);
+        assert!(!error.is_broken_pipe());
+        assert_eq!(error.to_string(), "a.pgn: cannot write: no storage space");
+    }
+}

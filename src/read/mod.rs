@@ -1,0 +1,5 @@
+//! Reading an import back: SQL over its tables (`query`) and one position
+//! of its opening tree (`explore`).
+
+pub mod explore;
+pub mod query;
