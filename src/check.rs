@@ -3,8 +3,10 @@
 
 use std::borrow::Cow;
 
+use crate::pgn::Span;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
+use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::pgn::{encoding, framer};
@@ -13,9 +15,7 @@ use crate::replay::draw::draw_reason;
 use crate::replay::material::material_facts;
 use crate::replay::openings;
 use crate::replay::reject::{RejectReason, Rejection};
-use crate::pgn::result::GameResult;
 use crate::replay::{self, Replayed, Replayer};
-use crate::pgn::Span;
 use crate::sink::rows::{GameRow, Place, RejectRow};
 use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;

@@ -60,10 +60,7 @@ pub fn run<S, O, C, NewState, Work, Finish>(
     bar: &ProgressBar,
     workers: Workers<NewState, Work, Finish>,
     consumer: C,
-) -> (
-    Result<Vec<InputSummary>, Error>,
-    Result<C, Error>,
-)
+) -> (Result<Vec<InputSummary>, Error>, Result<C, Error>)
 where
     O: Send,
     C: Consumer<O>,
@@ -318,7 +315,10 @@ mod tests {
             work: |batch: &Batch, _: &mut ()| {
                 let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
                 most.fetch_max(now, Ordering::SeqCst);
-                (batch.games.first().map_or(0, |g| g.game_id), batch.games.len() as u64)
+                (
+                    batch.games.first().map_or(0, |g| g.game_id),
+                    batch.games.len() as u64,
+                )
             },
             finish: |_| {},
         };

@@ -448,13 +448,23 @@ fn with_stdout_closed(args: &[&str], stdin: Vec<u8>) -> Output {
 fn a_broken_pipe_on_stdout_is_success() {
     let out = tmp();
     let data = out.path().to_str().unwrap_or_default();
-    let imported = pgnlake(&["import", "-q", sample("").to_str().unwrap_or_default(), "--out", data]);
+    let imported = pgnlake(&[
+        "import",
+        "-q",
+        sample("").to_str().unwrap_or_default(),
+        "--out",
+        data,
+    ]);
     assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
     // 78³ rows: far more than a pipe holds.
-    let cross = "select a.white, b.black, c.event from games a cross join games b cross join games c";
+    let cross =
+        "select a.white, b.black, c.event from games a cross join games b cross join games c";
     let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
     let runs: [(&[&str], Vec<u8>); 5] = [
-        (&["query", "--data", data, "-e", cross, "--format", "csv"], Vec::new()),
+        (
+            &["query", "--data", data, "-e", cross, "--format", "csv"],
+            Vec::new(),
+        ),
         (&["query", "--data", data, "-e", cross], Vec::new()),
         (&["explore", "--data", data, "e4"], Vec::new()),
         (&["explore", "--data", data, "--format", "json"], Vec::new()),
@@ -462,7 +472,12 @@ fn a_broken_pipe_on_stdout_is_success() {
     ];
     for (args, stdin) in runs {
         let output = with_stdout_closed(args, stdin);
-        assert_eq!(output.status.code(), Some(0), "{args:?}: {}", stderr(&output));
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
         assert_eq!(stderr(&output), "", "{args:?}");
     }
 }

@@ -5,27 +5,26 @@
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io;
 use std::path::{Path, PathBuf};
 
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move, Position};
 
+use crate::check::{CheckedGame, check_game, place};
 use crate::clean::dedupe::{
     DedupeMode, DupCodec, DupFacts, DupKey, DupValue, LineCodec, LineValue, contained_losers,
     losers_of, mark_duplicate,
 };
-use crate::check::{CheckedGame, check_game, place};
+use crate::clean::repair;
 use crate::error::Error;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::result::GameResult;
 use crate::pgn::visitor::{BatchParser, FeedHolder, NoteKind, ParsedGame, VarLine};
 use crate::pgn::{encoding, movetext};
 use crate::pipeline;
-use crate::clean::repair;
 use crate::replay::audit::Declared;
 use crate::replay::reject::RejectReason;
-use crate::pgn::result::GameResult;
 use crate::replay::{self, Replayed, Replayer};
 use crate::sink::lock::OutputLock;
 use crate::sink::output::FileOutput;
@@ -215,11 +214,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
         DedupeMode::None => HashMap::new(),
         mode => find_duplicates(&sources, &pool, threads, modes, mode, options.memory_limit)?,
     };
-    let duplicates = options
-        .duplicates
-        .as_deref()
-        .map(FileOutput::create)
-        .transpose()?;
+    let duplicates = options.duplicates.as_deref().map(create).transpose()?;
     let workers = pipeline::Workers {
         new_state: || (),
         work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &losers),
@@ -349,7 +344,8 @@ fn find_duplicates(
     }
     let part = collected.map.finish().map_err(Error::write(spill.path()))?;
     let mut group: Vec<(DupKey, DupValue)> = Vec::new();
-    let merged = spill::merge::<DupCodec>(&spill, vec![part]).map_err(Error::write(spill.path()))?;
+    let merged =
+        spill::merge::<DupCodec>(&spill, vec![part]).map_err(Error::write(spill.path()))?;
     for entry in merged {
         let entry = entry.map_err(Error::write(spill.path()))?;
         if group
@@ -976,12 +972,7 @@ impl ReportWriter {
         })
     }
 
-    fn push(
-        &mut self,
-        place: &Place,
-        sources: &[String],
-        action: Action,
-    ) -> Result<(), Error> {
+    fn push(&mut self, place: &Place, sources: &[String], action: Action) -> Result<(), Error> {
         let source = sources
             .get(place.source as usize)
             .cloned()

@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -274,10 +273,7 @@ fn merge_parts<C: spill::Codec>(
     spill::merge::<C>(dir, parts).map_err(Error::write(dir.path()))
 }
 
-fn write_frame(
-    writer: &mut TableWriter,
-    frame: PolarsResult<DataFrame>,
-) -> Result<(), Error> {
+fn write_frame(writer: &mut TableWriter, frame: PolarsResult<DataFrame>) -> Result<(), Error> {
     let path = writer.path().to_path_buf();
     let frame = frame.map_err(Error::write(&path))?;
     writer.write(&frame).map_err(Error::write(&path))
@@ -342,9 +338,7 @@ impl RowGroup {
                 .map_err(Error::write(writer.path()))?;
         }
         frame.rechunk_mut();
-        writer
-            .write(&frame)
-            .map_err(Error::write(writer.path()))
+        writer.write(&frame).map_err(Error::write(writer.path()))
     }
 }
 

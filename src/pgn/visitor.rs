@@ -10,8 +10,8 @@ use std::ops::ControlFlow;
 
 use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 
-use crate::pgn::encoding;
 use crate::pgn::Span;
+use crate::pgn::encoding;
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
 /// 1 KB engine comments, lichess study tags) exceed the 255-byte default. A

@@ -1,8 +1,8 @@
 //! Replay stage, result audit: compares the declared result (tag and
 //! movetext marker) with what the final board proves.
 
-use super::result::GameResult;
 use super::{EndState, Replayed};
+use crate::pgn::result::GameResult;
 
 /// Exactly one verdict per game.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,8 +1,8 @@
 //! Replay stage, draw reasons: why a drawn game was a draw, by the rule the
 //! board shows, so that each draw rule can be counted.
 
-use super::result::GameResult;
 use super::{EndState, Replayed};
+use crate::pgn::result::GameResult;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum DrawReason {

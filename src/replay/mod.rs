@@ -19,8 +19,8 @@ use pgn_reader::shakmaty::{
     Rank, Role, Square,
 };
 
+use crate::pgn::result::GameResult;
 use reject::{RejectReason, Rejection};
-use result::GameResult;
 
 /// The state of the final position.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -13,10 +13,10 @@ use polars_arrow::offset::OffsetsBuffer;
 use polars_parquet::write::ZstdLevel;
 
 use super::rows::{GameRow, Place, RejectRow};
+use crate::pgn::result::GameResult;
 use crate::replay::color_name;
 use crate::replay::material::{CHECKPOINTS, Material};
 use crate::replay::openings::{self, OpeningName};
-use crate::pgn::result::GameResult;
 use shakmaty::Color;
 
 /// Rows per row group: large enough for good compression and scans, small

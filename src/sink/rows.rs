@@ -3,6 +3,8 @@
 
 use std::borrow::Cow;
 
+use crate::pgn::Span;
+use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
@@ -10,8 +12,6 @@ use crate::replay::draw::DrawReason;
 use crate::replay::material::MaterialFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
-use crate::pgn::Span;
-use crate::pgn::result::GameResult;
 
 /// Where a game is: the identity columns both tables share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -8,11 +8,11 @@ use std::ops::AddAssign;
 use shakmaty::{Color, Role};
 
 use super::spill::{BoundedMap, Codec, Fields, SpillDir};
+use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
 use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::{CHECKPOINTS, Material, PieceValues};
-use crate::pgn::result::GameResult;
 
 /// Games and their counted results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
