@@ -330,10 +330,11 @@ mod tests {
         let bar = ProgressBar::hidden();
         let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
         assert!(read.is_ok() && consumed.is_ok());
-        // 2 threads: at most max(32, 8 × 2) batches between reader and
-        // consumer, of the 98 the input makes.
+        // 2 threads: at most max(32, 8 × 2) tickets between reader and
+        // consumer, of the 98 batches the input makes, plus the one the
+        // consumer holds (its ticket goes back before it consumes it).
         let most = most.load(Ordering::SeqCst);
-        assert!((2..=32).contains(&most), "{most} batches in flight");
+        assert!((2..=33).contains(&most), "{most} batches in flight");
     }
 
     #[test]

@@ -191,7 +191,7 @@ fn errors_are_one_line_and_exit_2() {
     );
     assert_eq!(
         error(&query(&["queries/no_such.sql"])),
-        "pgnlake: queries/no_such.sql: No such file or directory (os error 2)"
+        "pgnlake: queries/no_such.sql: read failed: No such file or directory (os error 2)"
     );
     assert_eq!(
         error(&query(&[
