@@ -83,9 +83,7 @@ impl InputSource {
         match self {
             InputSource::Stdin => "-".to_string(),
             InputSource::File(p) => p.display().to_string(),
-            InputSource::ZipEntry { archive, name, .. } => {
-                format!("{}/{name}", archive.display())
-            }
+            InputSource::ZipEntry { archive, name, .. } => entry_name(archive, name),
         }
     }
 
@@ -97,6 +95,11 @@ impl InputSource {
             InputSource::ZipEntry { size, .. } => Some(*size),
         }
     }
+}
+
+/// How an archive entry is named in the tables and the summary.
+fn entry_name(archive: &Path, name: &str) -> String {
+    format!("{}/{name}", archive.display())
 }
 
 /// File names a folder walk picks up.
@@ -177,17 +180,14 @@ fn unreadable(path: &Path) -> impl Fn(io::Error) -> InputError + '_ {
     }
 }
 
-/// Does the file start with a zip local header or an empty archive's end
-/// record? (Read from the magic bytes, like the compressions.)
+/// Is the file a zip archive? (Read from the magic bytes, like the
+/// compressions.)
 fn is_zip(path: &Path) -> Result<bool, InputError> {
     let mut magic = Vec::with_capacity(4);
     File::open(path)
         .and_then(|f| f.take(4).read_to_end(&mut magic))
         .map_err(unreadable(path))?;
-    Ok(matches!(
-        magic.as_slice(),
-        [b'P', b'K', 3, 4] | [b'P', b'K', 5, 6]
-    ))
+    Ok(text::is_zip(&magic))
 }
 
 /// Adds the `.pgn` entries of a zip archive (case-insensitive, in archive
@@ -218,9 +218,7 @@ fn expand_zip(path: &Path, named: bool, discovered: &mut Discovered) -> Result<(
                 name,
             });
         } else {
-            discovered
-                .skipped_entries
-                .push(format!("{}/{name}", path.display()));
+            discovered.skipped_entries.push(entry_name(path, &name));
         }
     }
     if named && discovered.sources.len() == before {

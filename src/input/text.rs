@@ -50,9 +50,14 @@ fn foreign_format(head: &[u8]) -> Option<&'static str> {
         [0xfd, b'7', b'z', b'X', b'Z', 0x00, ..] => Some("xz"),
         [b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c, ..] => Some("7z"),
         [b'R', b'a', b'r', b'!', 0x1a, 0x07, ..] => Some("rar"),
-        [b'P', b'K', 0x03, 0x04, ..] | [b'P', b'K', 0x05, 0x06, ..] => Some("zip"),
+        head if is_zip(head) => Some("zip"),
         _ => None,
     }
+}
+
+/// A zip local header, or an empty archive's end record.
+pub fn is_zip(head: &[u8]) -> bool {
+    matches!(head, [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..])
 }
 
 /// A NUL byte, or more than 5 % C0 control bytes other than TAB, LF, FF
