@@ -1,6 +1,8 @@
 //! The run error: why a command could not run to the end, with the cause
 //! kept as a real `source()` (bad games are data, never errors). Stages have
-//! their own error types; the commands wrap them here.
+//! their own error types, wrapped here; the read commands' own failures
+//! (`QueryError`, `ExploreError`) are defined here so that this module sits
+//! below every command.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -41,17 +43,15 @@ pub enum Error {
     Usage(String),
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
-    #[cfg(feature = "tables")]
     #[error(transparent)]
-    Query(#[from] crate::read::query::QueryError),
-    #[cfg(feature = "tables")]
+    Query(#[from] QueryError),
     #[error(transparent)]
-    Explore(#[from] crate::read::explore::ExploreError),
+    Explore(#[from] ExploreError),
 }
 
 impl Error {
     /// A write to `path` failed with `source`: for `map_err`.
-    pub fn write<E: Into<Cause>>(path: &Path) -> impl FnOnce(E) -> Error + '_ {
+    pub fn write<E: Into<Cause>>(path: &Path) -> impl Fn(E) -> Error + Copy + '_ {
         move |source| Error::Write {
             path: path.to_path_buf(),
             source: source.into(),
@@ -79,6 +79,45 @@ impl Error {
         }
         false
     }
+}
+
+/// Why `pgnlake query` could not answer.
+#[derive(Debug, Error)]
+pub enum QueryError {
+    #[error("{}: no such folder (run `pgnlake import --out DIR` first, or pass --data)", .0.display())]
+    MissingData(PathBuf),
+    #[error("{}: no tables here (no *.parquet files)", .0.display())]
+    NoTables(PathBuf),
+    #[error("{}: {message}", .path.display())]
+    Unreadable { path: PathBuf, message: String },
+    #[error("{origin}: no SQL statement in it")]
+    Empty { origin: String },
+    #[error("{place}: table {table:?} does not exist in {} (tables: {})", .data.display(), .tables.join(", "))]
+    MissingTable {
+        place: String,
+        table: String,
+        data: PathBuf,
+        tables: Vec<String>,
+    },
+    #[error("{place}: {message}")]
+    Sql { place: String, message: String },
+}
+
+/// Why `pgnlake explore` could not show the position.
+#[derive(Debug, Error)]
+pub enum ExploreError {
+    #[error("{token:?} at ply {ply} is not a legal move in {fen}")]
+    IllegalMove {
+        token: String,
+        ply: usize,
+        fen: String,
+    },
+    #[error("not a legal position: {fen:?} ({message})")]
+    BadFen { fen: String, message: String },
+    #[error("{}: no opening tree here (run `pgnlake import --out DIR` first)", .path.display())]
+    MissingTable { path: PathBuf },
+    #[error("{}: {message}", .path.display())]
+    Table { path: PathBuf, message: String },
 }
 
 #[cfg(test)]

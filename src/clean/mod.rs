@@ -1,12 +1,37 @@
 //! Archivist mode, `pgnlake clean`: every accepted game written back as
 //! standard PGN, every rejected game set aside byte for byte, duplicates
-//! found and wrong results fixed with provenance. The notation repair and the
+//! found and wrong results fixed with provenance.
+//!
+//! `run` drives it: `duplicate_pass` (first pass of `--dedupe`), then one
+//! ordered pass where `game` settles each game (`export` writes it back,
+//! `repaired_game` reads a rejected one again through `repair`), and
+//! `output` writes the files and the `report` in input order; `options`
+//! holds what was asked and what was done. The notation repair and the
 //! duplicate keys need no tables (the fuzz targets build them alone).
 
 pub mod dedupe;
 pub mod repair;
+
+#[cfg(feature = "tables")]
+mod duplicate_pass;
+#[cfg(feature = "tables")]
+mod export;
+#[cfg(feature = "tables")]
+mod game;
+#[cfg(feature = "tables")]
+mod options;
+#[cfg(feature = "tables")]
+mod output;
+#[cfg(feature = "tables")]
+mod repaired_game;
+#[cfg(feature = "tables")]
+mod report;
 #[cfg(feature = "tables")]
 mod run;
 
 #[cfg(feature = "tables")]
-pub use run::*;
+pub use game::{Action, ActionKind};
+#[cfg(feature = "tables")]
+pub use options::{CleanOptions, CleanSummary};
+#[cfg(feature = "tables")]
+pub use run::run_clean;

@@ -8,6 +8,8 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square};
 
+use crate::pgn::result::GameResult;
+
 /// A game read through repair.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Repaired {
@@ -15,7 +17,7 @@ pub struct Repaired {
     pub moves: Vec<RepairedMove>,
     pub leading_comments: Vec<String>,
     /// The result marker, normalised, when the movetext has one.
-    pub marker: Option<&'static str>,
+    pub marker: Option<GameResult>,
     /// Variations met (not replayed by repair: they are dropped).
     pub variations: u32,
 }
@@ -115,7 +117,7 @@ enum Token {
     Nag(u8),
     Comment(String),
     Variation,
-    Result(&'static str),
+    Result(GameResult),
 }
 
 /// Splits normalised movetext into moves, NAGs, comments, variations and
@@ -244,10 +246,10 @@ fn classify(word: &str, written: &str) -> Option<Token> {
         return None;
     }
     match bare {
-        "1-0" | "1:0" => return Some(Token::Result("1-0")),
-        "0-1" | "0:1" => return Some(Token::Result("0-1")),
-        "1/2-1/2" | "½-½" | "1/2" | "1/2:1/2" => return Some(Token::Result("1/2-1/2")),
-        "*" => return Some(Token::Result("*")),
+        "1-0" | "1:0" => return Some(Token::Result(GameResult::WhiteWins)),
+        "0-1" | "0:1" => return Some(Token::Result(GameResult::BlackWins)),
+        "1/2-1/2" | "½-½" | "1/2" | "1/2:1/2" => return Some(Token::Result(GameResult::Draw)),
+        "*" => return Some(Token::Result(GameResult::Unfinished)),
         _ => {}
     }
     // A move number glued to nothing (`12`), or `12.` already split.

@@ -4,7 +4,7 @@
 //! are rejected with the token and its line. It also reads the termination
 //! marker, including the common non-standard spellings (`1:0`, `½-½`, ...).
 
-use pgn_reader::shakmaty::san::SanPlus;
+use shakmaty::san::SanPlus;
 
 use crate::pgn::encoding;
 use crate::pgn::result::GameResult;

@@ -3,15 +3,15 @@
 //! there with their games, results, ratings and last year.
 
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use polars::prelude::*;
 use serde::Serialize;
 use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
-use thiserror::Error;
 
+pub use crate::error::ExploreError;
 use crate::replay::openings::{self, position_key, strip_move_number};
 
 /// The position to explore.
@@ -21,22 +21,6 @@ pub enum Target {
     Moves(Vec<String>),
     /// A FEN or EPD.
     Fen(String),
-}
-
-#[derive(Debug, Error)]
-pub enum ExploreError {
-    #[error("{token:?} at ply {ply} is not a legal move in {fen}")]
-    IllegalMove {
-        token: String,
-        ply: usize,
-        fen: String,
-    },
-    #[error("not a legal position: {fen:?} ({message})")]
-    BadFen { fen: String, message: String },
-    #[error("{}: no opening tree here (run `pgnlake import --out DIR` first)", .path.display())]
-    MissingTable { path: PathBuf },
-    #[error("{}: {message}", .path.display())]
-    Table { path: PathBuf, message: String },
 }
 
 /// One move played from the position.

@@ -7,28 +7,8 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 use polars::sql::SQLContext;
-use thiserror::Error;
 
-#[derive(Debug, Error)]
-pub enum QueryError {
-    #[error("{}: no such folder (run `pgnlake import --out DIR` first, or pass --data)", .0.display())]
-    MissingData(PathBuf),
-    #[error("{}: no tables here (no *.parquet files)", .0.display())]
-    NoTables(PathBuf),
-    #[error("{}: {message}", .path.display())]
-    Unreadable { path: PathBuf, message: String },
-    #[error("{origin}: no SQL statement in it")]
-    Empty { origin: String },
-    #[error("{place}: table {table:?} does not exist in {} (tables: {})", .data.display(), .tables.join(", "))]
-    MissingTable {
-        place: String,
-        table: String,
-        data: PathBuf,
-        tables: Vec<String>,
-    },
-    #[error("{place}: {message}")]
-    Sql { place: String, message: String },
-}
+pub use crate::error::QueryError;
 
 /// One statement of a script, with where it starts and its leading comment.
 #[derive(Debug, Clone, PartialEq, Eq)]

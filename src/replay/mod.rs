@@ -11,10 +11,10 @@ pub mod reject;
 pub mod resolve;
 
 use pgn_reader::SanPlus;
-use pgn_reader::shakmaty::fen::Fen;
-use pgn_reader::shakmaty::san::{San, SanError};
-use pgn_reader::shakmaty::zobrist::{Zobrist64, ZobristValue};
-use pgn_reader::shakmaty::{
+use shakmaty::fen::Fen;
+use shakmaty::san::{San, SanError};
+use shakmaty::zobrist::{Zobrist64, ZobristValue};
+use shakmaty::{
     Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position,
     Rank, Role, Square,
 };

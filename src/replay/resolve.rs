@@ -4,9 +4,9 @@
 //! operations, and defers everything else (including every error, so
 //! messages and reasons stay shakmaty's) to it.
 
-use pgn_reader::shakmaty::attacks;
-use pgn_reader::shakmaty::san::San;
-use pgn_reader::shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square};
+use shakmaty::attacks;
+use shakmaty::san::San;
+use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square};
 
 /// The unique legal move `san` denotes, or `None` to let shakmaty decide.
 pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
@@ -179,8 +179,8 @@ fn pawn_push_origins(occupied: Bitboard, to: Square, turn: Color) -> Bitboard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use pgn_reader::shakmaty::san::SanPlus;
-    use pgn_reader::shakmaty::{CastlingMode, fen::Fen};
+    use shakmaty::san::SanPlus;
+    use shakmaty::{CastlingMode, fen::Fen};
 
     /// Every legal move of `pos`, written as SAN and parsed back: the fast
     /// path must find the same move shakmaty finds, or defer.
@@ -192,7 +192,7 @@ mod tests {
                     Ok(fast),
                     san.to_move(pos),
                     "{san} in {}",
-                    Fen::from_position(pos, pgn_reader::shakmaty::EnPassantMode::Legal)
+                    Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
                 );
             }
         }
@@ -225,7 +225,7 @@ mod tests {
 
     #[test]
     fn never_accepts_what_shakmaty_rejects() {
-        use pgn_reader::shakmaty::Square;
+        use shakmaty::Square;
         crate::replay::random_walk(0x5555_aaaa_1234_8765, 30, 100, |pos| {
             for role in [
                 Role::Pawn,

@@ -1,0 +1,184 @@
+//! The per-game path `import` and `clean` share, between the stages and the
+//! commands: framed bytes → pgn-reader parse and token audit → replay, in
+//! one batch loop; a failure becomes the game's rejects row (`reject`), an
+//! accepted game the import's games row and aggregates (`row`).
+
+mod reject;
+mod row;
+
+use shakmaty::Chess;
+
+use crate::pgn::encoding;
+use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
+use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
+use crate::replay::reject::{RejectReason, Rejection};
+use crate::replay::{self, Replayed, Replayer};
+use crate::sink::rows::{Place, RejectRow};
+
+pub use reject::{MAX_MESSAGE_CHARS, MAX_RAW_PGN, MAX_TOKEN_CHARS};
+use reject::{frame_rejection, reject_row, token_rejection};
+pub use row::{BatchOutput, counted_result, process_batch};
+
+/// A game that parsed, passed the token audit and replayed.
+pub(crate) struct CheckedGame {
+    pub game: ParsedGame,
+    pub report: MovetextReport,
+    /// The start position (the replay consumed its own copy); `clean`
+    /// reads it.
+    #[cfg_attr(not(feature = "tables"), allow(dead_code))]
+    pub start: Chess,
+    pub start_fen: Option<String>,
+    pub chess960: bool,
+    pub replayed: Replayed,
+}
+
+/// Frames, parses, audits and replays one game: the steps `import` and
+/// `clean` share. A failure is the game's reject row.
+pub(crate) fn check_game(
+    batch: &Batch,
+    raw: &RawGame,
+    next: usize,
+    parser: &mut BatchParser<'_>,
+    replayer: &mut Replayer,
+) -> Result<CheckedGame, Box<RejectRow>> {
+    let bytes = batch.game_bytes(raw);
+    let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
+        Box::new(reject_row(batch, raw, bytes, game, rejection))
+    };
+    // A game the framer cut is rejected before any scan of its (possibly
+    // 32 MiB) text.
+    if let Some(rejection) = frame_rejection(raw) {
+        return Err(reject(None, rejection));
+    }
+    let report = movetext::scan(bytes, raw.line);
+    let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
+    audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
+    let start = replay::setup(game.text(game.variant), game.text(game.fen))
+        .map_err(|r| reject(Some(&game), r))?;
+    let start_fen = start.start_fen.clone();
+    let chess960 = start.chess960;
+    let start_pos = start.pos.clone();
+    let replayed = replayer
+        .replay(start, &game.sans)
+        .map_err(|mut rejection| {
+            if let Some(ply) = rejection.ply
+                && let Some((line, _)) = movetext::locate_mainline_ply(bytes, raw.line, ply)
+            {
+                rejection.token_line = Some(line);
+            }
+            reject(Some(&game), rejection)
+        })?;
+    Ok(CheckedGame {
+        game,
+        report,
+        start: start_pos,
+        start_fen,
+        chess960,
+        replayed,
+    })
+}
+
+/// The one batch loop of `import` and `clean`: each game of the batch in
+/// order, with the start of the next frame (where its text ends) and one
+/// parser and replayer reused across the batch. `keep_notes`: the parser
+/// keeps comments, NAGs and variations (for `clean`'s export).
+pub(crate) fn for_each_game(
+    batch: &Batch,
+    keep_notes: bool,
+    mut each: impl FnMut(&RawGame, usize, &mut BatchParser<'_>, &mut Replayer),
+) {
+    let holder = FeedHolder::new(&batch.data);
+    let parser = BatchParser::new(&holder);
+    let mut parser = if keep_notes {
+        parser.keeping_notes()
+    } else {
+        parser
+    };
+    let mut replayer = Replayer::default();
+    for (index, raw) in batch.games.iter().enumerate() {
+        let next = batch
+            .games
+            .get(index + 1)
+            .map_or(batch.data.len(), |g| g.start);
+        each(raw, next, &mut parser, &mut replayer);
+    }
+}
+
+/// Hands the frame to pgn-reader, unless the frame is already known to be
+/// unreadable (too long, or a comment that never closes).
+fn parse_frame(
+    raw: &RawGame,
+    next: usize,
+    report: &MovetextReport,
+    parser: &mut BatchParser<'_>,
+) -> Result<ParsedGame, Rejection> {
+    if let Some(p) = &report.problem
+        && p.kind == TokenProblemKind::UnterminatedComment
+    {
+        // pgn-reader would read on past the frame; do not hand it over.
+        return Err(token_rejection(
+            RejectReason::UnterminatedComment,
+            "unterminated comment",
+            p,
+        ));
+    }
+    match parser.parse(raw.start, raw.end, next) {
+        ParseOutcome::Game(game) => Ok(game),
+        ParseOutcome::SyntaxError(error) => Err(Rejection::new(
+            RejectReason::MalformedTag,
+            format!("malformed tag: {error}"),
+        )),
+        // pgn-reader ended the game early, nearly always at a broken tag
+        // line (an unescaped quote, text after the value).
+        ParseOutcome::Split => Err(match &report.problem {
+            Some(p) => token_rejection(RejectReason::MalformedTag, "malformed tag section near", p),
+            None => Rejection::new(
+                RejectReason::MalformedTag,
+                "malformed tag section: pgn-reader reads more than one game here",
+            ),
+        }),
+    }
+}
+
+/// Rejects text that is no game, and games with a token pgn-reader skipped.
+fn audit_tokens(game: &ParsedGame, report: &MovetextReport, bytes: &[u8]) -> Result<(), Rejection> {
+    if game.tags.is_empty() && game.sans.is_empty() && report.mainline_moves == 0 {
+        let text = encoding::decode(bytes).0;
+        let preview: String = text.trim().chars().take(60).collect();
+        let message = format!("text between games: {preview:?}");
+        return Err(Rejection::new(RejectReason::Garbage, message));
+    }
+    if let Some(problem) = &report.problem {
+        let (reason, what) = match problem.kind {
+            TokenProblemKind::Unknown => (RejectReason::UnknownToken, "unknown token"),
+            TokenProblemKind::AfterResult => (RejectReason::UnknownToken, "text after the result"),
+            TokenProblemKind::TagLine => (RejectReason::MalformedTag, "malformed tag line near"),
+            TokenProblemKind::UnparsableSan => (RejectReason::UnparsableSan, "unparsable SAN"),
+            TokenProblemKind::UnterminatedComment => {
+                (RejectReason::UnterminatedComment, "unterminated comment")
+            }
+        };
+        return Err(token_rejection(reason, what, problem));
+    }
+    if report.mainline_moves as usize != game.sans.len() {
+        let message = format!(
+            "token audit counts {} mainline moves, pgn-reader {}",
+            report.mainline_moves,
+            game.sans.len()
+        );
+        return Err(Rejection::new(RejectReason::UnknownToken, message));
+    }
+    Ok(())
+}
+
+/// Where a game sits: its number in the run, its source and its place in it.
+pub(crate) fn game_place(batch: &Batch, raw: &RawGame) -> Place {
+    Place {
+        game_id: raw.game_id,
+        source: batch.source,
+        game_index: raw.game_index,
+        offset: raw.offset,
+        line: raw.line,
+    }
+}

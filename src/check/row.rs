@@ -1,0 +1,270 @@
+//! The per-game path, accepted games in `import`: the games row (tags in
+//! their columns, the result audit, material, speed, draw reason, opening)
+//! and the game added to the worker's aggregates.
+
+use std::borrow::Cow;
+
+use crate::check::{CheckedGame, check_game, for_each_game, game_place};
+use crate::pgn::Span;
+use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::result::GameResult;
+use crate::pgn::time_control::TimeClass;
+use crate::pgn::visitor::BatchParser;
+use crate::replay::Replayer;
+use crate::replay::audit::{self, Declared, ResultCheck};
+use crate::replay::draw::draw_reason;
+use crate::replay::material::material_facts;
+use crate::replay::openings;
+use crate::sink::rows::{GameRow, RejectRow};
+use crate::stats::outcomes::OutcomeFacts;
+use crate::stats::tree::GameFacts;
+use crate::stats::{Aggregates, RunCounts};
+
+/// What a batch of games turned into.
+#[derive(Debug, Default)]
+pub struct BatchOutput {
+    pub games: Vec<GameRow>,
+    pub rejects: Vec<RejectRow>,
+    pub counts: RunCounts,
+}
+
+/// Parses, audits and replays every game of a batch, in order, and adds
+/// the accepted games to the worker's aggregates.
+pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOutput {
+    let mut out = BatchOutput::default();
+    for_each_game(
+        batch,
+        false,
+        |raw, next, parser, replayer| match process_game(batch, raw, next, parser, replayer) {
+            Ok(mut row) => {
+                add_to_aggregates(&mut row, replayer, aggregates);
+                out.counts
+                    .count_accepted(row.replayed.end_state, row.result_check);
+                out.games.push(row);
+            }
+            Err(row) => {
+                out.counts.count_rejected(row.reason);
+                out.rejects.push(*row);
+            }
+        },
+    );
+    out
+}
+
+/// Derives the per-game statistics columns (material, speed, draw reason,
+/// opening) and adds the game to the worker's aggregates. Games from a
+/// set-up position or Chess960 have no opening and stay out of the tree.
+fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Aggregates<'_>) {
+    let declared = row.declared_result;
+    let counted = counted_result(row.result_check, declared, row.replayed.result_by_rule);
+    let (start, turn) = replayer.start();
+    row.material = material_facts(
+        start,
+        turn,
+        replayer.moves(),
+        replayer.final_board(),
+        &aggregates.options.piece_values,
+    );
+    row.time_class = TimeClass::of_tag(row.tag(row.time_control));
+    row.draw_reason = draw_reason(counted, &row.replayed);
+    let outcome = OutcomeFacts {
+        year: row.year,
+        time_class: row.time_class,
+        white_elo: row.white_elo,
+        black_elo: row.black_elo,
+        declared,
+        end_state: row.replayed.end_state,
+        termination: row.tag(row.termination),
+        draw_reason: row.draw_reason,
+        counted,
+        diff_at: row.material.diff_at,
+        endgame: row
+            .material
+            .endgame_material
+            .zip(row.material.endgame_ply)
+            .map(|(m, ply)| (m, row.replayed.plies - ply)),
+    };
+    aggregates.outcomes.add(&outcome);
+    if row.start_fen.is_some() || row.chess960 {
+        return;
+    }
+    let keys = replayer.keys();
+    row.opening = openings::index().classify(keys);
+    let facts = GameFacts {
+        result: counted,
+        white_elo: row.white_elo.and_then(|e| u32::try_from(e).ok()),
+        black_elo: row.black_elo.and_then(|e| u32::try_from(e).ok()),
+        year: row.year.and_then(|y| u16::try_from(y).ok()),
+    };
+    aggregates.add_standard_game(keys, replayer.moves(), row.opening, &facts);
+}
+
+/// The result the statistics count: the declared one when the audit found
+/// it consistent with the board, otherwise the one the board proves (none
+/// when it proves nothing: the game counts as unfinished).
+pub fn counted_result(
+    check: ResultCheck,
+    declared: Option<GameResult>,
+    by_rule: Option<GameResult>,
+) -> Option<GameResult> {
+    match check {
+        ResultCheck::Consistent => declared.or(by_rule),
+        _ => by_rule,
+    }
+}
+
+fn process_game(
+    batch: &Batch,
+    raw: &RawGame,
+    next: usize,
+    parser: &mut BatchParser<'_>,
+    replayer: &mut Replayer,
+) -> Result<GameRow, Box<RejectRow>> {
+    let CheckedGame {
+        mut game,
+        report,
+        start_fen,
+        chess960,
+        replayed,
+        ..
+    } = check_game(batch, raw, next, parser, replayer)?;
+    let declared = Declared {
+        tag: game.text(game.result),
+        marker: report.marker,
+    };
+    let check = audit::check(declared, &replayed);
+    let declared_result = declared.result();
+    let mut row = GameRow {
+        place: game_place(batch, raw),
+        chess960,
+        start_fen,
+        result_marker: report.marker.map(|m| m.as_str()),
+        declared_result,
+        result_check: check,
+        replayed,
+        encoding_repaired: game.encoding_repaired,
+        ..GameRow::default()
+    };
+    fill_tags(&mut row, &mut game.tags, &game.tag_text);
+    row.text = std::mem::take(&mut game.tag_text);
+    parser.recycle(game);
+    Ok(row)
+}
+
+/// `?`, empty and non-numbers give null. The raw text of an unreadable
+/// rating stays in `extra_tags`.
+fn parse_elo(value: &str) -> Option<i32> {
+    value.trim().parse::<i32>().ok().filter(|&e| e > 0)
+}
+
+/// The year of a PGN date (`2025.05.01`, `1999.??.??`), when it has one.
+fn parse_year(date: &str) -> Option<i32> {
+    let digits = date.get(..4)?;
+    if digits.bytes().all(|b| b.is_ascii_digit()) {
+        digits.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// Moves tag values into their columns; every other tag (and every repeat
+/// of a column's tag) goes to `extra_tags`.
+fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text: &str) {
+    for (name, span) in tags.drain(..) {
+        let slot = match name.as_ref() {
+            "Event" => &mut row.event,
+            "Site" => &mut row.site,
+            "Date" => &mut row.date,
+            "Round" => &mut row.round,
+            "White" => &mut row.white,
+            "Black" => &mut row.black,
+            "WhiteTitle" => &mut row.white_title,
+            "BlackTitle" => &mut row.black_title,
+            "TimeControl" => &mut row.time_control,
+            "Termination" => &mut row.termination,
+            "ECO" => &mut row.eco_tag,
+            "Opening" => &mut row.opening_tag,
+            "Variant" => &mut row.variant,
+            "Result" => &mut row.result_tag,
+            "WhiteElo" | "BlackElo" => {
+                let elo = if name == "WhiteElo" {
+                    &mut row.white_elo
+                } else {
+                    &mut row.black_elo
+                };
+                let value = span.of(text);
+                let parsed = parse_elo(value);
+                let blank = matches!(value.trim(), "" | "?" | "-");
+                if elo.is_none() && (parsed.is_some() || blank) {
+                    *elo = parsed;
+                } else {
+                    row.extra_tags.push((name, span));
+                }
+                continue;
+            }
+            _ => {
+                row.extra_tags.push((name, span));
+                continue;
+            }
+        };
+        if slot.is_none() {
+            *slot = Some(span);
+        } else {
+            row.extra_tags.push((name, span));
+        }
+    }
+    row.year = row.date.map(|d| d.of(text)).and_then(parse_year);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn years_and_elos() {
+        assert_eq!(parse_year("2025.05.01"), Some(2025));
+        assert_eq!(parse_year("1999.??.??"), Some(1999));
+        assert_eq!(parse_year("????.??.??"), None);
+        assert_eq!(parse_elo(" 2700 "), Some(2700));
+        assert_eq!(parse_elo("?"), None);
+        assert_eq!(parse_elo(""), None);
+    }
+
+    #[test]
+    fn tags_fill_columns_and_extras() {
+        let mut text = String::new();
+        let mut tags = Vec::new();
+        for (name, value) in [
+            ("White", "A"),
+            ("WhiteElo", "2500"),
+            ("BlackElo", "x"),
+            ("Foo", "bar"),
+            ("White", "B"),
+            ("Date", "2001.01.01"),
+        ] {
+            let start = text.len() as u32;
+            text.push_str(value);
+            let span = Span {
+                start,
+                end: text.len() as u32,
+            };
+            tags.push((Cow::Borrowed(name), span));
+        }
+        let mut row = GameRow::default();
+        fill_tags(&mut row, &mut tags, &text);
+        row.text = text;
+        assert_eq!(row.tag(row.white), Some("A"));
+        assert_eq!(row.white_elo, Some(2500));
+        assert_eq!(row.black_elo, None);
+        assert_eq!(row.year, Some(2001));
+        let extras: Vec<(&str, &str)> = row
+            .extra_tags
+            .iter()
+            .map(|(n, v)| (n.as_ref(), v.of(&row.text)))
+            .collect();
+        assert_eq!(
+            extras,
+            vec![("BlackElo", "x"), ("Foo", "bar"), ("White", "B")]
+        );
+    }
+}

@@ -1,0 +1,239 @@
+//! Archivist mode, one game: checked on the path `import` shares
+//! ([`crate::check`]), its result settled (`--fix-results`), written back as
+//! export PGN, or read again through notation repair (`--repair`) before it
+//! is rejected, and marked as a duplicate when the first pass found it one.
+
+use crate::check::{self, CheckedGame, check_game, game_place};
+use crate::clean::dedupe::{DedupeMode, DupFacts, mark_duplicate};
+use crate::clean::duplicate_pass::Losers;
+use crate::clean::export::export_game;
+use crate::clean::repaired_game::repair_game;
+use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::visitor::BatchParser;
+use crate::replay::audit::Declared;
+use crate::replay::reject::RejectReason;
+use crate::replay::{Replayed, Replayer};
+use crate::sink::pgn::{ExportGame, write_game};
+use crate::sink::rows::{Place, RejectRow};
+
+/// One game's fate, in input order, with what was done to it.
+pub(super) enum Item {
+    Clean {
+        text: String,
+        place: Place,
+        actions: Vec<Action>,
+        variations: u32,
+        /// Only in the first pass of `--dedupe`.
+        facts: Option<DupFacts>,
+    },
+    Duplicate {
+        text: String,
+        place: Place,
+        kept: String,
+    },
+    Rejected {
+        raw: Vec<u8>,
+        row: Box<RejectRow>,
+    },
+}
+
+/// One row of the report.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Action {
+    pub kind: ActionKind,
+    pub ply: Option<u32>,
+    pub detail: String,
+}
+
+impl Action {
+    /// Tags or comments read as Windows-1252 (not UTF-8) and transcoded.
+    pub(super) fn encoding_repaired() -> Action {
+        Action {
+            kind: ActionKind::EncodingRepaired,
+            ply: None,
+            detail: "Windows-1252 text transcoded to UTF-8".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ActionKind {
+    Reject,
+    ResultFixed,
+    EncodingRepaired,
+    VariationDropped,
+    MoveRepaired,
+    Duplicate,
+}
+
+impl ActionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Reject => "reject",
+            ActionKind::ResultFixed => "result_fixed",
+            ActionKind::EncodingRepaired => "encoding_repaired",
+            ActionKind::VariationDropped => "variation_dropped",
+            ActionKind::MoveRepaired => "move_repaired",
+            ActionKind::Duplicate => "duplicate",
+        }
+    }
+}
+
+/// What `clean` may change.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Modes {
+    pub(super) fix_results: bool,
+    pub(super) repair: bool,
+    /// The first pass of `--dedupe`: what to learn of each game (nothing
+    /// otherwise, so a plain run does not hash every game).
+    pub(super) dedupe: DedupeMode,
+}
+
+/// Every game of a batch, in order: clean, repaired, rejected, or (second
+/// pass of `--dedupe`) a duplicate.
+pub(super) fn clean_batch(batch: &Batch, modes: Modes, losers: &Losers) -> Vec<Item> {
+    let mut items = Vec::with_capacity(batch.games.len());
+    check::for_each_game(batch, true, |raw, next, parser, replayer| {
+        let item = match clean_game(batch, raw, next, parser, replayer, modes) {
+            Ok(item) => item,
+            Err(row) if modes.repair && repairable(row.reason) => {
+                repair_game(batch, raw, replayer, modes, *row)
+                    .unwrap_or_else(|row| rejected(batch, raw, row))
+            }
+            Err(row) => rejected(batch, raw, row),
+        };
+        items.push(marked_if_duplicate(item, losers));
+    });
+    items
+}
+
+fn rejected(batch: &Batch, raw: &RawGame, row: Box<RejectRow>) -> Item {
+    Item::Rejected {
+        raw: batch.game_bytes(raw).to_vec(),
+        row,
+    }
+}
+
+fn marked_if_duplicate(item: Item, losers: &Losers) -> Item {
+    match item {
+        Item::Clean { text, place, .. } if losers.contains_key(&place.game_id) => {
+            let kept = losers.get(&place.game_id).cloned().unwrap_or_default();
+            Item::Duplicate {
+                text: mark_duplicate(&text, &kept),
+                place,
+                kept,
+            }
+        }
+        other => other,
+    }
+}
+
+fn clean_game(
+    batch: &Batch,
+    raw: &RawGame,
+    next: usize,
+    parser: &mut BatchParser<'_>,
+    replayer: &mut Replayer,
+    modes: Modes,
+) -> Result<Item, Box<RejectRow>> {
+    let CheckedGame {
+        game,
+        report,
+        start: start_pos,
+        replayed,
+        ..
+    } = check_game(batch, raw, next, parser, replayer)?;
+    let declared = Declared {
+        tag: game.text(game.result),
+        marker: report.marker,
+    };
+    let mut actions = Vec::new();
+    let (result, original) = settle_result(declared, &replayed, modes.fix_results, &mut actions);
+    if game.encoding_repaired {
+        actions.push(Action::encoding_repaired());
+    }
+    let mut export = export_game(&game, start_pos, replayer.moves(), result, &mut actions);
+    if let Some(was) = original {
+        export.tags.push(("OriginalResult".into(), was));
+    }
+    let capacity = game.tag_text.len() + 16 * game.sans.len() + 64;
+    let item = clean_item(
+        &export,
+        capacity,
+        game_place(batch, raw),
+        actions,
+        game.variations,
+        modes,
+    );
+    parser.recycle(game);
+    Ok(item)
+}
+
+/// A game to write: its export text, and what the first pass of `--dedupe`
+/// keys it by.
+pub(super) fn clean_item(
+    export: &ExportGame,
+    capacity: usize,
+    place: Place,
+    actions: Vec<Action>,
+    variations: u32,
+    modes: Modes,
+) -> Item {
+    let mut text = String::with_capacity(capacity);
+    write_game(export, &mut text);
+    let facts = (modes.dedupe != DedupeMode::None)
+        .then(|| DupFacts::of(export, modes.dedupe == DedupeMode::Contained));
+    Item::Clean {
+        text,
+        place,
+        actions,
+        variations,
+        facts,
+    }
+}
+
+/// What proves the result: an automatic draw before the last move, else
+/// the final position's state.
+fn proof_of(replayed: &Replayed) -> &'static str {
+    match replayed.automatic_end {
+        Some(end)
+            if replayed
+                .automatic_end_ply
+                .is_some_and(|ply| ply < replayed.plies) =>
+        {
+            end.as_str()
+        }
+        _ => replayed.end_state.as_str(),
+    }
+}
+
+/// The result to write: the declared one (as the audit reads it), or with
+/// `--fix-results` the one the board proves (reported, the old tag value
+/// returned for `OriginalResult`).
+pub(super) fn settle_result(
+    declared: Declared<'_>,
+    replayed: &Replayed,
+    fix_results: bool,
+    actions: &mut Vec<Action>,
+) -> (&'static str, Option<String>) {
+    let declared_text = declared.result().map_or("*", |r| r.as_str());
+    match replayed.result_by_rule {
+        Some(proven) if fix_results && proven.as_str() != declared_text => {
+            let was = declared.tag.unwrap_or(declared_text).to_owned();
+            actions.push(Action {
+                kind: ActionKind::ResultFixed,
+                ply: Some(replayed.plies),
+                detail: format!("{was} -> {} ({})", proven.as_str(), proof_of(replayed)),
+            });
+            (proven.as_str(), Some(was))
+        }
+        _ => (declared_text, None),
+    }
+}
+
+fn repairable(reason: RejectReason) -> bool {
+    matches!(
+        reason,
+        RejectReason::UnknownToken | RejectReason::UnparsableSan | RejectReason::IllegalMove
+    )
+}

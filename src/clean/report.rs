@@ -1,0 +1,110 @@
+//! Archivist mode, the report (`clean --report`): one Parquet row per action
+//! taken on a game, written in row groups in input order.
+
+use std::path::{Path, PathBuf};
+
+use polars::prelude::{DataFrame, PolarsResult};
+
+use crate::clean::game::Action;
+use crate::error::Error;
+use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use crate::sink::rows::Place;
+
+/// The report table, written in row groups as the run goes; removed when
+/// dropped unfinished.
+pub(super) struct ReportWriter {
+    table: Option<TableWriter>,
+    path: PathBuf,
+    rows: Vec<(Place, String, Action)>,
+}
+
+impl Drop for ReportWriter {
+    fn drop(&mut self) {
+        if let Some(table) = self.table.take() {
+            let _ = table.abandon();
+        }
+    }
+}
+
+impl ReportWriter {
+    pub(super) fn create(path: &Path) -> Result<ReportWriter, Error> {
+        let schema = report_frame(&[])
+            .map_err(Error::write(path))?
+            .schema()
+            .as_ref()
+            .clone();
+        let table = TableWriter::create_at(path, &schema).map_err(Error::write(path))?;
+        Ok(ReportWriter {
+            table: Some(table),
+            path: path.to_path_buf(),
+            rows: Vec::new(),
+        })
+    }
+
+    pub(super) fn push(
+        &mut self,
+        place: &Place,
+        sources: &[String],
+        action: Action,
+    ) -> Result<(), Error> {
+        let source = sources
+            .get(place.source as usize)
+            .cloned()
+            .unwrap_or_default();
+        self.rows.push((place.clone(), source, action));
+        if self.rows.len() >= ROW_GROUP_ROWS {
+            self.flush()?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), Error> {
+        let frame = report_frame(&self.rows).map_err(Error::write(&self.path))?;
+        if let Some(table) = &mut self.table {
+            table.write(&frame).map_err(Error::write(&self.path))?;
+        }
+        self.rows.clear();
+        Ok(())
+    }
+
+    /// Writes the rest and renames the table; rows written.
+    pub(super) fn finish(mut self) -> Result<u64, Error> {
+        self.flush()?;
+        match self.table.take() {
+            Some(table) => table.finish().map_err(Error::write(&self.path)),
+            None => Ok(0),
+        }
+    }
+}
+
+/// `action`, `source`, `game_index`, `offset`, `line`, `ply`, `detail`.
+fn report_frame(rows: &[(Place, String, Action)]) -> PolarsResult<DataFrame> {
+    let columns = vec![
+        col(
+            "action",
+            rows.iter().map(|r| r.2.kind.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "source",
+            rows.iter().map(|r| r.1.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "game_index",
+            rows.iter().map(|r| r.0.game_index).collect::<Vec<u64>>(),
+        ),
+        col(
+            "offset",
+            rows.iter().map(|r| r.0.offset).collect::<Vec<u64>>(),
+        ),
+        col("line", rows.iter().map(|r| r.0.line).collect::<Vec<u64>>()),
+        col(
+            "ply",
+            rows.iter().map(|r| r.2.ply).collect::<Vec<Option<u32>>>(),
+        ),
+        col(
+            "detail",
+            rows.iter().map(|r| r.2.detail.as_str()).collect::<Vec<_>>(),
+        ),
+    ];
+    DataFrame::new(rows.len(), columns)
+}

@@ -1,0 +1,146 @@
+//! The import, the run: discover the inputs, open the output folder and its
+//! tables, run the pipeline, merge the aggregates and write the summary.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use crate::check::process_batch;
+use crate::error::Error;
+use crate::import::tables::{TableConsumer, Writers, write_aggregates};
+use crate::import::worker::BatchTables;
+use crate::input::{self, InputSource, progress};
+use crate::pgn::framer::Batch;
+use crate::pipeline;
+use crate::replay::material::PieceValues;
+use crate::sink::lock::OutputLock;
+use crate::sink::summary::{Options, Summary, TreeSummary};
+use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
+
+/// What `pgnlake import` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ImportOptions {
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    pub quiet: bool,
+    pub strict: bool,
+    /// Moves per game that enter the opening tree.
+    pub opening_plies: usize,
+    /// Bytes the aggregates may hold in memory before spilling to disk.
+    pub memory_limit: u64,
+    pub piece_values: PieceValues,
+}
+
+/// Default `--opening-plies`.
+pub const DEFAULT_OPENING_PLIES: usize = 20;
+/// Default `--memory-limit`: 1 GiB.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+
+/// Runs an import and returns its summary (also written to `summary.json`).
+pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
+    let started = Instant::now();
+    let input::Discovered {
+        sources,
+        skipped_entries,
+    } = input::discover(&options.inputs)?;
+    fs::create_dir_all(&options.out).map_err(|source| Error::OutputDir {
+        path: options.out.clone(),
+        source,
+    })?;
+    // Held to the end of the run: a second run on this folder refuses.
+    let _lock = OutputLock::for_folder(&options.out).map_err(|source| Error::Locked {
+        path: options.out.clone(),
+        source,
+    })?;
+    let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
+    let writers = Writers::create(&options.out, &names)?;
+
+    let (pool, threads) = pipeline::worker_pool(options.threads)?;
+    let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
+    let bar = progress::import_bar(total_bytes, options.quiet);
+    let spill = SpillDirs::new(&options.out);
+    let aggregate_options = AggregateOptions {
+        opening_plies: options.opening_plies,
+        budget: usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX),
+        piece_values: options.piece_values,
+    };
+    let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
+    let workers = pipeline::Workers {
+        new_state: || Aggregates::new(aggregate_options, &spill),
+        work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
+            BatchTables::new(process_batch(batch, aggregates), &names)
+        },
+        finish: |aggregates| {
+            if let Ok(mut finished) = finished_aggregates.lock() {
+                finished.push(aggregates);
+            }
+        },
+    };
+    let consumer = TableConsumer::new(writers);
+    let (read_result, write_result) =
+        pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
+    bar.finish_and_clear();
+    let TableConsumer {
+        counts,
+        mut writers,
+        ..
+    } = write_result?.finish()?;
+    let inputs = match read_result {
+        Ok(inputs) => inputs,
+        Err(e) => {
+            writers.abandon();
+            return Err(e);
+        }
+    };
+    let aggregates = finished_aggregates.into_inner().unwrap_or_default();
+    let aggregated = crate::interrupt::check()
+        .map_err(Error::from)
+        .and_then(|()| pool.install(|| write_aggregates(aggregates, &spill, &mut writers)));
+    if let Err(e) = aggregated {
+        writers.abandon();
+        return Err(e);
+    }
+    let tree = TreeSummary {
+        plies: options.opening_plies,
+        memory_limit_bytes: options.memory_limit,
+        spill_runs: spill.runs_written(),
+        spill_bytes: spill.bytes_written() as u64,
+    };
+    drop(spill);
+    if let Err(e) = crate::interrupt::check() {
+        writers.abandon();
+        return Err(e.into());
+    }
+    crate::interrupt::commit(|| {
+        let tables = writers.finish()?;
+        let mut summary = Summary::new(
+            Options {
+                inputs: names,
+                out: options.out.display().to_string(),
+                threads,
+                strict: options.strict,
+                quiet: options.quiet,
+                piece_values: options.piece_values.into(),
+            },
+            inputs,
+            &counts,
+            started.elapsed().as_secs_f64(),
+            tables,
+            tree,
+        );
+        summary.skipped_entries = skipped_entries;
+        write_summary(&options.out, &summary)?;
+        Ok(summary)
+    })
+}
+
+fn write_summary(dir: &Path, summary: &Summary) -> Result<(), Error> {
+    let path = dir.join("summary.json");
+    let tmp = dir.join(".summary.json.tmp");
+    let json = serde_json::to_string_pretty(summary).map_err(Error::write(&path))?;
+    fs::write(&tmp, json + "\n").map_err(Error::write(&tmp))?;
+    fs::rename(&tmp, &path).map_err(Error::write(&path))
+}

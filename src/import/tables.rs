@@ -1,0 +1,237 @@
+//! The import, its tables: open under temporary names until the run
+//! succeeds, the games and rejects written in row groups in input order,
+//! the statistics tables written from the workers' merged aggregates.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use polars::prelude::{DataFrame, PolarsResult};
+use rayon::prelude::*;
+
+use crate::error::Error;
+use crate::import::worker::BatchTables;
+use crate::pipeline;
+use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
+use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
+use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
+use crate::stats::lines::OpeningLines;
+use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
+use crate::stats::spill::{self, SpillDir};
+use crate::stats::tree::TreeCodec;
+use crate::stats::{Aggregates, RunCounts, SpillDirs};
+
+/// The tables of a run, open under temporary names until the run succeeds.
+pub(super) struct Writers {
+    games: TableWriter,
+    rejects: TableWriter,
+    openings: TableWriter,
+    opening_lines: TableWriter,
+    results: TableWriter,
+    material: TableWriter,
+    endgames: TableWriter,
+}
+
+impl Writers {
+    pub(super) fn create(dir: &Path, names: &[String]) -> Result<Writers, Error> {
+        let open = |name: &str, frame: PolarsResult<DataFrame>| {
+            let path = dir.join(format!("{name}.parquet"));
+            let schema = frame
+                .map_err(Error::write(&path))?
+                .schema()
+                .as_ref()
+                .clone();
+            TableWriter::create(dir, name, &schema).map_err(Error::write(&path))
+        };
+        Ok(Writers {
+            games: open("games", games_frame(&[], names))?,
+            rejects: open("rejects", rejects_frame(&[], names))?,
+            openings: open("openings", openings_frame(&[]))?,
+            opening_lines: open(
+                "opening_lines",
+                opening_lines_frame(&OpeningLines::default()),
+            )?,
+            results: open("results", results_frame(&[]))?,
+            material: open("material", material_frame(&MaterialTable::default()))?,
+            endgames: open("endgames", endgames_frame(Vec::new()))?,
+        })
+    }
+
+    pub(super) fn abandon(self) {
+        for writer in [
+            self.games,
+            self.rejects,
+            self.openings,
+            self.opening_lines,
+            self.results,
+            self.material,
+            self.endgames,
+        ] {
+            let _ = writer.abandon();
+        }
+    }
+
+    /// Renames every table to its final name; rows per table.
+    pub(super) fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
+        let mut tables = BTreeMap::new();
+        for (name, writer) in [
+            ("games.parquet", self.games),
+            ("rejects.parquet", self.rejects),
+            ("openings.parquet", self.openings),
+            ("opening_lines.parquet", self.opening_lines),
+            ("results.parquet", self.results),
+            ("material.parquet", self.material),
+            ("endgames.parquet", self.endgames),
+        ] {
+            let path = writer.path().to_path_buf();
+            let rows = writer.finish().map_err(Error::write(&path))?;
+            tables.insert(name, rows);
+        }
+        Ok(tables)
+    }
+}
+
+/// Merges the workers' aggregates and writes the statistics tables.
+pub(super) fn write_aggregates(
+    aggregates: Vec<Aggregates<'_>>,
+    spill_dirs: &SpillDirs,
+    writers: &mut Writers,
+) -> Result<(), Error> {
+    let mut lines = OpeningLines::default();
+    let mut material = MaterialTable::default();
+    for part in &aggregates {
+        lines += &part.lines;
+        material += &part.outcomes.material;
+    }
+    // Each worker's maps are sorted on its own thread.
+    let parts = aggregates
+        .into_par_iter()
+        .map(|part| {
+            Ok((
+                part.tree.finish()?,
+                part.outcomes.results.finish()?,
+                part.outcomes.endgames.finish()?,
+            ))
+        })
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(Error::write(spill_dirs.tree.path()))?;
+    let mut trees = Vec::with_capacity(parts.len());
+    let mut results = Vec::with_capacity(parts.len());
+    let mut endgames = Vec::with_capacity(parts.len());
+    for (tree, result, endgame) in parts {
+        trees.push(tree);
+        results.push(result);
+        endgames.push(endgame);
+    }
+
+    let merged = merge_parts::<TreeCodec>(&spill_dirs.tree, trees)?;
+    let path = writers.openings.path().to_path_buf();
+    write_openings(merged, &mut writers.openings).map_err(Error::write(&path))?;
+    let merged = merge_parts::<ResultsCodec>(&spill_dirs.results, results)?;
+    let path = writers.results.path().to_path_buf();
+    write_results(merged, &mut writers.results).map_err(Error::write(&path))?;
+    let endgames = merge_parts::<EndgamesCodec>(&spill_dirs.endgames, endgames)?
+        .collect::<std::io::Result<Vec<_>>>()
+        .map_err(Error::write(spill_dirs.endgames.path()))?;
+
+    write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))?;
+    write_frame(&mut writers.material, material_frame(&material))?;
+    write_frame(&mut writers.endgames, endgames_frame(endgames))
+}
+
+fn merge_parts<C: spill::Codec>(
+    dir: &SpillDir,
+    parts: Vec<Vec<(C::Key, C::Value)>>,
+) -> Result<spill::Merged<C>, Error> {
+    spill::merge::<C>(dir, parts).map_err(Error::write(dir.path()))
+}
+
+fn write_frame(writer: &mut TableWriter, frame: PolarsResult<DataFrame>) -> Result<(), Error> {
+    let path = writer.path().to_path_buf();
+    let frame = frame.map_err(Error::write(&path))?;
+    writer.write(&frame).map_err(Error::write(&path))
+}
+
+/// Rows waiting to become one row group.
+struct RowGroup {
+    pieces: Vec<DataFrame>,
+    rows: usize,
+}
+
+impl RowGroup {
+    fn new() -> Self {
+        RowGroup {
+            pieces: Vec::new(),
+            rows: 0,
+        }
+    }
+
+    fn push(&mut self, piece: DataFrame) {
+        self.rows += piece.height();
+        if piece.height() > 0 {
+            self.pieces.push(piece);
+        }
+    }
+
+    /// Writes the pieces as one row group.
+    fn flush(&mut self, writer: &mut TableWriter) -> Result<(), Error> {
+        let mut pieces = std::mem::take(&mut self.pieces).into_iter();
+        self.rows = 0;
+        let Some(mut frame) = pieces.next() else {
+            return Ok(());
+        };
+        for piece in pieces {
+            frame
+                .vstack_mut_owned(piece)
+                .map_err(Error::write(writer.path()))?;
+        }
+        frame.rechunk_mut();
+        writer.write(&frame).map_err(Error::write(writer.path()))
+    }
+}
+
+/// Consumer: writes the batch outputs, in input order, in row groups of
+/// about [`ROW_GROUP_ROWS`] rows.
+pub(super) struct TableConsumer {
+    pub(super) counts: RunCounts,
+    games: RowGroup,
+    rejects: RowGroup,
+    pub(super) writers: Writers,
+}
+
+impl TableConsumer {
+    pub(super) fn new(writers: Writers) -> Self {
+        TableConsumer {
+            counts: RunCounts::default(),
+            games: RowGroup::new(),
+            rejects: RowGroup::new(),
+            writers,
+        }
+    }
+
+    /// Writes the last, partial row groups.
+    pub(super) fn finish(mut self) -> Result<Self, Error> {
+        self.games.flush(&mut self.writers.games)?;
+        self.rejects.flush(&mut self.writers.rejects)?;
+        Ok(self)
+    }
+}
+
+impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
+    fn consume(&mut self, tables: PolarsResult<BatchTables>) -> Result<(), Error> {
+        let tables = tables.map_err(Error::write(self.writers.games.path()))?;
+        self.counts += &tables.counts;
+        self.games.push(tables.games);
+        self.rejects.push(tables.rejects);
+        if self.games.rows >= ROW_GROUP_ROWS {
+            self.games.flush(&mut self.writers.games)?;
+        }
+        if self.rejects.rows >= ROW_GROUP_ROWS {
+            self.rejects.flush(&mut self.writers.rejects)?;
+        }
+        Ok(())
+    }
+
+    fn games(&self) -> u64 {
+        self.counts.read
+    }
+}

@@ -1,0 +1,26 @@
+//! The import, on a worker: a batch's games and rejects rows turned into
+//! table pieces (polars frames) on the thread that replayed them, so the
+//! ordered writer only stacks them.
+
+use polars::prelude::{DataFrame, PolarsResult};
+
+use crate::check::BatchOutput;
+use crate::sink::parquet::{games_frame, rejects_frame};
+use crate::stats::RunCounts;
+
+/// One batch's rows as table pieces, built on the worker that replayed it.
+pub(super) struct BatchTables {
+    pub(super) games: DataFrame,
+    pub(super) rejects: DataFrame,
+    pub(super) counts: RunCounts,
+}
+
+impl BatchTables {
+    pub(super) fn new(output: BatchOutput, names: &[String]) -> PolarsResult<BatchTables> {
+        Ok(BatchTables {
+            games: games_frame(&output.games, names)?,
+            rejects: rejects_frame(&output.rejects, names)?,
+            counts: output.counts,
+        })
+    }
+}

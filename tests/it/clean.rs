@@ -1,0 +1,392 @@
+//! `pgnlake clean`: clean PGN out, rejects byte for byte, accounting, round
+//! trips through import, and exact export-format output.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use common::{import, sample};
+use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
+
+/// Plain options: clean `input` into `output`, nothing else asked.
+fn options(input: &Path, output: &Path) -> CleanOptions {
+    common::clean_options(vec![input.to_path_buf()], output)
+}
+
+fn clean(input: &Path, output: &Path, rejects: Option<PathBuf>) -> CleanSummary {
+    run(CleanOptions {
+        rejects,
+        ..options(input, output)
+    })
+}
+
+fn run(options: CleanOptions) -> CleanSummary {
+    run_clean(&options).unwrap_or_else(|e| panic!("clean failed: {e}"))
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_clean_file_round_trips_through_import_and_clean() {
+    let dir = tmp();
+    let input = sample("lichess-2025-05-30games.pgn");
+    let first = dir.path().join("clean.pgn.zst");
+    let summary = clean(&input, &first, None);
+    assert_eq!(
+        (summary.games_read, summary.clean, summary.rejected),
+        (30, 30, 0)
+    );
+    // Importing the clean output gives the same games table.
+    let direct = import(std::slice::from_ref(&input), 2).table("games");
+    let cleaned = import(std::slice::from_ref(&first), 2).table("games");
+    let place = ["game_id", "source", "game_index", "offset", "line"];
+    let keep: Vec<String> = direct
+        .get_column_names()
+        .iter()
+        .map(|n| n.to_string())
+        .filter(|n| !place.contains(&n.as_str()))
+        .collect();
+    let a = direct
+        .select(keep.clone())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let b = cleaned.select(keep).unwrap_or_else(|e| panic!("{e}"));
+    assert!(a.equals_missing(&b), "the games tables differ");
+    // Cleaning the clean output changes nothing.
+    let second = dir.path().join("again.pgn");
+    clean(&first, &second, None);
+    let third = dir.path().join("third.pgn");
+    clean(&second, &third, None);
+    let (second, third) = (
+        std::fs::read(&second).unwrap_or_default(),
+        std::fs::read(&third).unwrap_or_default(),
+    );
+    assert!(!second.is_empty());
+    assert!(second == third, "clean is not idempotent");
+    // Comments (%clk) are kept.
+    let text = String::from_utf8(second).unwrap_or_default();
+    assert!(text.contains("1. e4 {[%clk 0:05:00]} 1... e5 {[%clk 0:05:00]} 2. Nf3"));
+}
+
+#[test]
+fn rejects_are_set_aside_byte_for_byte_and_every_game_is_counted() {
+    let dir = tmp();
+    let input = sample("edge-cases.pgn");
+    let rejects = dir.path().join("rejects.pgn");
+    let summary = clean(&input, &dir.path().join("clean.pgn"), Some(rejects.clone()));
+    assert_eq!(summary.games_read, 30);
+    assert_eq!(summary.clean, 19);
+    assert_eq!(summary.rejected, 11);
+    assert_eq!(summary.duplicates, 0);
+    assert_eq!(
+        summary.games_read,
+        summary.clean + summary.rejected + summary.duplicates
+    );
+    assert_eq!(summary.rejected_by_reason.get("unknown_token"), Some(&2));
+    // Each rejected game's bytes, as import quarantined them, in order.
+    let written = std::fs::read_to_string(&rejects).unwrap_or_default();
+    let table = import(&[input], 2).table("rejects");
+    let mut from = 0;
+    for i in 0..table.height() {
+        let raw = common::str_at(&table, "raw_pgn", i).unwrap_or_default();
+        let at = written[from..]
+            .find(&raw)
+            .unwrap_or_else(|| panic!("reject {i} is not in rejects.pgn byte for byte"));
+        from += at + raw.len();
+    }
+}
+
+#[test]
+fn export_format_exactly() {
+    let dir = tmp();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(
+        &input,
+        concat!(
+            "[White \"Kasparov, \\\"Garry\\\"\"]\n",
+            "[Black \"back\\\\slash\"]\n",
+            "[Event \"Fixture\"]\n",
+            "[Annotator \"pgnlake\"]\n",
+            "[Result \"1:0\"]\n",
+            "\n",
+            "{Opening remark} 1.e4 $1 e5 {a\n  reply} 2.Nf3 (2.f4 exf4) Nc6 !? 3.Bb5 (3.Qxf7) 1:0\n",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("out.pgn");
+    let summary = clean(&input, &output, None);
+    assert_eq!((summary.variations, summary.variations_dropped), (2, 1));
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    assert_eq!(
+        text,
+        concat!(
+            "[Event \"Fixture\"]\n",
+            "[Site \"?\"]\n",
+            "[Date \"????.??.??\"]\n",
+            "[Round \"?\"]\n",
+            "[White \"Kasparov, \\\"Garry\\\"\"]\n",
+            "[Black \"back\\\\slash\"]\n",
+            "[Result \"1-0\"]\n",
+            "[Annotator \"pgnlake\"]\n",
+            "\n",
+            "{Opening remark} 1. e4 $1 e5 {a reply} 2. Nf3 (2. f4 exf4) 2... Nc6 $5 3. Bb5\n",
+            "{illegal variation: Qxf7} 1-0\n",
+            "\n",
+        )
+    );
+}
+
+#[test]
+fn latin1_input_comes_out_as_utf8() {
+    let dir = tmp();
+    let input = dir.path().join("latin1.pgn");
+    let mut bytes = b"[Event \"R".to_vec();
+    bytes.push(0xE9); // é in Windows-1252
+    bytes.extend_from_slice(b"ti memorial\"]\n[Result \"*\"]\n\n1. Nf3 {Zukertort ");
+    bytes.push(0xE9);
+    bytes.extend_from_slice(b"t\xE9} d5 *\n");
+    std::fs::write(&input, bytes).unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("out.pgn");
+    let summary = clean(&input, &output, None);
+    assert_eq!(summary.encoding_repaired, 1);
+    let text = std::fs::read_to_string(&output).unwrap_or_else(|e| panic!("not UTF-8: {e}"));
+    assert!(text.contains("[Event \"Réti memorial\"]"), "{text}");
+    assert!(text.contains("1. Nf3 {Zukertort été} 1... d5 *"), "{text}");
+}
+
+#[test]
+fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
+    let dir = tmp();
+    let input = sample("edge-cases.pgn");
+    let output = dir.path().join("fixed.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        fix_results: true,
+        report: Some(report.clone()),
+        ..options(&input, &output)
+    });
+    assert_eq!(summary.results_fixed, 4);
+    // 4 results fixed, 1 game transcoded, 11 rejects (the one variation in
+    // the file is legal and kept).
+    assert_eq!(summary.report_rows, 4 + 1 + 11);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    assert!(text.contains(
+        "[Event \"contradicts checkmate\"]\n[Site \"pgnlake edge cases\"]\n[Date \"2026.11.29\"]\n\
+         [Round \"1\"]\n[White \"White\"]\n[Black \"Black\"]\n[Result \"0-1\"]\n\
+         [OriginalResult \"1-0\"]\n\n1. f3 e5 2. g4 Qh4# 0-1\n"
+    ));
+    // Importing the fixed file: every proven result is now the declared one,
+    // and every result the board does not prove is as it was (a missing one
+    // is written as `*`).
+    let before = import(&[input], 2).table("games");
+    let after = import(&[output], 2).table("games");
+    assert_eq!(before.height(), after.height());
+    for i in 0..after.height() {
+        let proven = common::str_at(&after, "result_by_rule", i);
+        let declared = common::str_at(&after, "declared_result", i);
+        match proven {
+            Some(result) => assert_eq!(declared.as_deref(), Some(result.as_str()), "game {i}"),
+            None => {
+                let was = common::str_at(&before, "declared_result", i);
+                assert_eq!(declared, was.or(Some("*".to_owned())), "game {i}");
+            }
+        }
+    }
+    // The report: one row per action, with the game's place.
+    let table = common::read_table(&report);
+    let rows = common::rows(&table);
+    assert_eq!(rows.len(), 16);
+    let source = sample("edge-cases.pgn").display().to_string();
+    assert_eq!(
+        rows[0],
+        format!("result_fixed | {source} | 2 | 153 | 11 | 4 | 1-0 -> 0-1 (checkmate)")
+    );
+    assert_eq!(
+        rows[3],
+        format!(
+            "result_fixed | {source} | 11 | 2059 | 112 | 17 | 1-0 -> 1/2-1/2 (fivefold_repetition)"
+        )
+    );
+    assert!(rows[5].starts_with(&format!(
+        "reject | {source} | 18 | 3485 | 186 | - | garbage: "
+    )));
+}
+
+#[test]
+fn a_failed_run_leaves_no_output_behind() {
+    let dir = tmp();
+    let input = sample("lichess-2025-05-30games.pgn");
+    // The report cannot be created: the clean output and the rejects file,
+    // already open under temporary names, must go.
+    let options = CleanOptions {
+        rejects: Some(dir.path().join("rejects.pgn")),
+        report: Some(dir.path().join("no-such-folder").join("report.parquet")),
+        ..options(&input, &dir.path().join("clean.pgn"))
+    };
+    assert!(run_clean(&options).is_err());
+    // The lock file stays (empty, unlocked); nothing else.
+    assert_eq!(common::listing(dir.path()), [".clean.pgn.lock"]);
+}
+
+#[test]
+fn a_truncated_input_keeps_the_games_before_the_cut() {
+    let dir = tmp();
+    let plain = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    // One zstd frame per 1 KiB, so that the frames before the cut decode.
+    let zst: Vec<u8> = plain
+        .chunks(1024)
+        .flat_map(|chunk| zstd::encode_all(chunk, 3).unwrap_or_default())
+        .collect();
+    let cut = zst.get(..zst.len() / 2).unwrap_or_default();
+    let input = dir.path().join("broken.pgn.zst");
+    std::fs::write(&input, cut).unwrap_or_else(|e| panic!("{e}"));
+    let summary = run(options(&input, &dir.path().join("clean.pgn")));
+    let truncated = summary.inputs[0].truncated.clone();
+    assert!(truncated.is_some(), "{summary:?}");
+    assert!(summary.balanced);
+    assert!(summary.clean >= 10, "{summary:?}");
+    assert_eq!(summary.rejected_by_reason.get("truncated_input"), Some(&1));
+    assert_eq!(
+        truncated.map(|t| t.offset),
+        Some(summary.inputs[0].uncompressed_bytes)
+    );
+}
+
+#[test]
+fn the_chinese_scoresheets_come_out_as_san() {
+    let dir = tmp();
+    let output = dir.path().join("clean.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        report: Some(report.clone()),
+        repair: true,
+        ..options(&sample("chinese-notation.pgn"), &output)
+    });
+    assert_eq!(
+        (summary.games_read, summary.clean, summary.rejected),
+        (2, 2, 0)
+    );
+    assert_eq!(summary.games_repaired, 2);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    let movetexts: Vec<String> = text
+        .split("\n\n")
+        .filter(|part| part.starts_with("1."))
+        .map(|part| part.replace('\n', " "))
+        .collect();
+    assert_eq!(
+        movetexts,
+        [
+            "1. e4 d6 2. d4 Nf6 3. Nc3 g6 4. Be2 Bg7 5. g4 h6 6. h3 c5 7. d5 O-O 8. h4 e6 9. \
+             g5 hxg5 10. hxg5 Ne8 11. Qd3 exd5 12. Nxd5 Nc6 13. Qg3 Be6 14. Qh4 f5 15. Qh7+ \
+             Kf7 16. Qxg6+ $3 Kxg6 17. Bh5+ Kh7 18. Bf7+ Bh6 19. g6+ Kg7 20. Bxh6+ 1-0",
+            "1. e4 e5 2. Nf3 Nc6 3. Bc4 d6 4. Nc3 Bg4 5. O-O Nd4 6. Nxe5 Bxd1 7. Bxf7+ Ke7 8. \
+             Nd5# 1-0",
+        ]
+    );
+    // The wrong origin square (象e4: the bishop stands on c4) at ply 13.
+    let rows = common::rows(&common::read_table(&report));
+    assert!(
+        rows.iter().any(|r| r.starts_with("move_repaired")
+            && r.contains(" | 2 | ")
+            && r.ends_with(" | 13 | 象e4×f7＋ -> Bxf7+")),
+        "{rows:#?}"
+    );
+    // The second game ends in checkmate.
+    let games = import(&[output], 2).table("games");
+    assert_eq!(
+        common::str_at(&games, "end_state", 1).as_deref(),
+        Some("checkmate")
+    );
+    // Without --repair both games are rejected.
+    let plain = clean(
+        &sample("chinese-notation.pgn"),
+        &dir.path().join("plain.pgn"),
+        None,
+    );
+    assert_eq!(plain.rejected, 2);
+}
+
+#[test]
+fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
+    let dir = tmp();
+    let input = dir.path().join("dups.pgn");
+    std::fs::write(
+        &input,
+        concat!(
+            "[Event \"A\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"A\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"C\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"1-0\"]\n[WhiteElo \"2500\"]\n\
+             [BlackElo \"2400\"]\n\n1. e4 e5 2. Nf3 1-0\n\n",
+            "[Event \"D\"]\n[White \"X\"]\n[Black \"Y\"]\n[Result \"*\"]\n[WhiteElo \"2500\"]\n\
+             [BlackElo \"2400\"]\n[Annotator \"z\"]\n\n1. e4 e5 2. Nf3 *\n\n",
+            "[Event \"E\"]\n[Result \"0-1\"]\n\n1. d4 d5 0-1\n\n",
+            "[Event \"F\"]\n[White \" x \"]\n[Black \"Y\"]\n[Result \"*\"]\n\n1. e4 e5 *\n\n",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let dedupe = |mode, name: &str| {
+        let duplicates = dir.path().join(format!("{name}-dups.pgn"));
+        let summary = run(CleanOptions {
+            dedupe: mode,
+            duplicates: Some(duplicates.clone()),
+            ..options(&input, &dir.path().join(format!("{name}.pgn")))
+        });
+        assert_eq!(
+            summary.games_read,
+            summary.clean + summary.rejected + summary.duplicates
+        );
+        let set_aside = std::fs::read_to_string(duplicates).unwrap_or_default();
+        (summary, set_aside)
+    };
+    let source = input.display().to_string();
+    // Exact: the second game is the first one again.
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Exact, "exact");
+    assert_eq!((summary.clean, summary.duplicates), (5, 1));
+    assert_eq!(set_aside.matches("[DuplicateOf ").count(), 1);
+    assert!(set_aside.contains(&format!("[DuplicateOf \"{source} game 1\"]")));
+    // Moves: four games share the mainline; C is the richest finished one
+    // (D has more tags but no result).
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Moves, "moves");
+    assert_eq!((summary.clean, summary.duplicates), (3, 3));
+    assert_eq!(
+        set_aside
+            .matches(&format!("[DuplicateOf \"{source} game 3\"]"))
+            .count(),
+        3
+    );
+    let kept = std::fs::read_to_string(dir.path().join("moves.pgn")).unwrap_or_default();
+    assert!(kept.contains("[Event \"C\"]") && kept.contains("[Event \"E\"]"));
+    assert!(!kept.contains("[Event \"D\"]"));
+    // Contained: F (1.e4 e5, same players up to case and spaces) is a
+    // truncated copy of C's line.
+    let (summary, set_aside) = dedupe(pgnlake::clean::dedupe::DedupeMode::Contained, "contained");
+    assert_eq!((summary.clean, summary.duplicates), (2, 4));
+    assert_eq!(
+        set_aside
+            .matches(&format!("[DuplicateOf \"{source} game 3\"]"))
+            .count(),
+        4
+    );
+    assert!(set_aside.contains("[Event \"F\"]"));
+}
+
+#[test]
+fn a_repair_that_fits_two_moves_rejects_the_game_as_ambiguous() {
+    let dir = tmp();
+    let input = dir.path().join("ambiguous.pgn");
+    // `Rh1-d1`: no piece on h1; a rook (English R) reaches d1 from a1, and
+    // a king (French or Spanish R) from e1. Not guessed.
+    std::fs::write(
+        &input,
+        "[Event \"x\"]\n[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/8/R3KR2 w - - 0 1\"]\n[Result \"*\"]\n\n1. Rh1-d1 *\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let summary = run(CleanOptions {
+        threads: 1,
+        repair: true,
+        ..options(&input, &dir.path().join("out.pgn"))
+    });
+    assert_eq!((summary.clean, summary.rejected), (0, 1));
+    assert_eq!(summary.rejected_by_reason.get("ambiguous_move"), Some(&1));
+}

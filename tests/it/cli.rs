@@ -1,0 +1,483 @@
+//! The binary's edge: exit codes, one-line errors naming the path, the
+//! summary on stderr, stdin input.
+
+use crate::common;
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use common::sample;
+
+fn pgnlake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"))
+}
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn summary_is_printed_and_rejects_do_not_fail_the_run() {
+    let out = tmp();
+    let edge = sample("edge-cases.pgn");
+    let output = pgnlake(&[
+        "import",
+        edge.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text: String = stderr(&output)
+        .lines()
+        .filter(|l| !l.starts_with("elapsed"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!(text, @r"
+    games read 30 = accepted 19 + rejected 11
+    rejected by reason:
+      ambiguous_move               1
+      garbage                      1
+      illegal_move                 1
+      invalid_fen                  1
+      malformed_tag                1
+      null_move                    1
+      unknown_token                2
+      unparsable_san               1
+      unsupported_variant          1
+      unterminated_comment         1
+    end states:
+      checkmate                    3
+      fivefold_repetition          1
+      insufficient_material        1
+      none                         11
+      seventyfive_moves            1
+      stalemate                    2
+    result checks:
+      consistent                   11
+      contradicts_automatic_draw   1
+      contradicts_checkmate        1
+      contradicts_insufficient     1
+      contradicts_stalemate        1
+      missing_result               1
+      nonstandard_result           1
+      tag_marker_mismatch          1
+      unfinished_but_decided       1
+    ");
+    assert!(out.path().join("games.parquet").is_file());
+    assert!(out.path().join("summary.json").is_file());
+}
+
+#[test]
+fn strict_turns_rejects_into_exit_code_1() {
+    let out = tmp();
+    let edge = sample("edge-cases.pgn");
+    let args = [
+        "import",
+        edge.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "--strict",
+        "--quiet",
+    ];
+    let output = pgnlake(&args);
+    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(stderr(&output), "");
+
+    let clean = sample("lichess-2025-05-30games.pgn");
+    let output = pgnlake(&[
+        "import",
+        clean.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "--strict",
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+}
+
+/// One line, naming the path, exit code 2.
+fn assert_path_error(output: &Output, path: &str) {
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(output));
+    let text = stderr(output);
+    assert_eq!(text.lines().count(), 1, "not one line: {text}");
+    assert!(text.contains(path), "{text} does not name {path}");
+}
+
+#[test]
+fn missing_input_is_a_one_line_error() {
+    let out = tmp();
+    let output = pgnlake(&[
+        "import",
+        "no/such/file.pgn",
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_path_error(&output, "no/such/file.pgn");
+}
+
+#[test]
+fn folder_without_pgn_is_a_one_line_error() {
+    let empty = tmp();
+    std::fs::write(empty.path().join("notes.txt"), "not a pgn").ok();
+    let out = tmp();
+    let folder = empty.path().to_str().unwrap_or_default();
+    let output = pgnlake(&[
+        "import",
+        folder,
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+    ]);
+    assert_path_error(&output, folder);
+}
+
+/// Runs `pgnlake ARGS…` with `bytes` on stdin.
+fn pgnlake_with_stdin(args: &[&str], bytes: Vec<u8>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"));
+    if let Some(mut stdin) = child.stdin.take() {
+        std::thread::spawn(move || stdin.write_all(&bytes).ok());
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn inputs_that_are_not_text_are_refused_naming_what_they_are() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap_or_default();
+    let mut binary = b"[Event \"x\"]\n".to_vec();
+    binary.extend([0u8; 16]);
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        ("binary.pgn", binary, "unknown compression or binary file"),
+        (
+            "a.pgn.xz",
+            b"\xfd7zXZ\0\0\x04\xe6\xd6\xb4\x46".to_vec(),
+            "xz archive",
+        ),
+        ("a.7z", b"7z\xbc\xaf\x27\x1c\0\x04".to_vec(), "7z archive"),
+        ("a.rar", b"Rar!\x1a\x07\x01\0".to_vec(), "rar archive"),
+        // Checked after decompression: zstd around binary is binary.
+        (
+            "binary.pgn.zst",
+            zstd::encode_all(&[1u8, 2, 3, 0, 5][..], 3).unwrap_or_default(),
+            "unknown compression or binary file",
+        ),
+    ];
+    for (name, bytes, what) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).ok();
+        let path = path.to_str().unwrap_or_default();
+        // Refused before any work: even beside a good input.
+        let edge = sample("edge-cases.pgn");
+        let output = pgnlake(&[
+            "import",
+            edge.to_str().unwrap_or_default(),
+            path,
+            "--out",
+            out,
+        ]);
+        assert_path_error(&output, path);
+        let text = stderr(&output);
+        assert!(
+            text.contains(&format!("{path}: not PGN text: {what}")),
+            "{text}"
+        );
+        assert!(!std::path::Path::new(out).join("games.parquet").exists());
+        let clean = pgnlake(&["clean", path, "-o", "-"]);
+        assert_path_error(&clean, path);
+    }
+}
+
+#[test]
+fn a_zip_on_stdin_is_refused_and_its_file_is_read() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let out = out.to_str().unwrap_or_default();
+    let options = zip::write::SimpleFileOptions::default();
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let edge = std::fs::read(sample("edge-cases.pgn")).unwrap_or_default();
+    writer.start_file("a.pgn", options).ok();
+    writer.write_all(&edge).ok();
+    let archive = writer
+        .finish()
+        .map(std::io::Cursor::into_inner)
+        .unwrap_or_default();
+    let output = pgnlake_with_stdin(&["import", "-", "--out", out], archive.clone());
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert_eq!(
+        stderr(&output),
+        "pgnlake: -: a .zip archive cannot be read from standard input (it needs seeking): \
+         pass the file instead\n"
+    );
+    // The same archive as a file (any suffix: the magic bytes count).
+    let path = dir.path().join("games.dat");
+    std::fs::write(&path, &archive).ok();
+    let output = pgnlake(&["clean", path.to_str().unwrap_or_default(), "-o", "-"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains("games read 30 = clean 19"),
+        "{}",
+        stderr(&output)
+    );
+    // An archive without a PGN entry, or a broken one, names the file.
+    let mut empty = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    empty.start_file("notes.txt", options).ok();
+    empty.write_all(b"no games").ok();
+    let empty = empty
+        .finish()
+        .map(std::io::Cursor::into_inner)
+        .unwrap_or_default();
+    let broken = archive
+        .get(..archive.len() - 30)
+        .unwrap_or_default()
+        .to_vec();
+    for (name, bytes, what) in [
+        ("empty.zip", empty, "zip archive holds no PGN entries"),
+        ("broken.zip", broken, "cannot read the zip archive"),
+    ] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).ok();
+        let path = path.to_str().unwrap_or_default();
+        let output = pgnlake(&["import", path, "--out", out]);
+        assert_path_error(&output, path);
+        assert!(stderr(&output).contains(what), "{}", stderr(&output));
+    }
+}
+
+#[test]
+fn unwritable_output_is_a_one_line_error() {
+    let dir = tmp();
+    let blocker = dir.path().join("a-file");
+    std::fs::write(&blocker, "x").ok();
+    let out = blocker.join("out");
+    let out = out.to_str().unwrap_or_default();
+    let edge = sample("edge-cases.pgn");
+    let output = pgnlake(&["import", edge.to_str().unwrap_or_default(), "--out", out]);
+    assert_path_error(&output, out);
+    // Regression: the cause was printed twice ("…: Not a directory (os
+    // error 20): Not a directory (os error 20)").
+    assert_eq!(
+        String::from_utf8_lossy(&output.stderr),
+        format!("pgnlake: {out}: cannot create output folder: Not a directory (os error 20)\n")
+    );
+}
+
+#[test]
+fn stdin_is_read_with_a_dash() {
+    let out = tmp();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args([
+            "import",
+            "-",
+            "--out",
+            out.path().to_str().unwrap_or_default(),
+            "-q",
+        ])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let pgn = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin.write_all(&pgn).ok();
+    }
+    let status = child.wait().ok().and_then(|s| s.code());
+    assert_eq!(status, Some(0));
+    let games = common::read_table(&out.path().join("games.parquet"));
+    assert_eq!(games.height(), 30);
+    assert_eq!(common::str_at(&games, "source", 0).as_deref(), Some("-"));
+}
+
+/// The fixture imported into a fresh folder.
+fn imported_fixture() -> tempfile::TempDir {
+    let out = tmp();
+    let fixture = sample("openings.pgn");
+    let output = pgnlake(&[
+        "import",
+        fixture.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    out
+}
+
+fn explore(out: &tempfile::TempDir, args: &[&str]) -> (Option<i32>, String, String) {
+    let mut all = vec!["explore", "--data", out.path().to_str().unwrap_or_default()];
+    all.extend_from_slice(args);
+    let output = pgnlake(&all);
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr(&output),
+    )
+}
+
+#[test]
+fn explore_prints_the_moves_of_a_position() {
+    let out = imported_fixture();
+    let (code, text, _) = explore(&out, &["1.d4", "Nf6", "2.c4", "e6"]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq -
+    opening   A50 Indian Defense: Normal Variation
+    games     2
+
+    move  games   share  white  draw  black  avg white  avg black  last
+    Nc3       2  100.0%  50.0%  0.0%  50.0%       2400       2500  2001
+    ");
+    let (code, text, _) = explore(&out, &[]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -
+    opening   (not in the opening table)
+    games     5
+
+    move  games  share   white   draw   black  avg white  avg black  last
+    e4        2  40.0%    0.0%  50.0%    0.0%       2000          -  2010
+    c4        1  20.0%    0.0%   0.0%  100.0%       2300       2600  1995
+    d4        1  20.0%  100.0%   0.0%    0.0%       2500       2400  2001
+    f3        1  20.0%    0.0%   0.0%  100.0%       1200       1300  2020
+    ");
+}
+
+#[test]
+fn explore_json_and_fen() {
+    let out = imported_fixture();
+    let fen = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
+    let (code, text, _) = explore(&out, &["--fen", fen, "--format", "json"]);
+    assert_eq!(code, Some(0));
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(value["opening"]["eco"], "B20");
+    assert_eq!(value["opening"]["name"], "Sicilian Defense");
+    assert_eq!(value["games"], 1);
+    assert_eq!(value["moves"][0]["san"], "Nf3");
+    assert_eq!(value["moves"][0]["uci"], "g1f3");
+    assert_eq!(value["moves"][0]["unfinished"], 1);
+    assert_eq!(value["moves"][0]["last_year"], serde_json::Value::Null);
+}
+
+#[test]
+fn explore_says_clearly_what_is_wrong() {
+    let out = imported_fixture();
+    // Legal, but no game went there: printed, exit 1.
+    let (code, text, _) = explore(&out, &["a4"]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("opening   A00 Ware Opening"), "{text}");
+    assert!(
+        text.contains("no game of this import reached this position"),
+        "{text}"
+    );
+    // Illegal move: one line naming it and its ply, exit 2.
+    let (code, _, err) = explore(&out, &["e4", "e5", "Ke3"]);
+    assert_eq!(code, Some(2));
+    assert_eq!(
+        err,
+        "pgnlake: \"Ke3\" at ply 3 is not a legal move in \
+         rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2\n"
+    );
+    let (code, _, err) = explore(&out, &["--fen", "8/8/8/8 w - -"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.starts_with("pgnlake: not a legal position: \"8/8/8/8 w - -\""),
+        "{err}"
+    );
+    // No tree in the folder: names the path.
+    let empty = tmp();
+    let (code, _, err) = explore(&empty, &["e4"]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("openings.parquet: no opening tree here"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1);
+}
+
+#[test]
+fn clean_writes_to_stdout_and_names_a_bad_output_path() {
+    let lichess = sample("lichess-2025-05-30games.pgn");
+    let output = pgnlake(&[
+        "clean",
+        lichess.to_str().unwrap_or_default(),
+        "-o",
+        "-",
+        "-q",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(text.matches("[Event ").count(), 30);
+    assert!(
+        text.starts_with("[Event \"Rated Blitz game\"]\n[Site \"https://lichess.org/ENPo6ReH\"]")
+    );
+    // An output folder that does not exist: one line naming the path, exit 2.
+    let bad = "no/such/folder/clean.pgn";
+    let output = pgnlake(&["clean", lichess.to_str().unwrap_or_default(), "-o", bad]);
+    assert_path_error(&output, bad);
+}
+
+/// Runs `pgnlake ARGS…` with `stdin` fed, and closes its stdout at once:
+/// the reader of its output went away.
+fn with_stdout_closed(args: &[&str], stdin: Vec<u8>) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"));
+    drop(child.stdout.take());
+    if let Some(mut pipe) = child.stdin.take() {
+        std::thread::spawn(move || pipe.write_all(&stdin).ok());
+    }
+    child.wait_with_output().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_broken_pipe_on_stdout_is_success() {
+    let out = tmp();
+    let data = out.path().to_str().unwrap_or_default();
+    let imported = pgnlake(&[
+        "import",
+        "-q",
+        sample("").to_str().unwrap_or_default(),
+        "--out",
+        data,
+    ]);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    // 78³ rows: far more than a pipe holds.
+    let cross =
+        "select a.white, b.black, c.event from games a cross join games b cross join games c";
+    let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    let runs: [(&[&str], Vec<u8>); 5] = [
+        (
+            &["query", "--data", data, "-e", cross, "--format", "csv"],
+            Vec::new(),
+        ),
+        (&["query", "--data", data, "-e", cross], Vec::new()),
+        (&["explore", "--data", data, "e4"], Vec::new()),
+        (&["explore", "--data", data, "--format", "json"], Vec::new()),
+        (&["clean", "-", "-o", "-"], lichess.repeat(40)),
+    ];
+    for (args, stdin) in runs {
+        let output = with_stdout_closed(args, stdin);
+        assert_eq!(
+            output.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert_eq!(stderr(&output), "", "{args:?}");
+    }
+}

@@ -1,0 +1,207 @@
+//! Differential test against python-chess: every game of real archives is
+//! replayed by both tools and compared game by game (accepted or not,
+//! plies, end state, threefold repetition and fifty-move rule at the end).
+//! The known differences, where pgnlake is right by design, are pinned on a
+//! fixture (`tests/oracle/differences.pgn`), so any new disagreement fails.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use common::{Imported, import, run_oracle};
+use pgnlake::pgn::framer::{Batch, Framer};
+
+/// One game as a tool saw it: `ok` with its facts, or the reason it failed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Verdict {
+    Ok {
+        plies: u32,
+        end_state: String,
+        threefold: bool,
+        fifty: bool,
+    },
+    /// pgnlake's reject reason, or python-chess's `error` / `raised`.
+    Failed(String),
+}
+
+fn pgnlake_verdicts(run: &Imported) -> BTreeMap<u64, Verdict> {
+    let games = run.table("games");
+    let rejects = run.table("rejects");
+    let mut verdicts = BTreeMap::new();
+    for row in 0..games.height() {
+        let index = common::u64_at(&games, "game_index", row).unwrap_or_default();
+        verdicts.insert(
+            index,
+            Verdict::Ok {
+                plies: common::u32_at(&games, "plies", row).unwrap_or_default(),
+                end_state: common::str_at(&games, "end_state", row).unwrap_or_default(),
+                threefold: common::bool_at(&games, "threefold_final", row).unwrap_or_default(),
+                fifty: common::bool_at(&games, "fifty_final", row).unwrap_or_default(),
+            },
+        );
+    }
+    for row in 0..rejects.height() {
+        let index = common::u64_at(&rejects, "game_index", row).unwrap_or_default();
+        let reason = common::str_at(&rejects, "reason", row).unwrap_or_default();
+        verdicts.insert(index, Verdict::Failed(reason));
+    }
+    verdicts
+}
+
+fn python_verdicts(pgn: &Path) -> BTreeMap<u64, Verdict> {
+    run_oracle("differential.py", &[pgn.as_os_str()])
+        .iter()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [index, status, plies, end_state, threefold, fifty] = fields[..] else {
+                return None;
+            };
+            let verdict = match status {
+                "ok" => Verdict::Ok {
+                    plies: plies.parse().unwrap_or_default(),
+                    end_state: end_state.to_owned(),
+                    threefold: threefold == "1",
+                    fifty: fifty == "1",
+                },
+                other => Verdict::Failed(other.to_owned()),
+            };
+            Some((index.parse().unwrap_or_default(), verdict))
+        })
+        .collect()
+}
+
+type Disagreement = (u64, Option<Verdict>, Option<Verdict>);
+
+/// Games on which the two tools disagree: (index, pgnlake, python-chess).
+fn disagreements(pgn: &Path) -> Vec<Disagreement> {
+    compare(pgn).0
+}
+
+/// The disagreements and the number of games python-chess read.
+fn compare(pgn: &Path) -> (Vec<Disagreement>, usize) {
+    let run = import(&[pgn.to_path_buf()], 2);
+    let ours = pgnlake_verdicts(&run);
+    let theirs = python_verdicts(pgn);
+    assert!(!ours.is_empty());
+    let indexes: std::collections::BTreeSet<u64> =
+        ours.keys().chain(theirs.keys()).copied().collect();
+    let found = indexes
+        .into_iter()
+        .filter_map(|i| {
+            let (a, b) = (ours.get(&i).cloned(), theirs.get(&i).cloned());
+            (a != b).then_some((i, a, b))
+        })
+        .collect();
+    (found, theirs.len())
+}
+
+fn ok(plies: u32, end_state: &str) -> Option<Verdict> {
+    Some(Verdict::Ok {
+        plies,
+        end_state: end_state.to_owned(),
+        threefold: false,
+        fifty: false,
+    })
+}
+
+fn failed(reason: &str) -> Option<Verdict> {
+    Some(Verdict::Failed(reason.to_owned()))
+}
+
+/// The documented differences (README, "Compared with python-chess"), each
+/// pinned: pgnlake rejects what python-chess reads past.
+#[test]
+fn the_known_differences_are_exactly_these() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/differences.pgn");
+    assert_eq!(
+        disagreements(&fixture),
+        [
+            // python-chess skips a token it cannot read and plays on.
+            (1, failed("unknown_token"), ok(4, "none")),
+            // python-chess plays `--` as a null move.
+            (2, failed("null_move"), ok(4, "none")),
+            // python-chess reads `a8Q`, a promotion without `=`.
+            (3, failed("unparsable_san"), ok(1, "none")),
+            // python-chess raises on an empty FEN tag.
+            (5, failed("invalid_fen"), failed("raised")),
+            // Both refuse the illegal move (python-chess logs an error).
+            (6, failed("illegal_move"), failed("error")),
+        ]
+    );
+}
+
+fn corpus(name: &str) -> Option<PathBuf> {
+    let path = common::shared_data()?.join("corpus").join(name);
+    path.is_file().then_some(path)
+}
+
+fn assert_no_disagreement(pgn: &Path, expected_games: usize) {
+    let (found, games) = compare(pgn);
+    assert!(
+        found.is_empty(),
+        "{}: {} disagreements, first: {:?}",
+        pgn.display(),
+        found.len(),
+        found.iter().take(5).collect::<Vec<_>>()
+    );
+    assert_eq!(games, expected_games, "{}", pgn.display());
+}
+
+#[test]
+fn twic0920_agrees_game_by_game() {
+    let Some(pgn) = corpus("twic0920.pgn") else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    assert_no_disagreement(&pgn, 2245);
+}
+
+#[test]
+fn the_lichess_sample_agrees_game_by_game() {
+    let Some(pgn) = corpus("lichess-2025-05-sample.pgn") else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    assert_no_disagreement(&pgn, 438);
+}
+
+/// The first `games` games of a compressed archive, framed by pgnlake's own
+/// framer, written to a plain file for both tools.
+fn first_games(archive: &Path, games: usize, out: &Path) {
+    let reader =
+        pgnlake::input::decompress(std::fs::File::open(archive).unwrap_or_else(|e| panic!("{e}")));
+    let mut framer = Framer::new(reader);
+    let mut file =
+        std::io::BufWriter::new(std::fs::File::create(out).unwrap_or_else(|e| panic!("{e}")));
+    let (mut id, mut written) = (0, 0);
+    while written < games {
+        let mut batch = Batch::default();
+        let more = framer
+            .fill_batch(&mut batch, &mut id, 1 << 20, games - written)
+            .unwrap_or(false);
+        if !more {
+            break;
+        }
+        for game in &batch.games {
+            file.write_all(batch.game_bytes(game))
+                .and_then(|()| file.write_all(b"\n\n"))
+                .unwrap_or_else(|e| panic!("{e}"));
+            written += 1;
+        }
+    }
+    file.flush().unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn the_first_20000_pgnmentor_games_agree_game_by_game() {
+    let Some(archive) = corpus("pgnmentor-players.pgn.zst") else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pgn = dir.path().join("pgnmentor-20000.pgn");
+    first_games(&archive, 20_000, &pgn);
+    assert_no_disagreement(&pgn, 20_000);
+}

@@ -1,0 +1,24 @@
+//! pgnlake's integration tests: one binary (as ripgrep and ruff do), so that
+//! polars is linked once and the shared helpers in `common` serve every module.
+//! Each module tests one command or one property end to end on the fixtures
+//! in `sample-data/`; corpus tests that need `../shared/data` skip with a
+//! printed notice when it is absent.
+
+mod common;
+
+mod clean;
+mod cli;
+mod corpus;
+mod differential;
+mod faults;
+mod fuzz_regressions;
+mod import;
+mod layering;
+mod material_oracle;
+mod openings;
+mod outcomes;
+mod properties;
+mod query;
+mod roundtrip;
+mod shipped_queries;
+mod tree_oracle;

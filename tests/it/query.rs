@@ -1,0 +1,540 @@
+//! `pgnlake query` end to end: every recipe in `queries/` against committed
+//! snapshots, the output formats and errors, and the proof that outside
+//! readers (pyarrow, DuckDB) read the tables as documented and answer the
+//! portable recipes with the same rows.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::OnceLock;
+
+use common::{import, recipes, run_oracle};
+use pgnlake::read::query::{engine, split_statements};
+use serde_json::Value;
+
+fn manifest() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The sample-data import, made once for all tests of this file. It is run
+/// on the relative path `sample-data` (tests start in the package folder), so
+/// `source` columns and snapshots do not depend on where the clone is.
+fn data() -> &'static Path {
+    static RUN: OnceLock<common::Imported> = OnceLock::new();
+    RUN.get_or_init(|| import(&[PathBuf::from("sample-data")], 2))
+        .dir
+        .path()
+}
+
+fn pgnlake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .current_dir(manifest())
+        .output()
+        .unwrap_or_else(|e| panic!("pgnlake: {e}"))
+}
+
+fn query(args: &[&str]) -> Output {
+    let data = data().to_string_lossy().into_owned();
+    let mut all = vec!["query", "--data", data.as_str()];
+    all.extend_from_slice(args);
+    pgnlake(&all)
+}
+
+fn stdout(output: &Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The one-line error of a failed run, checked to exit 2.
+fn error(output: &Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr.trim_end().to_owned()
+}
+
+fn recipe(name: &str) -> String {
+    std::fs::read_to_string(manifest().join("queries").join(name))
+        .unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn every_recipe_matches_its_snapshot() {
+    let names = recipes();
+    assert!(names.len() >= 18, "{names:?}");
+    for name in &names {
+        let output = stdout(&query(&[&format!("queries/{name}")]));
+        insta::assert_snapshot!(name.trim_end_matches(".sql"), output);
+    }
+}
+
+#[test]
+fn the_questions_users_ask_first_are_answered() {
+    for name in [
+        "games_and_rejects.sql",
+        "results_by_end_state.sql",
+        "result_contradictions.sql",
+        "longest_games.sql",
+        "checkmate_plies.sql",
+        "top_players.sql",
+    ] {
+        assert!(recipes().contains(&name.to_owned()), "{name}");
+    }
+    // The totals agree with the import's own count (91 read).
+    let totals = stdout(&query(&[
+        "--format",
+        "csv",
+        "-e",
+        "SELECT 'accepted' AS status, COUNT(*) AS games FROM games \
+         UNION ALL SELECT 'rejected' AS status, COUNT(*) AS games FROM rejects",
+    ]));
+    assert_eq!(totals, "status,games\naccepted,78\nrejected,13\n");
+}
+
+#[test]
+fn table_format_cuts_at_the_limit_and_says_so() {
+    let output = stdout(&query(&[
+        "--limit",
+        "2",
+        "-e",
+        "SELECT game_id, plies FROM games ORDER BY game_id",
+    ]));
+    assert_eq!(
+        output,
+        "game_id  plies\n-------  -----\n      2      4\n      3      4\n78 rows (2 shown; --limit 2)\n"
+    );
+}
+
+#[test]
+fn statements_are_titled_and_separated() {
+    let output = stdout(&query(&[
+        "-e",
+        "-- First\nSELECT 1 AS one;\n-- Second\n-- Tables: games\nSELECT 'a;b' AS two",
+    ]));
+    assert_eq!(
+        output,
+        "-- First\none\n---\n  1\n1 row\n\n-- Second\ntwo\n---\na;b\n1 row\n"
+    );
+}
+
+#[test]
+fn csv_json_and_parquet_hold_the_whole_result() {
+    let sql = "SELECT game_id, white_elo, extra_tags FROM games \
+               WHERE game_id IN (2, 9, 37) ORDER BY game_id";
+    let csv = stdout(&query(&["--format", "csv", "--limit", "1", "-e", sql]));
+    assert_eq!(
+        csv,
+        "game_id,white_elo,extra_tags\n2,,[]\n9,,\"[{\"\"name\"\":\"\"SetUp\"\",\"\"value\"\":\"\"1\"\"},{\"\"name\"\":\"\"FEN\"\",\"\"value\"\":\"\"8/8/4k3/8/8/4K3/8/4Q3 w - - 149 100\"\"}]\"\n\
+         37,1159,\"[{\"\"name\"\":\"\"UTCDate\"\",\"\"value\"\":\"\"2025.05.01\"\"},{\"\"name\"\":\"\"UTCTime\"\",\"\"value\"\":\"\"00:00:06\"\"},\
+         {\"\"name\"\":\"\"WhiteRatingDiff\"\",\"\"value\"\":\"\"+8\"\"},{\"\"name\"\":\"\"BlackRatingDiff\"\",\"\"value\"\":\"\"-8\"\"}]\"\n"
+    );
+    let json: Value = serde_json::from_str(&stdout(&query(&["--format", "json", "-e", sql])))
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(json.as_array().map(Vec::len), Some(3));
+    assert_eq!(
+        json[1]["extra_tags"][1]["value"],
+        "8/8/4k3/8/8/4K3/8/4Q3 w - - 149 100"
+    );
+    assert_eq!(json[2]["white_elo"], 1159);
+    assert_eq!(json[2]["extra_tags"][2]["name"], "WhiteRatingDiff");
+    assert_eq!(json[0]["white_elo"], Value::Null);
+
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("result.parquet");
+    let file_arg = file.to_string_lossy().into_owned();
+    stdout(&query(&["--format", "parquet", "-o", &file_arg, "-e", sql]));
+    let frame = common::read_table(&file);
+    assert_eq!(frame.height(), 3);
+    assert_eq!(common::i32_at(&frame, "white_elo", 2), Some(1159));
+    assert_eq!(common::listing(dir.path()), ["result.parquet"]);
+}
+
+#[test]
+fn errors_are_one_line_and_exit_2() {
+    let missing_table = error(&query(&["-e", "SELECT * FROM gmes"]));
+    assert!(
+        missing_table.contains("-e: statement 1 (line 1): table \"gmes\" does not exist in")
+            && missing_table.ends_with(
+                "(tables: endgames, games, material, opening_lines, openings, rejects, results)"
+            ),
+        "{missing_table}"
+    );
+    let missing_column = error(&query(&["-e", "SELECT 1 AS a;\n\nSELECT nope FROM games"]));
+    assert!(
+        missing_column.starts_with(
+            "pgnlake: -e: statement 2 (line 3): not found: unable to find column \"nope\""
+        ),
+        "{missing_column}"
+    );
+    let syntax = error(&query(&["-e", "SELEC 1"]));
+    assert!(
+        syntax.starts_with("pgnlake: -e: statement 1 (line 1): sql parser error:"),
+        "{syntax}"
+    );
+    assert_eq!(
+        error(&pgnlake(&[
+            "query",
+            "--data",
+            "no/such/dir",
+            "-e",
+            "SELECT 1"
+        ])),
+        "pgnlake: no/such/dir: no such folder (run `pgnlake import --out DIR` first, or pass --data)"
+    );
+    assert_eq!(
+        error(&query(&["queries/no_such.sql"])),
+        "pgnlake: queries/no_such.sql: read failed: No such file or directory (os error 2)"
+    );
+    assert_eq!(
+        error(&query(&[
+            "--format",
+            "csv",
+            "queries/games_and_rejects.sql"
+        ])),
+        "pgnlake: queries/games_and_rejects.sql: holds 2 statements, but --format Csv writes one \
+         result; use --format table, or one statement per file"
+    );
+    assert_eq!(
+        error(&query(&["-e", "-- nothing\n;"])),
+        "pgnlake: -e: no SQL statement in it"
+    );
+    let unwritable = error(&query(&[
+        "--format",
+        "csv",
+        "-o",
+        "/no/such/dir/x.csv",
+        "-e",
+        "SELECT 1",
+    ]));
+    assert!(
+        unwritable.starts_with("pgnlake: /no/such/dir/x.csv: "),
+        "{unwritable}"
+    );
+}
+
+#[test]
+fn data_defaults_to_out() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    std::fs::create_dir(&out).unwrap_or_else(|e| panic!("{e}"));
+    std::fs::copy(data().join("rejects.parquet"), out.join("rejects.parquet"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args([
+            "query",
+            "--format",
+            "csv",
+            "-e",
+            "SELECT COUNT(*) AS n FROM rejects",
+        ])
+        .current_dir(dir.path())
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stdout(&output), "n\n13\n");
+}
+
+// ---------------------------------------------------------------- interop
+
+/// `table` → `column` → type, from the README's table documentation: every
+/// `### \`NAME.parquet\`` section's `| names | type | meaning |` rows.
+fn documented_schema() -> BTreeMap<String, BTreeMap<String, String>> {
+    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap_or_default();
+    let mut tables: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in readme.lines() {
+        if let Some(heading) = line.strip_prefix("### `") {
+            current = heading.split_once(".parquet`").map(|(t, _)| t.to_owned());
+            continue;
+        }
+        if line.starts_with('#') {
+            current = None;
+        }
+        let (Some(table), Some(row)) = (&current, line.strip_prefix("| `")) else {
+            continue;
+        };
+        let cells: Vec<&str> = row.split(" | ").collect();
+        let (Some(names), Some(types)) = (cells.first(), cells.get(1)) else {
+            continue;
+        };
+        let names: Vec<&str> = names
+            .split('`')
+            .filter(|n| !n.trim_start_matches(", ").is_empty() && !n.starts_with(','))
+            .collect();
+        let types: Vec<String> = if types.contains('<') {
+            vec![(*types).to_owned()]
+        } else {
+            types.split(", ").map(str::to_owned).collect()
+        };
+        for (i, name) in names.iter().enumerate() {
+            let documented = types.get(i).or(types.first()).cloned().unwrap_or_default();
+            let documented = if documented == "as above" {
+                tables
+                    .get("games")
+                    .and_then(|games| games.get(*name))
+                    .cloned()
+                    .unwrap_or_default()
+            } else {
+                documented
+            };
+            tables
+                .entry(table.clone())
+                .or_default()
+                .insert((*name).to_owned(), documented);
+        }
+    }
+    tables
+}
+
+#[test]
+fn pyarrow_reads_every_table_with_the_documented_schema() {
+    let data_arg = data().as_os_str();
+    let mut read: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for line in run_oracle("parquet_readers.py", &["schema".as_ref(), data_arg]) {
+        let fields: Vec<&str> = line.split('\t').collect();
+        if let [table, column, kind] = fields[..] {
+            read.entry(table.to_owned())
+                .or_default()
+                .insert(column.to_owned(), kind.to_owned());
+        }
+    }
+    assert_eq!(read.len(), 7, "{:?}", read.keys());
+    assert_eq!(read, documented_schema());
+}
+
+/// Same rows: equal columns and values, numbers compared as numbers
+/// (integers exactly, floats to 1e-9), in order.
+fn same_value(ours: &Value, theirs: &Value) -> bool {
+    match (ours, theirs) {
+        (Value::Number(a), Value::Number(b)) => match (a.as_i128(), b.as_i128()) {
+            (Some(a), Some(b)) => a == b,
+            _ => {
+                let (a, b) = (
+                    a.as_f64().unwrap_or(f64::NAN),
+                    b.as_f64().unwrap_or(f64::NAN),
+                );
+                (a - b).abs() <= 1e-9 * a.abs().max(1.0)
+            }
+        },
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same_value(x, y))
+        }
+        (Value::Object(a), Value::Object(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => ours == theirs,
+    }
+}
+
+/// A JSON object's entries in the order written (serde_json's own map
+/// sorts its keys).
+struct OrderedRow(Vec<(String, Value)>);
+
+impl<'de> serde::Deserialize<'de> for OrderedRow {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Entries;
+        impl<'de> serde::de::Visitor<'de> for Entries {
+            type Value = OrderedRow;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<OrderedRow, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(entry) = map.next_entry()? {
+                    entries.push(entry);
+                }
+                Ok(OrderedRow(entries))
+            }
+        }
+        deserializer.deserialize_map(Entries)
+    }
+}
+
+/// One statement through `pgnlake query --format json`: the column names
+/// (known when there is a row) and each row's values in column order.
+fn pgnlake_rows(data: &Path, sql: &str) -> (Vec<String>, Vec<Value>) {
+    let data = data.to_string_lossy().into_owned();
+    let text = stdout(&pgnlake(&[
+        "query", "--data", &data, "--format", "json", "-e", sql,
+    ]));
+    let objects: Vec<OrderedRow> =
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+    let columns = objects
+        .first()
+        .map(|row| row.0.iter().map(|(k, _)| k.clone()).collect())
+        .unwrap_or_default();
+    let rows = objects
+        .into_iter()
+        .map(|row| Value::Array(row.0.into_iter().map(|(_, v)| v).collect()))
+        .collect();
+    (columns, rows)
+}
+
+/// Every portable recipe's statements, and three that read back unsigned
+/// 64-bit keys, lists of (name, value) structs and nullable columns whole.
+fn portable_statements() -> Vec<(String, String)> {
+    let mut statements = Vec::new();
+    for name in recipes() {
+        let script = recipe(&name);
+        if engine(&script) == Some("polars") {
+            continue;
+        }
+        for (i, statement) in split_statements(&script).into_iter().enumerate() {
+            statements.push((format!("{name}#{}", i + 1), statement.sql));
+        }
+    }
+    for (id, sql) in [
+        (
+            "u64",
+            "SELECT position_key, next_position_key, games FROM openings ORDER BY position_key, move_uci",
+        ),
+        (
+            "lists",
+            "SELECT game_id, extra_tags FROM games ORDER BY game_id",
+        ),
+        (
+            "nulls",
+            "SELECT game_id, white_elo, year, opening_ply, eco_matches_tag, endgame_signature, material_diff_at_80 FROM games ORDER BY game_id",
+        ),
+    ] {
+        statements.push((id.to_owned(), sql.to_owned()));
+    }
+    statements
+}
+
+/// Runs `statements` in DuckDB over the tables in `data` and in `pgnlake
+/// query`, asserts the same columns and rows, and returns DuckDB's results.
+fn assert_duckdb_agrees(data: &Path, statements: &[(String, String)]) -> Value {
+    let list: Vec<Value> = statements
+        .iter()
+        .map(|(id, sql)| serde_json::json!({"id": id, "sql": sql}))
+        .collect();
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = dir.path().join("statements.json");
+    std::fs::write(&file, Value::Array(list).to_string()).unwrap_or_else(|e| panic!("{e}"));
+    let output = run_oracle(
+        "parquet_readers.py",
+        &["duckdb".as_ref(), data.as_os_str(), file.as_os_str()],
+    )
+    .join("\n");
+    let duckdb: Value = serde_json::from_str(&output).unwrap_or_else(|e| panic!("{e}: {output}"));
+
+    for (id, sql) in statements {
+        let (columns, rows) = pgnlake_rows(data, sql);
+        let theirs = &duckdb[id];
+        assert!(theirs.is_object(), "{id}: DuckDB gave no result");
+        let their_rows = theirs["rows"].as_array().cloned().unwrap_or_default();
+        if !rows.is_empty() {
+            assert_eq!(
+                theirs["columns"],
+                serde_json::json!(columns),
+                "{id}: columns"
+            );
+        }
+        assert_eq!(rows.len(), their_rows.len(), "{id}: row count");
+        for (ours, theirs) in rows.iter().zip(&their_rows) {
+            assert!(
+                same_value(ours, theirs),
+                "{id}: pgnlake {ours} ≠ DuckDB {theirs}"
+            );
+        }
+    }
+    duckdb
+}
+
+#[test]
+fn duckdb_answers_every_portable_recipe_with_the_same_rows() {
+    let statements = portable_statements();
+    assert!(statements.len() >= 20, "{}", statements.len());
+    let duckdb = assert_duckdb_agrees(data(), &statements);
+    let top_key = &duckdb["u64"]["rows"];
+    let above_i64 = top_key
+        .as_array()
+        .map(|rows| {
+            rows.iter()
+                .filter(|r| r[0].as_u64().is_some_and(|k| k > i64::MAX as u64))
+                .count()
+        })
+        .unwrap_or_default();
+    assert!(above_i64 > 0, "the sample has keys above 2^63");
+}
+
+#[test]
+fn pyarrow_reads_unsigned_lists_and_nulls_as_written() {
+    let (_, ours) = pgnlake_rows(
+        data(),
+        "SELECT game_id, white_elo, extra_tags FROM games ORDER BY game_id",
+    );
+    let text = run_oracle(
+        "parquet_readers.py",
+        &[
+            "pyarrow".as_ref(),
+            data().as_os_str(),
+            "games".as_ref(),
+            "game_id".as_ref(),
+            "white_elo".as_ref(),
+            "extra_tags".as_ref(),
+        ],
+    )
+    .join("\n");
+    let theirs: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(ours.len(), 78);
+    assert_eq!(ours.len(), theirs.len());
+    for (a, b) in ours.iter().zip(&theirs) {
+        assert!(same_value(a, b), "pgnlake {a} ≠ pyarrow {b}");
+    }
+}
+
+/// The same proof on real archives: OTB games with every kind of tag, a
+/// lichess export and annotated books with set-up positions (skipped, with a
+/// notice, without `../shared/data`).
+#[test]
+fn duckdb_agrees_on_corpus_archives() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let run = import(
+        &[
+            corpus.join("twic0920.pgn"),
+            corpus.join("lichess-2025-05-sample.pgn"),
+            corpus.join("book-collections.pgn.zst"),
+        ],
+        2,
+    );
+    assert!(run.summary.accepted > 25_000, "{}", run.summary.accepted);
+    assert_duckdb_agrees(run.dir.path(), &portable_statements());
+}
+
+#[test]
+fn script_from_stdin() {
+    use std::io::Write as _;
+    let data = data().to_string_lossy().into_owned();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["query", "-", "--data", &data, "--format", "csv"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{e}"));
+    child
+        .stdin
+        .take()
+        .map(|mut stdin| stdin.write_all(b"SELECT MAX(plies) AS longest FROM games;\n"))
+        .transpose()
+        .unwrap_or_else(|e| panic!("{e}"));
+    let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(stdout(&output), "longest\n136\n");
+}

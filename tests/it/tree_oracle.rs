@@ -1,0 +1,101 @@
+//! The opening tree against an independent one computed by python-chess
+//! (`tests/oracle/opening_tree.py`; `.ci/run` installs python-chess):
+//! every (position, move), its games and the position's earliest ply.
+
+use crate::common;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use common::{import_with, sample, shared_data, str_at, u32_at, u64_at};
+
+type Tree = BTreeMap<(String, String), (u64, u32)>;
+
+fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<u64>) {
+    let run = import_with(&[pgn.to_path_buf()], 2, plies, 1 << 30);
+    let games = run.table("games");
+    let standard: Vec<u64> = (0..games.height())
+        .filter(|&i| str_at(&games, "start_fen", i).is_none())
+        .filter(|&i| common::bool_at(&games, "chess960", i) == Some(false))
+        .filter_map(|i| u64_at(&games, "game_index", i))
+        .collect();
+    let tree = run.table("openings");
+    let rows = (0..tree.height())
+        .map(|i| {
+            (
+                (
+                    str_at(&tree, "epd", i).unwrap_or_default(),
+                    str_at(&tree, "move_san", i).unwrap_or_default(),
+                ),
+                (
+                    u64_at(&tree, "games", i).unwrap_or_default(),
+                    u32_at(&tree, "ply", i).unwrap_or_default(),
+                ),
+            )
+        })
+        .collect();
+    (rows, standard)
+}
+
+fn oracle(pgn: &Path, accepted: &[u64], plies: usize) -> Tree {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let indexes = dir.path().join("indexes.txt");
+    let list: String = accepted.iter().map(|i| format!("{i}\n")).collect();
+    std::fs::write(&indexes, list).unwrap_or_else(|e| panic!("{e}"));
+    let plies = plies.to_string();
+    common::run_oracle(
+        "opening_tree.py",
+        &[pgn.as_os_str(), indexes.as_os_str(), plies.as_ref()],
+    )
+    .iter()
+    .filter_map(|line| {
+        let mut fields = line.split('\t');
+        let (epd, san, games, ply) = (
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+            fields.next()?,
+        );
+        Some((
+            (epd.to_owned(), san.to_owned()),
+            (games.parse().ok()?, ply.parse().ok()?),
+        ))
+    })
+    .collect()
+}
+
+fn assert_same_tree(pgn: &Path, plies: usize) -> usize {
+    let (ours, accepted) = ours(pgn, plies);
+    let expected = oracle(pgn, &accepted, plies);
+    let first_difference = expected
+        .iter()
+        .find(|(k, v)| ours.get(*k) != Some(*v))
+        .or_else(|| ours.iter().find(|(k, v)| expected.get(*k) != Some(*v)));
+    assert!(
+        first_difference.is_none(),
+        "{}: {first_difference:?}",
+        pgn.display()
+    );
+    assert_eq!(ours.len(), expected.len());
+    ours.len()
+}
+
+#[test]
+fn the_tree_of_the_sample_games_equals_python_chess() {
+    // Not edge-cases.pgn: python-chess frames its broken games differently,
+    // so game numbers do not line up.
+    for name in ["lichess-2025-05-30games.pgn", "openings.pgn"] {
+        assert!(assert_same_tree(&sample(name), 20) > 10, "{name}");
+    }
+    assert_same_tree(&sample("lichess-2025-05-30games.pgn"), 7);
+}
+
+#[test]
+fn the_tree_of_a_corpus_file_equals_python_chess() {
+    let Some(data) = shared_data() else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    let rows = assert_same_tree(&data.join("corpus/twic0920.pgn"), 20);
+    assert_eq!(rows, 24_459);
+}
