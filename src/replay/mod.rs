@@ -10,17 +10,21 @@ pub mod openings;
 pub mod reject;
 pub mod resolve;
 
-use pgn_reader::SanPlus;
-use shakmaty::fen::Fen;
-use shakmaty::san::{San, SanError};
+mod notation;
+mod repetition;
+mod setup;
+
+use shakmaty::san::{San, SanPlus};
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, File, Move, Position,
-    Rank, Role, Square,
+    Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
 };
 
 use crate::pgn::result::GameResult;
-use reject::{RejectReason, Rejection};
+use notation::{fen_of, push_uci};
+use reject::{RejectReason, Rejection, move_error};
+use repetition::{SeenFilter, count_earlier, is_perpetual};
+pub use setup::{Start, setup};
 
 /// The state of the final position.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -61,85 +65,6 @@ pub fn color_name(color: Color) -> &'static str {
         Color::White => "white",
         Color::Black => "black",
     }
-}
-
-/// Where a game starts.
-#[derive(Debug, Clone)]
-pub struct Start {
-    pub pos: Chess,
-    pub chess960: bool,
-    /// The FEN tag, when the start is not the standard position.
-    pub start_fen: Option<String>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VariantKind {
-    Standard,
-    Chess960,
-}
-
-/// Reads the `Variant` tag: case-insensitive, spaces and dashes ignored.
-fn variant_kind(tag: Option<&str>) -> Result<VariantKind, Rejection> {
-    let Some(tag) = tag else {
-        return Ok(VariantKind::Standard);
-    };
-    let key: String = tag
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .flat_map(char::to_lowercase)
-        .collect();
-    match key.as_str() {
-        "" | "standard" | "normal" | "fromposition" => Ok(VariantKind::Standard),
-        "chess960" | "fischerandom" | "fischerrandom" | "frc" => Ok(VariantKind::Chess960),
-        _ => Err(Rejection::new(
-            RejectReason::UnsupportedVariant,
-            format!("unsupported variant {tag:?}"),
-        )),
-    }
-}
-
-/// Builds the start position from the `Variant` and `FEN` tags.
-pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejection> {
-    let declared_960 = variant_kind(variant)? == VariantKind::Chess960;
-    let Some(fen_text) = fen else {
-        return Ok(Start {
-            pos: Chess::default(),
-            chess960: declared_960,
-            start_fen: None,
-        });
-    };
-    let invalid = |why: String| {
-        Rejection::new(
-            RejectReason::InvalidFen,
-            format!("invalid FEN {fen_text:?}: {why}"),
-        )
-    };
-    let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| invalid(e.to_string()))?;
-    let pos: Chess = parsed
-        .clone()
-        .into_position(CastlingMode::Chess960)
-        .map_err(|e| invalid(e.to_string()))?;
-    let chess960 = declared_960 || fen_needs_960(fen_text, &parsed);
-    let start_fen = (pos != Chess::default()).then(|| fen_text.trim().to_string());
-    Ok(Start {
-        pos,
-        chess960,
-        start_fen,
-    })
-}
-
-/// True when the FEN's castling field uses Shredder/X-FEN letters, or
-/// names a castling rook that standard chess does not allow.
-fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
-    let castling_field = fen_text.split_whitespace().nth(2).unwrap_or("-");
-    let letters = castling_field
-        .chars()
-        .any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
-    letters
-        || parsed
-            .clone()
-            .into_position::<Chess>(CastlingMode::Standard)
-            .is_err()
 }
 
 /// Everything replay learned about a legal game.
@@ -452,231 +377,6 @@ fn proven_result(
     }
 }
 
-/// Which top hash bytes occurred since the last zeroing move. `insert`
-/// answers true when the byte is new, so the position cannot be a repeat.
-#[derive(Default)]
-struct SeenFilter([u64; 4]);
-
-impl SeenFilter {
-    fn insert(&mut self, hash: u64) -> bool {
-        let byte = (hash >> 56) as usize;
-        let (word, bit) = (byte / 64, 1u64 << (byte % 64));
-        let Some(slot) = self.0.get_mut(word) else {
-            return false;
-        };
-        let new = *slot & bit == 0;
-        *slot |= bit;
-        new
-    }
-
-    fn clear(&mut self) {
-        self.0 = [0; 4];
-    }
-}
-
-/// Occurrences of `history[current]` among earlier positions with the same
-/// side to move, since `window_start`.
-fn count_earlier(history: &[u64], window_start: usize, current: usize) -> u32 {
-    let Some(&target) = history.get(current) else {
-        return 0;
-    };
-    let mut count = 0;
-    let mut i = current;
-    while i >= window_start + 2 {
-        i -= 2;
-        if history.get(i) == Some(&target) {
-            count += 1;
-        }
-    }
-    count
-}
-
-/// The game ends in a repetition (final position seen three times): is every
-/// move of one side, from the first occurrence of that position to the end,
-/// a check? Re-walks the game, which is rare enough not to track checks on
-/// every move.
-fn is_perpetual(history: &[u64], window_start: usize, start: Chess, moves: &[Move]) -> bool {
-    let Some((&target, _)) = history.split_last() else {
-        return false;
-    };
-    let last = history.len() - 1;
-    let first = (window_start..last)
-        .find(|&i| (last - i).is_multiple_of(2) && history.get(i) == Some(&target))
-        .unwrap_or(last);
-    if first == last {
-        return false;
-    }
-    // gave_check[k]: the move of ply k (1-based) gave check.
-    let mut pos = start;
-    let mut gave_check = Vec::with_capacity(moves.len() + 1);
-    gave_check.push(false);
-    for &m in moves {
-        pos.play_unchecked(m);
-        gave_check.push(pos.is_check());
-    }
-    // Plies first+1..=last alternate between the two sides.
-    let all_checks = |offset: usize| {
-        (first + 1 + offset..=last)
-            .step_by(2)
-            .all(|k| gave_check.get(k).copied().unwrap_or(false))
-    };
-    all_checks(0) || all_checks(1)
-}
-
-/// The FEN of `pos` (en passant square only when a capture is legal).
-/// Written by hand for standard castling rights, the case of nearly every
-/// game, since shakmaty's `Display` goes through `fmt` one char at a time;
-/// Chess960 and unusual rights use shakmaty's writer.
-fn fen_of(pos: &Chess, chess960: bool) -> String {
-    let rights = pos.castles().castling_rights();
-    let corners = [Square::H1, Square::A1, Square::H8, Square::A8];
-    let standard = corners
-        .iter()
-        .fold(rights, |rest, &sq| rest & !Bitboard::from_square(sq))
-        .is_empty();
-    if chess960 || !standard {
-        return Fen::from_position(pos, EnPassantMode::Legal).to_string();
-    }
-    let mut out = Vec::with_capacity(96);
-    let board = pos.board();
-    let occupied = board.occupied();
-    for rank in (0..8u32).rev() {
-        let mut empty = 0u8;
-        for file in 0..8u32 {
-            let square = Square::from_coords(File::new(file), Rank::new(rank));
-            let piece = if occupied.contains(square) {
-                board.piece_at(square)
-            } else {
-                None
-            };
-            match piece {
-                Some(piece) => {
-                    if empty > 0 {
-                        out.push(b'0' + empty);
-                        empty = 0;
-                    }
-                    out.push(piece.char() as u8);
-                }
-                None => empty += 1,
-            }
-        }
-        if empty > 0 {
-            out.push(b'0' + empty);
-        }
-        if rank > 0 {
-            out.push(b'/');
-        }
-    }
-    out.extend_from_slice(if pos.turn() == Color::White {
-        b" w "
-    } else {
-        b" b "
-    });
-    let before = out.len();
-    for (sq, letter) in corners.into_iter().zip(*b"KQkq") {
-        if rights.contains(sq) {
-            out.push(letter);
-        }
-    }
-    if out.len() == before {
-        out.push(b'-');
-    }
-    out.push(b' ');
-    match pos.ep_square(EnPassantMode::Legal) {
-        Some(sq) => {
-            out.push(sq.file().char() as u8);
-            out.push(sq.rank().char() as u8);
-        }
-        None => out.push(b'-'),
-    }
-    let counters = format!(" {} {}", pos.halfmoves(), pos.fullmoves());
-    out.extend_from_slice(counters.as_bytes());
-    String::from_utf8(out).unwrap_or_default()
-}
-
-/// Appends a move in UCI notation, byte by byte: this runs for every ply
-/// of every game, and `fmt` costs several times more.
-fn push_uci(out: &mut Vec<u8>, m: Move, mode: CastlingMode) {
-    let square = |sq: Square| [sq.file().char() as u8, sq.rank().char() as u8];
-    match m {
-        Move::Normal {
-            from,
-            to,
-            promotion,
-            ..
-        } => {
-            let ([f1, r1], [f2, r2]) = (square(from), square(to));
-            match promotion {
-                Some(role) => out.extend_from_slice(&[f1, r1, f2, r2, role.char() as u8]),
-                None => out.extend_from_slice(&[f1, r1, f2, r2]),
-            }
-        }
-        Move::EnPassant { from, to } => {
-            let ([f1, r1], [f2, r2]) = (square(from), square(to));
-            out.extend_from_slice(&[f1, r1, f2, r2]);
-        }
-        other => out.extend_from_slice(other.to_uci(mode).to_string().as_bytes()),
-    }
-}
-
-fn role_name(role: Role) -> &'static str {
-    match role {
-        Role::Pawn => "pawn",
-        Role::Knight => "knight",
-        Role::Bishop => "bishop",
-        Role::Rook => "rook",
-        Role::Queen => "queen",
-        Role::King => "king",
-    }
-}
-
-/// A rejection for a SAN that does not give exactly one legal move.
-fn move_error(pos: &Chess, san_plus: &SanPlus, error: SanError, ply: u32) -> Rejection {
-    let side = color_name(pos.turn());
-    let (reason, why) = match error {
-        SanError::AmbiguousSan => (RejectReason::AmbiguousMove, ambiguity(pos, &san_plus.san)),
-        _ => (RejectReason::IllegalMove, illegality(pos, &san_plus.san)),
-    };
-    let what = match reason {
-        RejectReason::AmbiguousMove => "ambiguous move",
-        _ => "illegal move",
-    };
-    Rejection::new(
-        reason,
-        format!("{what} {san_plus} at ply {ply} ({side} to move): {why}"),
-    )
-    .at(ply, san_plus.to_string())
-}
-
-fn illegality(pos: &Chess, san: &San) -> String {
-    match *san {
-        San::Normal { role, to, .. } => {
-            if pos.our(role).is_empty() {
-                format!("{} has no {}", color_name(pos.turn()), role_name(role))
-            } else if pos.san_candidates(role, to).is_empty() {
-                format!("no {} can reach {}", role_name(role), to)
-            } else {
-                format!("no legal {} move to {} matches", role_name(role), to)
-            }
-        }
-        San::Castle(CastlingSide::KingSide) => "kingside castling is not legal here".into(),
-        San::Castle(CastlingSide::QueenSide) => "queenside castling is not legal here".into(),
-        _ => "not a legal move".into(),
-    }
-}
-
-fn ambiguity(pos: &Chess, san: &San) -> String {
-    match *san {
-        San::Normal { role, to, .. } => format!(
-            "{} {}s can reach {}",
-            pos.san_candidates(role, to).len(),
-            role_name(role),
-            to
-        ),
-        _ => "several legal moves match".into(),
-    }
-}
-
 /// Visits every position of `games` pseudo-random games of up to `plies`
 /// plies (xorshift, so the walk is the same on every run).
 #[cfg(test)]
@@ -715,6 +415,7 @@ pub(crate) fn random_walk_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use shakmaty::fen::Fen;
 
     fn sans(text: &str) -> Vec<SanPlus> {
         text.split_whitespace()

@@ -1,7 +1,11 @@
 //! Replay stage, rejects: why a game was not accepted. One enum, so that
 //! every reject in every table and summary uses the same vocabulary.
 
+use shakmaty::san::{San, SanError, SanPlus};
+use shakmaty::{CastlingSide, Chess, Position, Role};
 use thiserror::Error;
+
+use crate::replay::color_name;
 
 /// The reason a game was rejected.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Error)]
@@ -95,5 +99,63 @@ impl Rejection {
         self.ply = Some(ply);
         self.token = Some(token.into());
         self
+    }
+}
+
+/// A rejection for a SAN that does not give exactly one legal move.
+pub(super) fn move_error(pos: &Chess, san_plus: &SanPlus, error: SanError, ply: u32) -> Rejection {
+    let side = color_name(pos.turn());
+    let (reason, why) = match error {
+        SanError::AmbiguousSan => (RejectReason::AmbiguousMove, ambiguity(pos, &san_plus.san)),
+        _ => (RejectReason::IllegalMove, illegality(pos, &san_plus.san)),
+    };
+    let what = match reason {
+        RejectReason::AmbiguousMove => "ambiguous move",
+        _ => "illegal move",
+    };
+    Rejection::new(
+        reason,
+        format!("{what} {san_plus} at ply {ply} ({side} to move): {why}"),
+    )
+    .at(ply, san_plus.to_string())
+}
+
+pub(super) fn illegality(pos: &Chess, san: &San) -> String {
+    match *san {
+        San::Normal { role, to, .. } => {
+            if pos.our(role).is_empty() {
+                format!("{} has no {}", color_name(pos.turn()), role_name(role))
+            } else if pos.san_candidates(role, to).is_empty() {
+                format!("no {} can reach {}", role_name(role), to)
+            } else {
+                format!("no legal {} move to {} matches", role_name(role), to)
+            }
+        }
+        San::Castle(CastlingSide::KingSide) => "kingside castling is not legal here".into(),
+        San::Castle(CastlingSide::QueenSide) => "queenside castling is not legal here".into(),
+        _ => "not a legal move".into(),
+    }
+}
+
+pub(super) fn ambiguity(pos: &Chess, san: &San) -> String {
+    match *san {
+        San::Normal { role, to, .. } => format!(
+            "{} {}s can reach {}",
+            pos.san_candidates(role, to).len(),
+            role_name(role),
+            to
+        ),
+        _ => "several legal moves match".into(),
+    }
+}
+
+fn role_name(role: Role) -> &'static str {
+    match role {
+        Role::Pawn => "pawn",
+        Role::Knight => "knight",
+        Role::Bishop => "bishop",
+        Role::Rook => "rook",
+        Role::Queen => "queen",
+        Role::King => "king",
     }
 }
