@@ -157,7 +157,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         threads = args.get(at + 1).ok_or("--threads N")?.parse()?;
         args.drain(at..at + 2);
     }
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build()?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
     let (send, recv) = crossbeam_channel::bounded::<Vec<Game>>(4 * pool.current_num_threads());
     let reader = std::thread::spawn(move || -> io::Result<()> {
         for path in &args {

@@ -29,6 +29,7 @@ pub mod interrupt;
 pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod pipeline;
+pub mod profile;
 #[cfg(feature = "tables")]
 pub mod read;
 pub mod replay;

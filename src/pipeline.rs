@@ -7,15 +7,16 @@
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
-use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
-use crossbeam_channel::{Receiver, Sender, bounded};
+use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded};
 use indicatif::ProgressBar;
 
 use crate::error::Error;
 use crate::input::{self, InputSource};
 use crate::pgn::framer::{Batch, Framer};
+use crate::profile::{self, Stage, Thread};
 use crate::sink::summary::InputSummary;
 
 const BATCH_BYTES: usize = 512 << 10;
@@ -35,6 +36,90 @@ pub struct Workers<NewState, Work, Finish> {
     pub new_state: NewState,
     pub work: Work,
     pub finish: Finish,
+    /// Jobs the consumer hands back to the workers (encoding a row group),
+    /// taken between batches so that the consumer thread stays light.
+    pub side_jobs: Option<SideJobReceiver>,
+}
+
+/// Work the consumer hands to the workers: see [`Deferred`].
+pub trait SideJob: Send + Sync {
+    fn run(&self);
+}
+
+/// The sending end of the side jobs' queue (the consumer holds it).
+pub type SideJobSender = Sender<Arc<dyn SideJob>>;
+/// The receiving end (the workers take from it).
+pub type SideJobReceiver = Receiver<Arc<dyn SideJob>>;
+
+/// A side job's queue: the consumer sends, the workers take.
+pub fn side_jobs() -> (SideJobSender, SideJobReceiver) {
+    crossbeam_channel::unbounded()
+}
+
+type Work<T> = Box<dyn FnOnce() -> T + Send>;
+
+/// Work handed to the workers whose result the consumer collects in order.
+/// Whoever comes first runs it: a worker taking it from the queue, or the
+/// consumer itself when it needs the result and no worker has started it,
+/// so the consumer never waits on workers that are waiting on it.
+pub struct Deferred<T> {
+    work: Mutex<Option<Work<T>>>,
+    result: Mutex<Option<Result<T, Error>>>,
+    ready: Condvar,
+}
+
+impl<T: Send> Deferred<T> {
+    pub fn new(work: impl FnOnce() -> T + Send + 'static) -> Arc<Deferred<T>> {
+        Arc::new(Deferred {
+            work: Mutex::new(Some(Box::new(work))),
+            result: Mutex::new(None),
+            ready: Condvar::new(),
+        })
+    }
+
+    /// Runs the work here, unless it was taken already.
+    fn run_here(&self) {
+        let work = self
+            .work
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(work) = work {
+            let result = std::panic::catch_unwind(AssertUnwindSafe(work))
+                .map_err(|_| Error::Panicked("encoder"));
+            *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+            self.ready.notify_all();
+        }
+    }
+
+    /// Has the work finished?
+    pub fn is_done(&self) -> bool {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// The result: computed here if no worker has started it, else waited for.
+    pub fn wait(&self) -> Result<T, Error> {
+        self.run_here();
+        let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(done) = result.take() {
+                return done;
+            }
+            result = self
+                .ready
+                .wait(result)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+impl<T: Send> SideJob for Deferred<T> {
+    fn run(&self) {
+        self.run_here();
+    }
 }
 
 /// The worker count (`0`: one per core) and a rayon pool of that size.
@@ -90,13 +175,20 @@ where
             for _ in 0..threads {
                 let batches = batch_rx.clone();
                 let outputs = out_tx.clone();
+                let side_jobs = workers.side_jobs.clone();
                 pool_scope.spawn(move |_| {
                     let mut state = (workers.new_state)();
-                    for (seq, tickets, batch) in batches {
+                    while let Some((seq, tickets, batch)) = next_batch(&batches, side_jobs.as_ref())
+                    {
                         // A panic is a bug: caught, sent on as such, and
                         // the consumer stops the run with it.
+                        let cpu = profile::enabled().then(profile::thread_cpu);
                         let work = AssertUnwindSafe(|| (workers.work)(&batch, &mut state));
                         let output = std::panic::catch_unwind(work).map_err(|_| WorkerPanicked);
+                        if let Some(cpu) = cpu {
+                            profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
+                            profile::flush(Thread::Worker);
+                        }
                         let panicked = output.is_err();
                         let sent = outputs.send((seq, tickets, output));
                         if panicked {
@@ -117,6 +209,32 @@ where
     })
 }
 
+/// The next batch for a worker, running the side jobs that arrive first;
+/// `None` when the reader is done.
+fn next_batch<B>(batches: &Receiver<B>, side_jobs: Option<&SideJobReceiver>) -> Option<B> {
+    let Some(side_jobs) = side_jobs else {
+        return batches.recv().ok();
+    };
+    loop {
+        match side_jobs.try_recv() {
+            Ok(job) => {
+                job.run();
+                continue;
+            }
+            // The consumer is gone: only batches are left.
+            Err(TryRecvError::Disconnected) => return batches.recv().ok(),
+            Err(TryRecvError::Empty) => {}
+        }
+        crossbeam_channel::select! {
+            recv(side_jobs) -> job => match job {
+                Ok(job) => job.run(),
+                Err(_) => return batches.recv().ok(),
+            },
+            recv(batches) -> batch => return batch.ok(),
+        }
+    }
+}
+
 /// A worker panicked on a batch (its state is lost with it).
 struct WorkerPanicked;
 
@@ -125,6 +243,44 @@ type Worked<O> = Result<O, WorkerPanicked>;
 
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
+    sources: &[InputSource],
+    tx: Sender<(u64, usize, Batch)>,
+    tickets: (Receiver<()>, usize),
+    bar: &ProgressBar,
+) -> Result<Vec<InputSummary>, Error> {
+    let cpu = profile::enabled().then(profile::thread_cpu);
+    let read = frame_all(sources, tx, tickets, bar);
+    if let Some(cpu) = cpu {
+        let used = profile::thread_cpu() - cpu;
+        profile::add_thread(Thread::Reader, used);
+        let reading = READ_NANOS.with(std::cell::Cell::get);
+        profile::add(Stage::ReadDecompress, Thread::Reader, reading);
+        profile::add(Stage::Framing, Thread::Reader, used.saturating_sub(reading));
+    }
+    read
+}
+
+thread_local! {
+    /// CPU time the reader thread spent inside `read` (reading, decompressing).
+    static READ_NANOS: std::cell::Cell<std::time::Duration> = const { std::cell::Cell::new(std::time::Duration::ZERO) };
+}
+
+/// The input as the framer reads it, its `read` calls timed when profiling.
+struct TimedRead<R>(R);
+
+impl<R: std::io::Read> std::io::Read for TimedRead<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !profile::enabled() {
+            return self.0.read(buf);
+        }
+        let started = profile::thread_cpu();
+        let read = self.0.read(buf);
+        READ_NANOS.with(|total| total.set(total.get() + (profile::thread_cpu() - started)));
+        read
+    }
+}
+
+fn frame_all(
     sources: &[InputSource],
     tx: Sender<(u64, usize, Batch)>,
     (tickets, in_flight): (Receiver<()>, usize),
@@ -142,7 +298,7 @@ fn read_all(
             source,
         };
         let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
-            let mut framer = Framer::new(reader);
+            let mut framer = Framer::new(TimedRead(reader));
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
@@ -203,7 +359,12 @@ fn consume_in_order<O, C: Consumer<O>>(
             for _ in 0..weight {
                 let _ = tickets.send(());
             }
+            let cpu = profile::enabled().then(profile::thread_cpu);
             consumer.consume(output)?;
+            if let Some(cpu) = cpu {
+                profile::add_thread(Thread::Writer, profile::thread_cpu() - cpu);
+                profile::flush(Thread::Writer);
+            }
         }
         let games = consumer.games();
         let rate = games as f64 / started.elapsed().as_secs_f64().max(1e-9);
@@ -283,6 +444,85 @@ mod tests {
     }
 
     #[test]
+    fn deferred_work_runs_once_whoever_comes_first() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&runs);
+        let job = Deferred::new(move || counted.fetch_add(1, Ordering::SeqCst) + 41);
+        let worker = {
+            let job = Arc::clone(&job);
+            std::thread::spawn(move || job.run())
+        };
+        let answer = job.wait().unwrap_or_else(|e| panic!("{e}"));
+        worker.join().unwrap_or_else(|_| panic!("worker"));
+        assert_eq!(answer, 41);
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert!(job.is_done() || runs.load(Ordering::SeqCst) == 1);
+    }
+
+    #[test]
+    fn a_panicking_deferred_job_is_reported_as_such() {
+        let job = Deferred::new(|| -> u32 { panic!("a bug") });
+        let error = job.wait().err().map(|e| e.to_string()).unwrap_or_default();
+        assert!(error.contains("encoder thread panicked"), "{error}");
+    }
+
+    /// Side jobs sent by the consumer are run by the workers between
+    /// batches (or by the consumer when it waits), each exactly once.
+    #[test]
+    fn side_jobs_run_on_the_workers_in_any_case() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources = tiny_games(dir.path(), 50_000);
+        let (tx, rx) = side_jobs();
+        struct Sender {
+            tx: SideJobSender,
+            jobs: Vec<Arc<Deferred<std::thread::ThreadId>>>,
+            games: u64,
+        }
+        impl Consumer<u64> for Sender {
+            fn consume(&mut self, games: u64) -> Result<(), Error> {
+                self.games += games;
+                let job = Deferred::new(|| std::thread::current().id());
+                let _ = self.tx.send(Arc::clone(&job) as Arc<dyn SideJob>);
+                self.jobs.push(job);
+                Ok(())
+            }
+            fn games(&self) -> u64 {
+                self.games
+            }
+        }
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| {
+                std::thread::sleep(std::time::Duration::from_millis(1));
+                batch.games.len() as u64
+            },
+            finish: |_| {},
+            side_jobs: Some(rx),
+        };
+        let consumer = Sender {
+            tx,
+            jobs: Vec::new(),
+            games: 0,
+        };
+        let bar = ProgressBar::hidden();
+        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        read.unwrap_or_else(|e| panic!("{e}"));
+        let consumer = consumed.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(consumer.games, 50_000);
+        let here = std::thread::current().id();
+        let ran_on: Vec<_> = consumer
+            .jobs
+            .iter()
+            .map(|job| job.wait().unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        assert_eq!(ran_on.len(), 25);
+        assert!(
+            ran_on.iter().any(|id| *id != here),
+            "no side job ran on a worker"
+        );
+    }
+
+    #[test]
     fn outputs_arrive_in_input_order_whatever_the_worker_delays() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let sources = tiny_games(dir.path(), 100_000);
@@ -290,6 +530,7 @@ mod tests {
             new_state: || (),
             work: |batch: &Batch, _: &mut ()| first_and_count(batch),
             finish: |_| {},
+            side_jobs: None,
         };
         let bar = ProgressBar::hidden();
         let (read, consumed) = run(&sources, &pool(4), 4, &bar, workers, Recorder::new());
@@ -321,6 +562,7 @@ mod tests {
                 )
             },
             finish: |_| {},
+            side_jobs: None,
         };
         let consumer = Recorder {
             delay: std::time::Duration::from_millis(2),
@@ -351,6 +593,7 @@ mod tests {
                 first_and_count(batch)
             },
             finish: |_| {},
+            side_jobs: None,
         };
         let consumer = Recorder {
             fail_at: Some(3),
@@ -378,6 +621,7 @@ mod tests {
                 (first, games)
             },
             finish: |_| {},
+            side_jobs: None,
         };
         let bar = ProgressBar::hidden();
         let (_, consumed) = run(&sources, &pool(2), 2, &bar, workers, Recorder::new());

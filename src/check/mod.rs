@@ -12,6 +12,7 @@ use crate::pgn::encoding;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
+use crate::profile::{self, Stage, Timer};
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::{self, Replayed, Replayer};
 use crate::sink::rows::{Place, RejectRow};
@@ -51,9 +52,13 @@ pub(crate) fn check_game(
     if let Some(rejection) = frame_rejection(raw) {
         return Err(reject(None, rejection));
     }
+    let mut timer = Timer::start();
     let report = movetext::scan(bytes, raw.line);
+    profile::lap(&mut timer, Stage::TokenAudit);
     let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
+    profile::lap(&mut timer, Stage::Parse);
     audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
+    profile::lap(&mut timer, Stage::TokenAudit);
     let start = replay::setup(game.text(game.variant), game.text(game.fen))
         .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
@@ -69,6 +74,7 @@ pub(crate) fn check_game(
             }
             reject(Some(&game), rejection)
         })?;
+    profile::lap(&mut timer, Stage::Replay);
     Ok(CheckedGame {
         game,
         report,

@@ -10,6 +10,7 @@ use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
 use crate::pgn::visitor::BatchParser;
+use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::draw::draw_reason;
@@ -37,7 +38,9 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOut
         false,
         |raw, next, parser, replayer| match process_game(batch, raw, next, parser, replayer) {
             Ok(mut row) => {
+                let mut timer = Timer::start();
                 add_to_aggregates(&mut row, replayer, aggregates);
+                profile::lap(&mut timer, Stage::Statistics);
                 out.counts
                     .count_accepted(row.replayed.end_state, row.result_check);
                 out.games.push(row);
@@ -128,6 +131,7 @@ fn process_game(
         replayed,
         ..
     } = check_game(batch, raw, next, parser, replayer)?;
+    let mut timer = Timer::start();
     let declared = Declared {
         tag: game.text(game.result),
         marker: report.marker,
@@ -148,6 +152,7 @@ fn process_game(
     fill_tags(&mut row, &mut game.tags, &game.tag_text);
     row.text = std::mem::take(&mut game.tag_text);
     parser.recycle(game);
+    profile::lap(&mut timer, Stage::Statistics);
     Ok(row)
 }
 

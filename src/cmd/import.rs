@@ -4,6 +4,7 @@ use crate::cli::ImportArgs;
 use crate::cmd::{ExitStatus, report_truncations};
 use crate::error::Error;
 use crate::import::{ImportOptions, run_import};
+use crate::profile;
 
 pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
     let options = ImportOptions {
@@ -16,10 +17,13 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         memory_limit: args.memory_limit,
         piece_values: args.piece_values,
     };
+    profile::enable_from_env();
     let summary = run_import(&options)?;
     if !options.quiet {
         eprint!("{}", summary.to_text());
     }
+    // The benchmark's stage profile (`PGNLAKE_PROFILE=1`), even with --quiet.
+    eprint!("{}", profile::report(summary.games_read));
     if let Some(code) = report_truncations(&summary.inputs) {
         return Ok(code);
     }

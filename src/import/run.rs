@@ -13,6 +13,7 @@ use crate::import::worker::BatchTables;
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
+use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
 use crate::sink::lock::OutputLock;
 use crate::sink::summary::{Options, Summary, TreeSummary};
@@ -68,6 +69,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         piece_values: options.piece_values,
     };
     let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
+    let (side_jobs, side_jobs_rx) = pipeline::side_jobs();
     let workers = pipeline::Workers {
         new_state: || Aggregates::new(aggregate_options, &spill),
         work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
@@ -78,8 +80,9 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                 finished.push(aggregates);
             }
         },
+        side_jobs: Some(side_jobs_rx),
     };
-    let consumer = TableConsumer::new(writers);
+    let consumer = TableConsumer::new(writers, side_jobs);
     let (read_result, write_result) =
         pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
@@ -88,6 +91,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         mut writers,
         ..
     } = write_result?.finish()?;
+    profile::flush(Thread::Writer);
     let inputs = match read_result {
         Ok(inputs) => inputs,
         Err(e) => {
@@ -96,9 +100,13 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         }
     };
     let aggregates = finished_aggregates.into_inner().unwrap_or_default();
+    let merging = Instant::now();
     let aggregated = crate::interrupt::check()
         .map_err(Error::from)
         .and_then(|()| pool.install(|| write_aggregates(aggregates, &spill, &mut writers)));
+    profile::add(Stage::FinalMerge, Thread::End, merging.elapsed());
+    profile::add_thread(Thread::End, merging.elapsed());
+    profile::flush(Thread::End);
     if let Err(e) = aggregated {
         writers.abandon();
         return Err(e);

@@ -2,7 +2,9 @@
 //! succeeds, the games and rejects written in row groups in input order,
 //! the statistics tables written from the workers' merged aggregates.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
 use std::path::Path;
 
 use polars::prelude::{DataFrame, PolarsResult};
@@ -10,7 +12,9 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::import::worker::BatchTables;
-use crate::pipeline;
+use crate::pipeline::{self, Deferred, SideJob, SideJobSender};
+use crate::profile::{self, Stage, Timer};
+use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
@@ -172,47 +176,107 @@ impl RowGroup {
         }
     }
 
-    /// Writes the pieces as one row group.
-    fn flush(&mut self, writer: &mut TableWriter) -> Result<(), Error> {
-        let mut pieces = std::mem::take(&mut self.pieces).into_iter();
+    /// The pieces so far as one row group to encode: stacked and encoded
+    /// by whoever runs the job (a worker, as a side job).
+    fn seal(&mut self, encoder: Arc<RowGroupEncoder>) -> Option<Arc<Encoding>> {
+        let pieces = std::mem::take(&mut self.pieces);
         self.rows = 0;
-        let Some(mut frame) = pieces.next() else {
-            return Ok(());
-        };
-        for piece in pieces {
-            frame
-                .vstack_mut_owned(piece)
-                .map_err(Error::write(writer.path()))?;
-        }
-        frame.rechunk_mut();
-        writer.write(&frame).map_err(Error::write(writer.path()))
+        (!pieces.is_empty()).then(|| Deferred::new(move || stack_and_encode(pieces, &encoder)))
     }
 }
 
+/// A row group being encoded off the consumer thread.
+type Encoding = Deferred<PolarsResult<Vec<EncodedRowGroup>>>;
+
+fn stack_and_encode(
+    pieces: Vec<DataFrame>,
+    encoder: &RowGroupEncoder,
+) -> PolarsResult<Vec<EncodedRowGroup>> {
+    let mut timer = Timer::start();
+    let mut pieces = pieces.into_iter();
+    let Some(mut frame) = pieces.next() else {
+        return Ok(Vec::new());
+    };
+    for piece in pieces {
+        frame.vstack_mut_owned(piece)?;
+    }
+    frame.rechunk_mut();
+    let encoded = encoder.encode(&frame);
+    profile::lap(&mut timer, Stage::Encode);
+    encoded
+}
+
+/// Which of the row-group tables a sealed row group belongs to.
+#[derive(Clone, Copy)]
+enum Table {
+    Games,
+    Rejects,
+}
+
+/// Row groups encoding at most, before the consumer waits for the oldest.
+const ENCODING_AHEAD: usize = 4;
+
 /// Consumer: writes the batch outputs, in input order, in row groups of
-/// about [`ROW_GROUP_ROWS`] rows.
+/// about [`ROW_GROUP_ROWS`] rows. A full row group is handed to the workers
+/// to stack and encode; the consumer appends the encoded ones in order.
 pub(super) struct TableConsumer {
     pub(super) counts: RunCounts,
     games: RowGroup,
     rejects: RowGroup,
+    encoding: VecDeque<(Table, Arc<Encoding>)>,
+    side_jobs: SideJobSender,
     pub(super) writers: Writers,
 }
 
 impl TableConsumer {
-    pub(super) fn new(writers: Writers) -> Self {
+    pub(super) fn new(writers: Writers, side_jobs: SideJobSender) -> Self {
         TableConsumer {
             counts: RunCounts::default(),
             games: RowGroup::new(),
             rejects: RowGroup::new(),
+            encoding: VecDeque::new(),
+            side_jobs,
             writers,
         }
     }
 
-    /// Writes the last, partial row groups.
+    /// Writes the last, partial row groups and every one still encoding.
     pub(super) fn finish(mut self) -> Result<Self, Error> {
-        self.games.flush(&mut self.writers.games)?;
-        self.rejects.flush(&mut self.writers.rejects)?;
+        self.seal(Table::Games);
+        self.seal(Table::Rejects);
+        while !self.encoding.is_empty() {
+            self.append_oldest()?;
+        }
         Ok(self)
+    }
+
+    fn seal(&mut self, table: Table) {
+        let (group, writer) = match table {
+            Table::Games => (&mut self.games, &self.writers.games),
+            Table::Rejects => (&mut self.rejects, &self.writers.rejects),
+        };
+        if let Some(job) = group.seal(writer.encoder()) {
+            // No worker left to take it: the consumer runs it when it waits.
+            let _ = self.side_jobs.send(Arc::clone(&job) as Arc<dyn SideJob>);
+            self.encoding.push_back((table, job));
+        }
+    }
+
+    /// Waits for the oldest row group being encoded (running it here if no
+    /// worker took it yet) and appends it to its table.
+    fn append_oldest(&mut self) -> Result<(), Error> {
+        let Some((table, job)) = self.encoding.pop_front() else {
+            return Ok(());
+        };
+        let writer = match table {
+            Table::Games => &mut self.writers.games,
+            Table::Rejects => &mut self.writers.rejects,
+        };
+        let path = writer.path().to_path_buf();
+        for group in job.wait()?.map_err(Error::write(&path))? {
+            writer.append(group).map_err(Error::write(&path))?;
+        }
+        Ok(())
     }
 }
 
@@ -223,10 +287,15 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
         self.games.push(tables.games);
         self.rejects.push(tables.rejects);
         if self.games.rows >= ROW_GROUP_ROWS {
-            self.games.flush(&mut self.writers.games)?;
+            self.seal(Table::Games);
         }
         if self.rejects.rows >= ROW_GROUP_ROWS {
-            self.rejects.flush(&mut self.writers.rejects)?;
+            self.seal(Table::Rejects);
+        }
+        while self.encoding.front().is_some_and(|(_, job)| job.is_done())
+            || self.encoding.len() > ENCODING_AHEAD
+        {
+            self.append_oldest()?;
         }
         Ok(())
     }

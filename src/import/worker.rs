@@ -5,6 +5,7 @@
 use polars::prelude::{DataFrame, PolarsResult};
 
 use crate::check::BatchOutput;
+use crate::profile::{self, Stage, Timer};
 use crate::sink::parquet::{games_frame, rejects_frame};
 use crate::stats::RunCounts;
 
@@ -17,10 +18,13 @@ pub(super) struct BatchTables {
 
 impl BatchTables {
     pub(super) fn new(output: BatchOutput, names: &[String]) -> PolarsResult<BatchTables> {
-        Ok(BatchTables {
+        let mut timer = Timer::start();
+        let tables = BatchTables {
             games: games_frame(&output.games, names)?,
             rejects: rejects_frame(&output.rejects, names)?,
             counts: output.counts,
-        })
+        };
+        profile::lap(&mut timer, Stage::Rows);
+        Ok(tables)
     }
 }

@@ -5,6 +5,7 @@
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use polars::prelude::*;
 use polars_arrow::array::{ListArray, MutableBinaryViewArray, StructArray};
@@ -12,8 +13,10 @@ use polars_arrow::datatypes::{ArrowDataType, Field as ArrowField};
 use polars_arrow::offset::OffsetsBuffer;
 use polars_parquet::write::ZstdLevel;
 
+use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::rows::{GameRow, Place, RejectRow};
 use crate::pgn::result::GameResult;
+use crate::profile::{self, Stage, Timer};
 use crate::replay::color_name;
 use crate::replay::material::{CHECKPOINTS, Material};
 use crate::replay::openings::{self, OpeningName};
@@ -23,8 +26,8 @@ use shakmaty::Color;
 /// enough to keep the writer's memory bounded and the last flush short.
 pub const ROW_GROUP_ROWS: usize = 1 << 15;
 
-/// zstd level 1: the writer thread runs beside the replay workers, and level
-/// 1 costs about half of the default for a few percent more bytes.
+/// zstd level 1: encoding runs beside the replay, and level 1 costs about
+/// half of the default for a few percent more bytes.
 const ZSTD_LEVEL: i32 = 1;
 
 /// A column named `name` from anything polars builds a Series from.
@@ -281,6 +284,7 @@ pub struct TableWriter {
     tmp_path: PathBuf,
     final_path: PathBuf,
     writer: polars::io::parquet::write::BatchedWriter<File>,
+    encoder: Arc<RowGroupEncoder>,
     rows: u64,
 }
 
@@ -296,30 +300,45 @@ impl TableWriter {
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
         let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
+        let compression = ParquetCompression::Zstd(Some(ZstdLevel::try_new(ZSTD_LEVEL)?));
+        let encoder = Arc::new(RowGroupEncoder::new(schema, compression)?);
         let file = File::create(&tmp_path)?;
         crate::interrupt::register(&tmp_path);
-        // Encode on the writer thread itself: the workers keep the cores
-        // busy, and handing each column to polars' pool only adds switches.
         let writer = ParquetWriter::new(file)
-            .with_compression(ParquetCompression::Zstd(Some(ZstdLevel::try_new(
-                ZSTD_LEVEL,
-            )?)))
+            .with_compression(compression)
             .set_parallel(false)
             .batched(schema)?;
         Ok(TableWriter {
             tmp_path,
             final_path,
             writer,
+            encoder,
             rows: 0,
         })
     }
 
-    /// Writes `frame` as one row group.
+    /// The table's encoder, for row groups encoded on other threads.
+    pub fn encoder(&self) -> Arc<RowGroupEncoder> {
+        Arc::clone(&self.encoder)
+    }
+
+    /// Writes `frame`, one row group per chunk, encoded here.
     pub fn write(&mut self, frame: &DataFrame) -> PolarsResult<()> {
-        if frame.height() > 0 {
-            self.writer.write_batch(frame)?;
-            self.rows += frame.height() as u64;
+        let mut timer = Timer::start();
+        let groups = self.encoder.encode(frame)?;
+        profile::lap(&mut timer, Stage::Encode);
+        for group in groups {
+            self.append(group)?;
         }
+        Ok(())
+    }
+
+    /// Appends a row group encoded elsewhere (in input order).
+    pub fn append(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
+        let mut timer = Timer::start();
+        self.writer.write_row_group(group.rows, &group.columns)?;
+        self.rows += group.rows;
+        profile::lap(&mut timer, Stage::Write);
         Ok(())
     }
 

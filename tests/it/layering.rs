@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 /// Top-level modules of `src/`, lowest first. A module may use the modules
 /// of the layers before its own, never its own layer or a later one.
 const LAYERS: &[&[&str]] = &[
-    &["interrupt"],
+    &["interrupt", "profile"],
     // The stages, in the order data flows.
     &["input"],
     &["pgn"],
