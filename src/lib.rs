@@ -26,6 +26,7 @@ pub mod fuzzing;
 pub mod import;
 pub mod input;
 pub mod interrupt;
+pub mod jobs;
 pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod pipeline;

@@ -7,14 +7,15 @@
 
 use std::collections::BTreeMap;
 use std::panic::AssertUnwindSafe;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded};
 use indicatif::ProgressBar;
 
 use crate::error::Error;
 use crate::input::{self, InputSource};
+use crate::jobs::{SideJob, SideJobReceiver, SideJobSender, side_jobs};
 use crate::pgn::framer::{Batch, Framer};
 use crate::profile::{self, Stage, Thread};
 use crate::sink::summary::InputSummary;
@@ -29,6 +30,10 @@ pub trait Consumer<O>: Send {
 
     /// Games seen so far, for the progress message.
     fn games(&self) -> u64;
+
+    /// Where to hand work back to the workers (encoding a row group), so
+    /// that the consumer thread stays light: see [`crate::jobs::Deferred`].
+    fn attach_side_jobs(&mut self, _side_jobs: SideJobSender) {}
 }
 
 /// How the workers of a run are made, fed and finished.
@@ -36,90 +41,6 @@ pub struct Workers<NewState, Work, Finish> {
     pub new_state: NewState,
     pub work: Work,
     pub finish: Finish,
-    /// Jobs the consumer hands back to the workers (encoding a row group),
-    /// taken between batches so that the consumer thread stays light.
-    pub side_jobs: Option<SideJobReceiver>,
-}
-
-/// Work the consumer hands to the workers: see [`Deferred`].
-pub trait SideJob: Send + Sync {
-    fn run(&self);
-}
-
-/// The sending end of the side jobs' queue (the consumer holds it).
-pub type SideJobSender = Sender<Arc<dyn SideJob>>;
-/// The receiving end (the workers take from it).
-pub type SideJobReceiver = Receiver<Arc<dyn SideJob>>;
-
-/// A side job's queue: the consumer sends, the workers take.
-pub fn side_jobs() -> (SideJobSender, SideJobReceiver) {
-    crossbeam_channel::unbounded()
-}
-
-type Work<T> = Box<dyn FnOnce() -> T + Send>;
-
-/// Work handed to the workers whose result the consumer collects in order.
-/// Whoever comes first runs it: a worker taking it from the queue, or the
-/// consumer itself when it needs the result and no worker has started it,
-/// so the consumer never waits on workers that are waiting on it.
-pub struct Deferred<T> {
-    work: Mutex<Option<Work<T>>>,
-    result: Mutex<Option<Result<T, Error>>>,
-    ready: Condvar,
-}
-
-impl<T: Send> Deferred<T> {
-    pub fn new(work: impl FnOnce() -> T + Send + 'static) -> Arc<Deferred<T>> {
-        Arc::new(Deferred {
-            work: Mutex::new(Some(Box::new(work))),
-            result: Mutex::new(None),
-            ready: Condvar::new(),
-        })
-    }
-
-    /// Runs the work here, unless it was taken already.
-    fn run_here(&self) {
-        let work = self
-            .work
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .take();
-        if let Some(work) = work {
-            let result = std::panic::catch_unwind(AssertUnwindSafe(work))
-                .map_err(|_| Error::Panicked("encoder"));
-            *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-            self.ready.notify_all();
-        }
-    }
-
-    /// Has the work finished?
-    pub fn is_done(&self) -> bool {
-        self.result
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .is_some()
-    }
-
-    /// The result: computed here if no worker has started it, else waited for.
-    pub fn wait(&self) -> Result<T, Error> {
-        self.run_here();
-        let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(done) = result.take() {
-                return done;
-            }
-            result = self
-                .ready
-                .wait(result)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
-    }
-}
-
-impl<T: Send> SideJob for Deferred<T> {
-    fn run(&self) {
-        self.run_here();
-    }
 }
 
 /// The worker count (`0`: one per core) and a rayon pool of that size.
@@ -167,19 +88,27 @@ where
     }
     let (batch_tx, batch_rx) = bounded::<(u64, usize, Batch)>(in_flight);
     let (out_tx, out_rx) = bounded::<(u64, usize, Worked<O>)>(in_flight);
+    let (side_tx, side_rx) = side_jobs();
+    let mut consumer = consumer;
+    consumer.attach_side_jobs(side_tx.clone());
+    // zstd frames decompress on the workers, a few ahead of the framer.
+    let offload = input::Offload {
+        side_jobs: side_tx,
+        frames_ahead: (threads + 1).min(8),
+    };
     let workers = &workers;
     std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_all(sources, batch_tx, (ticket_rx, in_flight), bar));
+        let reader =
+            scope.spawn(|| read_all(sources, batch_tx, (ticket_rx, in_flight), bar, offload));
         let writer = scope.spawn(|| consume_in_order(out_rx, ticket_tx, consumer, bar));
         pool.scope(|pool_scope| {
             for _ in 0..threads {
                 let batches = batch_rx.clone();
                 let outputs = out_tx.clone();
-                let side_jobs = workers.side_jobs.clone();
+                let side_jobs = side_rx.clone();
                 pool_scope.spawn(move |_| {
                     let mut state = (workers.new_state)();
-                    while let Some((seq, tickets, batch)) = next_batch(&batches, side_jobs.as_ref())
-                    {
+                    while let Some((seq, tickets, batch)) = next_batch(&batches, &side_jobs) {
                         // A panic is a bug: caught, sent on as such, and
                         // the consumer stops the run with it.
                         let cpu = profile::enabled().then(profile::thread_cpu);
@@ -211,14 +140,11 @@ where
 
 /// The next batch for a worker, running the side jobs that arrive first;
 /// `None` when the reader is done.
-fn next_batch<B>(batches: &Receiver<B>, side_jobs: Option<&SideJobReceiver>) -> Option<B> {
-    let Some(side_jobs) = side_jobs else {
-        return batches.recv().ok();
-    };
+fn next_batch<B>(batches: &Receiver<B>, side_jobs: &SideJobReceiver) -> Option<B> {
     loop {
         match side_jobs.try_recv() {
             Ok(job) => {
-                job.run();
+                run_side_job(job.as_ref());
                 continue;
             }
             // The consumer is gone: only batches are left.
@@ -227,11 +153,21 @@ fn next_batch<B>(batches: &Receiver<B>, side_jobs: Option<&SideJobReceiver>) -> 
         }
         crossbeam_channel::select! {
             recv(side_jobs) -> job => match job {
-                Ok(job) => job.run(),
+                Ok(job) => run_side_job(job.as_ref()),
                 Err(_) => return batches.recv().ok(),
             },
             recv(batches) -> batch => return batch.ok(),
         }
+    }
+}
+
+/// Runs a side job on a worker, its CPU counted to the workers.
+fn run_side_job(job: &dyn SideJob) {
+    let cpu = profile::enabled().then(profile::thread_cpu);
+    job.run();
+    if let Some(cpu) = cpu {
+        profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
+        profile::flush(Thread::Worker);
     }
 }
 
@@ -247,9 +183,10 @@ fn read_all(
     tx: Sender<(u64, usize, Batch)>,
     tickets: (Receiver<()>, usize),
     bar: &ProgressBar,
+    offload: input::Offload,
 ) -> Result<Vec<InputSummary>, Error> {
     let cpu = profile::enabled().then(profile::thread_cpu);
-    let read = frame_all(sources, tx, tickets, bar);
+    let read = frame_all(sources, tx, tickets, bar, offload);
     if let Some(cpu) = cpu {
         let used = profile::thread_cpu() - cpu;
         profile::add_thread(Thread::Reader, used);
@@ -285,12 +222,13 @@ fn frame_all(
     tx: Sender<(u64, usize, Batch)>,
     (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
+    offload: input::Offload,
 ) -> Result<Vec<InputSummary>, Error> {
     let raw_bytes = Arc::new(AtomicU64::new(0));
     let mut next_game_id = 0u64;
     let mut seq = 0u64;
     let mut summaries = Vec::with_capacity(sources.len());
-    let mut opener = input::Opener::new(Arc::clone(&raw_bytes));
+    let mut opener = input::Opener::new(Arc::clone(&raw_bytes)).offloading(offload);
     for (index, source) in sources.iter().enumerate() {
         let path = source.display_name();
         let read_error = |source| Error::Read {
@@ -376,6 +314,7 @@ fn consume_in_order<O, C: Consumer<O>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::jobs::Deferred;
     use std::sync::atomic::AtomicUsize;
     use std::sync::{Arc, Mutex};
 
@@ -443,51 +382,32 @@ mod tests {
         (first, batch.games.len() as u64)
     }
 
-    #[test]
-    fn deferred_work_runs_once_whoever_comes_first() {
-        let runs = Arc::new(AtomicUsize::new(0));
-        let counted = Arc::clone(&runs);
-        let job = Deferred::new(move || counted.fetch_add(1, Ordering::SeqCst) + 41);
-        let worker = {
-            let job = Arc::clone(&job);
-            std::thread::spawn(move || job.run())
-        };
-        let answer = job.wait().unwrap_or_else(|e| panic!("{e}"));
-        worker.join().unwrap_or_else(|_| panic!("worker"));
-        assert_eq!(answer, 41);
-        assert_eq!(runs.load(Ordering::SeqCst), 1);
-        assert!(job.is_done() || runs.load(Ordering::SeqCst) == 1);
-    }
-
-    #[test]
-    fn a_panicking_deferred_job_is_reported_as_such() {
-        let job = Deferred::new(|| -> u32 { panic!("a bug") });
-        let error = job.wait().err().map(|e| e.to_string()).unwrap_or_default();
-        assert!(error.contains("encoder thread panicked"), "{error}");
-    }
-
     /// Side jobs sent by the consumer are run by the workers between
     /// batches (or by the consumer when it waits), each exactly once.
     #[test]
     fn side_jobs_run_on_the_workers_in_any_case() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let sources = tiny_games(dir.path(), 50_000);
-        let (tx, rx) = side_jobs();
         struct Sender {
-            tx: SideJobSender,
+            tx: Option<SideJobSender>,
             jobs: Vec<Arc<Deferred<std::thread::ThreadId>>>,
             games: u64,
         }
         impl Consumer<u64> for Sender {
             fn consume(&mut self, games: u64) -> Result<(), Error> {
                 self.games += games;
-                let job = Deferred::new(|| std::thread::current().id());
-                let _ = self.tx.send(Arc::clone(&job) as Arc<dyn SideJob>);
+                let job = Deferred::new(Stage::Encode, || std::thread::current().id());
+                if let Some(tx) = &self.tx {
+                    let _ = tx.send(Arc::clone(&job) as Arc<dyn SideJob>);
+                }
                 self.jobs.push(job);
                 Ok(())
             }
             fn games(&self) -> u64 {
                 self.games
+            }
+            fn attach_side_jobs(&mut self, side_jobs: SideJobSender) {
+                self.tx = Some(side_jobs);
             }
         }
         let workers = Workers {
@@ -497,10 +417,9 @@ mod tests {
                 batch.games.len() as u64
             },
             finish: |_| {},
-            side_jobs: Some(rx),
         };
         let consumer = Sender {
-            tx,
+            tx: None,
             jobs: Vec::new(),
             games: 0,
         };
@@ -530,7 +449,6 @@ mod tests {
             new_state: || (),
             work: |batch: &Batch, _: &mut ()| first_and_count(batch),
             finish: |_| {},
-            side_jobs: None,
         };
         let bar = ProgressBar::hidden();
         let (read, consumed) = run(&sources, &pool(4), 4, &bar, workers, Recorder::new());
@@ -562,7 +480,6 @@ mod tests {
                 )
             },
             finish: |_| {},
-            side_jobs: None,
         };
         let consumer = Recorder {
             delay: std::time::Duration::from_millis(2),
@@ -593,7 +510,6 @@ mod tests {
                 first_and_count(batch)
             },
             finish: |_| {},
-            side_jobs: None,
         };
         let consumer = Recorder {
             fail_at: Some(3),
@@ -621,7 +537,6 @@ mod tests {
                 (first, games)
             },
             finish: |_| {},
-            side_jobs: None,
         };
         let bar = ProgressBar::hidden();
         let (_, consumed) = run(&sources, &pool(2), 2, &bar, workers, Recorder::new());

@@ -42,7 +42,6 @@ pub(super) fn find_duplicates(
         new_state: || (),
         work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &none),
         finish: |_| {},
-        side_jobs: None,
     };
     let budget = usize::try_from(memory_limit).unwrap_or(usize::MAX);
     let keys = KeyCollector {

@@ -55,7 +55,6 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
         new_state: || (),
         work: |batch: &Batch, _: &mut ()| clean_batch(batch, modes, &losers),
         finish: |_| {},
-        side_jobs: None,
     };
     let report = options
         .report

@@ -69,7 +69,6 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         piece_values: options.piece_values,
     };
     let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
-    let (side_jobs, side_jobs_rx) = pipeline::side_jobs();
     let workers = pipeline::Workers {
         new_state: || Aggregates::new(aggregate_options, &spill),
         work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
@@ -80,9 +79,8 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                 finished.push(aggregates);
             }
         },
-        side_jobs: Some(side_jobs_rx),
     };
-    let consumer = TableConsumer::new(writers, side_jobs);
+    let consumer = TableConsumer::new(writers);
     let (read_result, write_result) =
         pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();

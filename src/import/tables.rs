@@ -12,8 +12,9 @@ use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::import::worker::BatchTables;
-use crate::pipeline::{self, Deferred, SideJob, SideJobSender};
-use crate::profile::{self, Stage, Timer};
+use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
+use crate::pipeline;
+use crate::profile::Stage;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
@@ -181,7 +182,8 @@ impl RowGroup {
     fn seal(&mut self, encoder: Arc<RowGroupEncoder>) -> Option<Arc<Encoding>> {
         let pieces = std::mem::take(&mut self.pieces);
         self.rows = 0;
-        (!pieces.is_empty()).then(|| Deferred::new(move || stack_and_encode(pieces, &encoder)))
+        (!pieces.is_empty())
+            .then(|| Deferred::new(Stage::Encode, move || stack_and_encode(pieces, &encoder)))
     }
 }
 
@@ -192,7 +194,6 @@ fn stack_and_encode(
     pieces: Vec<DataFrame>,
     encoder: &RowGroupEncoder,
 ) -> PolarsResult<Vec<EncodedRowGroup>> {
-    let mut timer = Timer::start();
     let mut pieces = pieces.into_iter();
     let Some(mut frame) = pieces.next() else {
         return Ok(Vec::new());
@@ -201,9 +202,7 @@ fn stack_and_encode(
         frame.vstack_mut_owned(piece)?;
     }
     frame.rechunk_mut();
-    let encoded = encoder.encode(&frame);
-    profile::lap(&mut timer, Stage::Encode);
-    encoded
+    encoder.encode(&frame)
 }
 
 /// Which of the row-group tables a sealed row group belongs to.
@@ -224,18 +223,18 @@ pub(super) struct TableConsumer {
     games: RowGroup,
     rejects: RowGroup,
     encoding: VecDeque<(Table, Arc<Encoding>)>,
-    side_jobs: SideJobSender,
+    side_jobs: Option<SideJobSender>,
     pub(super) writers: Writers,
 }
 
 impl TableConsumer {
-    pub(super) fn new(writers: Writers, side_jobs: SideJobSender) -> Self {
+    pub(super) fn new(writers: Writers) -> Self {
         TableConsumer {
             counts: RunCounts::default(),
             games: RowGroup::new(),
             rejects: RowGroup::new(),
             encoding: VecDeque::new(),
-            side_jobs,
+            side_jobs: None,
             writers,
         }
     }
@@ -256,8 +255,10 @@ impl TableConsumer {
             Table::Rejects => (&mut self.rejects, &self.writers.rejects),
         };
         if let Some(job) = group.seal(writer.encoder()) {
-            // No worker left to take it: the consumer runs it when it waits.
-            let _ = self.side_jobs.send(Arc::clone(&job) as Arc<dyn SideJob>);
+            // Without workers (after the run) the consumer runs it when it waits.
+            if let Some(side_jobs) = &self.side_jobs {
+                let _ = side_jobs.send(Arc::clone(&job) as Arc<dyn SideJob>);
+            }
             self.encoding.push_back((table, job));
         }
     }
@@ -273,7 +274,10 @@ impl TableConsumer {
             Table::Rejects => &mut self.writers.rejects,
         };
         let path = writer.path().to_path_buf();
-        for group in job.wait()?.map_err(Error::write(&path))? {
+        let encoded = job
+            .wait()
+            .map_err(|JobPanicked| Error::Panicked("encoder"))?;
+        for group in encoded.map_err(Error::write(&path))? {
             writer.append(group).map_err(Error::write(&path))?;
         }
         Ok(())
@@ -302,5 +306,9 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
 
     fn games(&self) -> u64 {
         self.counts.read
+    }
+
+    fn attach_side_jobs(&mut self, side_jobs: SideJobSender) {
+        self.side_jobs = Some(side_jobs);
     }
 }

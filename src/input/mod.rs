@@ -4,6 +4,7 @@
 
 pub mod progress;
 pub mod text;
+pub mod zstd_frames;
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom};
@@ -12,6 +13,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use thiserror::Error;
+
+pub use zstd_frames::{FramesReader, Offload};
 
 /// Problems with the inputs themselves (not with the games inside them).
 #[derive(Debug, Error)]
@@ -313,6 +316,7 @@ type OpenArchive = zip::ZipArchive<BufReader<CountingReader<File>>>;
 pub struct Opener {
     count: Arc<AtomicU64>,
     archive: Option<(PathBuf, OpenArchive)>,
+    offload: Option<Offload>,
 }
 
 impl Opener {
@@ -321,7 +325,14 @@ impl Opener {
         Opener {
             count,
             archive: None,
+            offload: None,
         }
+    }
+
+    /// Decompresses the frames of multi-frame `.zst` inputs on the workers.
+    pub fn offloading(mut self, offload: Offload) -> Opener {
+        self.offload = Some(offload);
+        self
     }
 
     /// Opens `source` and hands `read` a reader of its text: decompressed,
@@ -334,24 +345,30 @@ impl Opener {
         read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
     ) -> Result<T, E> {
         let count = Arc::clone(&self.count);
+        let offload = self.offload.clone();
         match source {
             InputSource::Stdin => {
                 let stdin = CountingReader {
                     inner: io::stdin(),
                     count,
                 };
-                read_text(source, stdin, read)
+                read_text(source, stdin, offload.clone(), read)
             }
             InputSource::File(path) => {
                 let file = File::open(path).map_err(unreadable(path))?;
-                read_text(source, CountingReader { inner: file, count }, read)
+                read_text(
+                    source,
+                    CountingReader { inner: file, count },
+                    offload.clone(),
+                    read,
+                )
             }
             InputSource::ZipEntry { archive, index, .. } => {
                 let zip = self.archive(archive)?;
                 match zip.by_index(*index) {
-                    Ok(entry) => read_text(source, entry, read),
+                    Ok(entry) => read_text(source, entry, offload, read),
                     // A damaged entry is a truncated input, as a damaged .gz is.
-                    Err(e) => read_text(source, Failed(Some(io::Error::other(e))), read),
+                    Err(e) => read_text(source, Failed(Some(io::Error::other(e))), None, read),
                 }
             }
         }
@@ -380,21 +397,29 @@ impl Opener {
 fn read_text<T, E: From<InputError>>(
     source: &InputSource,
     raw: impl Read,
+    offload: Option<Offload>,
     read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
 ) -> Result<T, E> {
-    let mut text = text::check(decompress(raw)).map_err(|what| match (source, what) {
-        (InputSource::Stdin, NotText::Unsupported("zip")) => InputError::ZipOnStdin,
-        (_, what) => InputError::NotText {
-            path: source.display_name(),
-            what,
-        },
-    })?;
+    let mut text =
+        text::check(decompress_with(raw, offload)).map_err(|what| match (source, what) {
+            (InputSource::Stdin, NotText::Unsupported("zip")) => InputError::ZipOnStdin,
+            (_, what) => InputError::NotText {
+                path: source.display_name(),
+                what,
+            },
+        })?;
     read(&mut text)
 }
 
 /// Wraps `raw` in the decoder its magic bytes call for. A read error on
 /// the first bytes is kept for the first read, like any later one.
 pub fn decompress<'a, R: Read + 'a>(raw: R) -> Box<dyn Read + 'a> {
+    decompress_with(raw, None)
+}
+
+/// As [`decompress`]; with `offload`, the frames of a multi-frame `.zst`
+/// decompress on the workers ([`zstd_frames`]).
+pub fn decompress_with<'a, R: Read + 'a>(raw: R, offload: Option<Offload>) -> Box<dyn Read + 'a> {
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
     let compression = match buffered.fill_buf() {
         Ok(head) => Compression::sniff(head),
@@ -402,13 +427,23 @@ pub fn decompress<'a, R: Read + 'a>(raw: R) -> Box<dyn Read + 'a> {
     };
     match compression {
         Compression::None => Box::new(buffered),
-        Compression::Zstd => match zstd::stream::read::Decoder::with_buffer(buffered) {
-            Ok(decoder) => Box::new(SmallReads(decoder)),
-            Err(e) => Box::new(Failed(Some(e))),
+        Compression::Zstd => match offload {
+            Some(offload) => Box::new(FramesReader::new(buffered, offload, stream_zstd)),
+            None => match zstd::stream::read::Decoder::with_buffer(buffered) {
+                Ok(decoder) => Box::new(SmallReads(decoder)),
+                Err(e) => Box::new(Failed(Some(e))),
+            },
         },
         Compression::Gzip => Box::new(SmallReads(flate2::bufread::MultiGzDecoder::new(buffered))),
         Compression::Bzip2 => Box::new(SmallReads(bzip2::bufread::MultiBzDecoder::new(buffered))),
     }
+}
+
+/// The streaming zstd decoder, for what [`FramesReader`] does not cut.
+fn stream_zstd<'a>(compressed: Box<dyn Read + 'a>) -> io::Result<Box<dyn Read + 'a>> {
+    Ok(Box::new(SmallReads(zstd::stream::read::Decoder::new(
+        compressed,
+    )?)))
 }
 
 /// A source that fails on its first read and is empty after.

@@ -682,8 +682,14 @@ fn zstd_frame_layouts_give_the_tables_of_the_plain_file() {
         1 << 16,
         false,
     ));
+    // Frames that carry their content size (as `zstd::bulk` writes them).
+    let sized: Vec<u8> = plain
+        .chunks(1 << 16)
+        .flat_map(|piece| zstd::bulk::compress(piece, 3).unwrap_or_default())
+        .collect();
     let layouts = [
         ("pzstd.pgn.zst", zstd_frames(&plain, 1 << 16, true)),
+        ("sized.pgn.zst", sized),
         ("frames.pgn.zst", zstd_frames(&plain, 1 << 16, false)),
         ("middle.pgn.zst", middle),
     ];

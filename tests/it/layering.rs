@@ -10,6 +10,8 @@ use std::path::{Path, PathBuf};
 /// of the layers before its own, never its own layer or a later one.
 const LAYERS: &[&[&str]] = &[
     &["interrupt", "profile"],
+    // Work handed to the pipeline's workers from any stage.
+    &["jobs"],
     // The stages, in the order data flows.
     &["input"],
     &["pgn"],

@@ -1,0 +1,172 @@
+//! Side jobs: work handed to the pipeline's workers by the reader
+//! (decompressing a zstd frame) or the consumer (encoding a row group), run
+//! between batches, with the result collected in order by whoever handed it
+//! out. Below every stage, so that any of them can hand work out.
+
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::profile::{self, Stage, Timer};
+
+/// Work the consumer hands to the workers: see [`Deferred`].
+pub trait SideJob: Send + Sync {
+    fn run(&self);
+}
+
+/// The sending end of the side jobs' queue (the consumer holds it).
+pub type SideJobSender = Sender<Arc<dyn SideJob>>;
+/// The receiving end (the workers take from it).
+pub type SideJobReceiver = Receiver<Arc<dyn SideJob>>;
+
+/// A side job's queue: the consumer sends, the workers take.
+pub fn side_jobs() -> (SideJobSender, SideJobReceiver) {
+    crossbeam_channel::unbounded()
+}
+
+type Work<T> = Box<dyn FnOnce() -> T + Send>;
+
+/// Work handed to the workers whose result the consumer collects in order.
+/// Whoever comes first runs it: a worker taking it from the queue, or the
+/// consumer itself when it needs the result and no worker has started it,
+/// so the consumer never waits on workers that are waiting on it.
+pub struct Deferred<T> {
+    /// The stage its run counts to in the profile.
+    stage: Stage,
+    work: Mutex<Option<Work<T>>>,
+    result: Mutex<Option<Result<T, JobPanicked>>>,
+    ready: Condvar,
+}
+
+impl<T: Send> Deferred<T> {
+    pub fn new(stage: Stage, work: impl FnOnce() -> T + Send + 'static) -> Arc<Deferred<T>> {
+        Arc::new(Deferred {
+            stage,
+            work: Mutex::new(Some(Box::new(work))),
+            result: Mutex::new(None),
+            ready: Condvar::new(),
+        })
+    }
+
+    /// Runs the work here, unless it was taken already.
+    fn run_here(&self) {
+        let work = self
+            .work
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take();
+        if let Some(work) = work {
+            let mut timer = Timer::start();
+            let result = std::panic::catch_unwind(AssertUnwindSafe(work)).map_err(|_| JobPanicked);
+            profile::lap(&mut timer, self.stage);
+            *self.result.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+            self.ready.notify_all();
+        }
+    }
+
+    /// Has the work finished?
+    pub fn is_done(&self) -> bool {
+        self.result
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// The result, waited for while a worker may take the work (up to
+    /// `patience` for one to start it), else computed here: the reader
+    /// leaves decompression to the workers, but never waits on none.
+    pub fn wait_patiently(&self, patience: Duration) -> Result<T, JobPanicked> {
+        let deadline = Instant::now() + patience;
+        let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(done) = result.take() {
+                return done;
+            }
+            let unclaimed = self
+                .work
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_some();
+            let now = Instant::now();
+            if unclaimed && now >= deadline {
+                drop(result);
+                self.run_here();
+                result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+                continue;
+            }
+            let timeout = if unclaimed {
+                deadline - now
+            } else {
+                Duration::from_secs(1)
+            };
+            result = self
+                .ready
+                .wait_timeout(result, timeout)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
+        }
+    }
+
+    /// The result: computed here if no worker has started it, else waited for.
+    pub fn wait(&self) -> Result<T, JobPanicked> {
+        self.run_here();
+        let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if let Some(done) = result.take() {
+                return done;
+            }
+            result = self
+                .ready
+                .wait(result)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+impl<T: Send> SideJob for Deferred<T> {
+    fn run(&self) {
+        self.run_here();
+    }
+}
+
+/// A side job panicked (a bug): its result is lost.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobPanicked;
+
+impl std::fmt::Display for JobPanicked {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a side job panicked")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn deferred_work_runs_once_whoever_comes_first() {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let counted = Arc::clone(&runs);
+        let job = Deferred::new(Stage::Encode, move || {
+            counted.fetch_add(1, Ordering::SeqCst) + 41
+        });
+        let worker = {
+            let job = Arc::clone(&job);
+            std::thread::spawn(move || job.run())
+        };
+        let answer = job.wait().unwrap_or_else(|e| panic!("{e}"));
+        worker.join().unwrap_or_else(|_| panic!("worker"));
+        assert_eq!(answer, 41);
+        assert_eq!(runs.load(Ordering::SeqCst), 1);
+        assert!(job.is_done() || runs.load(Ordering::SeqCst) == 1);
+    }
+
+    #[test]
+    fn a_panicking_deferred_job_is_reported_as_such() {
+        let job = Deferred::new(Stage::Encode, || -> u32 { panic!("a bug") });
+        assert_eq!(job.wait(), Err(JobPanicked));
+    }
+}
