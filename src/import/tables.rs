@@ -202,7 +202,7 @@ fn stack_and_encode(
         frame.vstack_mut_owned(piece)?;
     }
     frame.rechunk_mut();
-    encoder.encode(&frame)
+    encoder.encode(&frame, false)
 }
 
 /// Which of the row-group tables a sealed row group belongs to.

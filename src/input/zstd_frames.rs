@@ -5,8 +5,8 @@
 //! reader frames the text of the ones before it, in order.
 //!
 //! Memory stays bounded whatever the frames claim: a few frames are in
-//! flight, each at most [`MAX_FRAME_BYTES`] compressed, and decompressed
-//! into at most as much (pzstd writes no content size, so a frame is
+//! flight, each at most [`MAX_COMPRESSED_FRAME_BYTES`] compressed, and
+//! decompressed into at most [`MAX_FRAME_BYTES`] (pzstd writes no content size, so a frame is
 //! decompressed up to that cap). A frame that claims more, or holds more, or
 //! is larger compressed (a single-frame file as `zstd` writes it) streams on
 //! the reader as before, and so does everything after a frame that is larger
@@ -21,8 +21,11 @@ use std::time::Duration;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::profile::Stage;
 
-/// Largest frame decompressed apart, compressed or not.
+/// Largest frame text decompressed apart.
 pub const MAX_FRAME_BYTES: u64 = 64 << 20;
+/// Largest compressed frame decompressed apart (pzstd's frames are a few
+/// MiB): a larger one streams, after at most this much was read ahead.
+pub const MAX_COMPRESSED_FRAME_BYTES: u64 = 16 << 20;
 
 const ZSTD_MAGIC: u32 = 0xFD2F_B528;
 
@@ -246,7 +249,7 @@ fn read_frame(source: &mut impl BufRead, mut head: Vec<u8>) -> io::Result<Piece>
             3 => return Ok(Piece::Stream(head)),
             _ => (block >> 3) as usize,
         };
-        if take(source, &mut head, size)? < size || head.len() as u64 > MAX_FRAME_BYTES {
+        if take(source, &mut head, size)? < size || head.len() as u64 > MAX_COMPRESSED_FRAME_BYTES {
             return Ok(Piece::Stream(head));
         }
         if last {

@@ -5,10 +5,12 @@
 
 use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
+use polars_arrow::array::ArrayRef;
 use polars_parquet::write::{
     CompressedPage, Encoding, ParquetType, StatisticsOptions, Version, WriteOptions,
     array_to_columns, compress, to_parquet_schema,
 };
+use rayon::prelude::*;
 
 /// Turns frames of one table's schema into compressed row groups.
 pub struct RowGroupEncoder {
@@ -42,33 +44,53 @@ impl RowGroupEncoder {
     }
 
     /// Encodes and compresses `frame`: one row group per chunk of it, as
-    /// polars' writer does (rechunk first for one row group).
-    pub fn encode(&self, frame: &DataFrame) -> PolarsResult<Vec<EncodedRowGroup>> {
+    /// polars' writer does (rechunk first for one row group). `parallel`:
+    /// its columns on the current rayon pool (the end-of-run tables, when
+    /// the pool is otherwise idle).
+    pub fn encode(&self, frame: &DataFrame, parallel: bool) -> PolarsResult<Vec<EncodedRowGroup>> {
         let mut groups = Vec::new();
         for batch in frame.iter_chunks(CompatLevel::newest(), false) {
             if batch.is_empty() {
                 continue;
             }
-            let mut columns = Vec::with_capacity(self.fields.len());
-            let arrays = batch
+            let arrays: Vec<(&ArrayRef, &ParquetType, &Vec<Encoding>)> = batch
                 .columns()
                 .iter()
                 .zip(&self.fields)
-                .zip(&self.encodings);
-            for ((array, field), encoding) in arrays {
-                for pages in array_to_columns(array, field.clone(), self.options, encoding)? {
-                    let column = pages
-                        .map(|page| Ok(compress(page?, Vec::new(), self.options.compression)?))
-                        .collect::<PolarsResult<Vec<CompressedPage>>>()?;
-                    columns.push(column);
-                }
-            }
+                .zip(&self.encodings)
+                .map(|((array, field), encoding)| (array, field, encoding))
+                .collect();
+            let encode = |(array, field, encoding): &(&ArrayRef, &ParquetType, &Vec<Encoding>)| {
+                self.encode_column(array, field, encoding)
+            };
+            let encoded: Vec<Vec<Vec<CompressedPage>>> = if parallel {
+                arrays.par_iter().map(encode).collect::<PolarsResult<_>>()?
+            } else {
+                arrays.iter().map(encode).collect::<PolarsResult<_>>()?
+            };
             groups.push(EncodedRowGroup {
                 rows: batch.len() as u64,
-                columns,
+                columns: encoded.into_iter().flatten().collect(),
             });
         }
         Ok(groups)
+    }
+
+    /// One column's pages (a nested column gives several leaf columns).
+    fn encode_column(
+        &self,
+        array: &ArrayRef,
+        field: &ParquetType,
+        encoding: &[Encoding],
+    ) -> PolarsResult<Vec<Vec<CompressedPage>>> {
+        array_to_columns(array, field.clone(), self.options, encoding)?
+            .into_iter()
+            .map(|pages| {
+                pages
+                    .map(|page| Ok(compress(page?, Vec::new(), self.options.compression)?))
+                    .collect()
+            })
+            .collect()
     }
 }
 

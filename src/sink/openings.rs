@@ -7,7 +7,9 @@ use std::io;
 use polars::prelude::*;
 use rayon::prelude::*;
 
+use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use crate::profile::{self, Stage, Timer};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
@@ -100,37 +102,42 @@ pub enum TreeWriteError {
 /// Streams merged entries into `writer`, one row group per chunk. A chunk
 /// ends at a position boundary, so that the moves of one position share a
 /// row group and their `ply` can be made the position's earliest ply.
-/// Chunks are spelled out (in parallel, on the current rayon pool) while a
-/// second thread encodes the previous one. Returns the rows written.
+/// Chunks are spelled out and encoded (in parallel, on the current rayon
+/// pool) while a second thread appends the previous one. Returns the rows
+/// written.
 pub fn write_openings(
     merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
-    let (tx, rx) = crossbeam_channel::bounded::<DataFrame>(1);
+    let encoder = writer.encoder();
+    let (tx, rx) = crossbeam_channel::bounded::<Vec<EncodedRowGroup>>(1);
     std::thread::scope(|scope| {
-        let encoder = scope.spawn(move || -> PolarsResult<u64> {
+        let appender = scope.spawn(move || -> PolarsResult<u64> {
             let mut rows = 0u64;
-            for frame in rx {
-                writer.write(&frame)?;
-                rows += frame.height() as u64;
+            for groups in rx {
+                for group in groups {
+                    rows += group.rows;
+                    writer.append(group)?;
+                }
             }
             Ok(rows)
         });
-        let spelled = spell_chunks(merged, &tx);
+        let spelled = spell_chunks(merged, &encoder, &tx);
         drop(tx);
-        let written = encoder
+        let written = appender
             .join()
-            .unwrap_or_else(|_| Err(PolarsError::ComputeError("encoder thread panicked".into())));
+            .unwrap_or_else(|_| Err(PolarsError::ComputeError("appender thread panicked".into())));
         spelled?;
         Ok(written?)
     })
 }
 
-/// Merges entries into chunks and sends each as a frame; stops early when
-/// the encoder has stopped (it reports why).
+/// Merges entries into chunks and sends each encoded; stops early when the
+/// appender has stopped (it reports why).
 fn spell_chunks(
     merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
-    frames: &crossbeam_channel::Sender<DataFrame>,
+    encoder: &RowGroupEncoder,
+    groups: &crossbeam_channel::Sender<Vec<EncodedRowGroup>>,
 ) -> Result<(), TreeWriteError> {
     let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
     for entry in merged {
@@ -138,24 +145,28 @@ fn spell_chunks(
         let boundary = chunk
             .last()
             .is_some_and(|(last, _)| last.position != entry.0.position);
-        if chunk.len() >= ROW_GROUP_ROWS && boundary && !send_chunk(&mut chunk, frames)? {
+        if chunk.len() >= ROW_GROUP_ROWS && boundary && !send_chunk(&mut chunk, encoder, groups)? {
             return Ok(());
         }
         chunk.push(entry);
     }
-    send_chunk(&mut chunk, frames)?;
+    send_chunk(&mut chunk, encoder, groups)?;
     Ok(())
 }
 
-/// False when the encoder is gone.
+/// False when the appender is gone.
 fn send_chunk(
     chunk: &mut Vec<(EdgeKey, Edge)>,
-    frames: &crossbeam_channel::Sender<DataFrame>,
+    encoder: &RowGroupEncoder,
+    groups: &crossbeam_channel::Sender<Vec<EncodedRowGroup>>,
 ) -> Result<bool, TreeWriteError> {
     earliest_ply_per_position(chunk);
     let frame = openings_frame(chunk)?;
     chunk.clear();
-    Ok(frames.send(frame).is_ok())
+    let mut timer = Timer::start();
+    let encoded = encoder.encode(&frame, true)?;
+    profile::lap(&mut timer, Stage::Encode);
+    Ok(groups.send(encoded).is_ok())
 }
 
 /// Each edge knows the earliest ply of the games that played it; the

@@ -322,10 +322,12 @@ impl TableWriter {
         Arc::clone(&self.encoder)
     }
 
-    /// Writes `frame`, one row group per chunk, encoded here.
+    /// Writes `frame`, one row group per chunk, encoded here (its columns
+    /// in parallel when this is a thread of a rayon pool).
     pub fn write(&mut self, frame: &DataFrame) -> PolarsResult<()> {
         let mut timer = Timer::start();
-        let groups = self.encoder.encode(frame)?;
+        let on_pool = rayon::current_thread_index().is_some();
+        let groups = self.encoder.encode(frame, on_pool)?;
         profile::lap(&mut timer, Stage::Encode);
         for group in groups {
             self.append(group)?;
