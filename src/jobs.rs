@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender};
 
-use crate::profile::{self, Stage, Timer};
+use crate::profile::{self, Stage, Thread, Timer};
 
 /// Work the consumer hands to the workers: see [`Deferred`].
 pub trait SideJob: Send + Sync {
@@ -128,6 +128,17 @@ impl<T: Send> Deferred<T> {
 impl<T: Send> SideJob for Deferred<T> {
     fn run(&self) {
         self.run_here();
+    }
+}
+
+/// Runs a side job on a worker thread, its CPU counted to the workers in
+/// the profile.
+pub fn run_on_worker(job: &dyn SideJob) {
+    let cpu = profile::enabled().then(profile::thread_cpu);
+    job.run();
+    if let Some(cpu) = cpu {
+        profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
+        profile::flush(Thread::Worker);
     }
 }
 

@@ -15,7 +15,7 @@ use indicatif::ProgressBar;
 
 use crate::error::Error;
 use crate::input::{self, InputSource};
-use crate::jobs::{SideJob, SideJobReceiver, SideJobSender, side_jobs};
+use crate::jobs::{self, SideJobReceiver, SideJobSender, side_jobs};
 use crate::pgn::framer::{Batch, Framer};
 use crate::profile::{self, Stage, Thread};
 use crate::sink::summary::InputSummary;
@@ -144,7 +144,7 @@ fn next_batch<B>(batches: &Receiver<B>, side_jobs: &SideJobReceiver) -> Option<B
     loop {
         match side_jobs.try_recv() {
             Ok(job) => {
-                run_side_job(job.as_ref());
+                jobs::run_on_worker(job.as_ref());
                 continue;
             }
             // The consumer is gone: only batches are left.
@@ -153,21 +153,11 @@ fn next_batch<B>(batches: &Receiver<B>, side_jobs: &SideJobReceiver) -> Option<B
         }
         crossbeam_channel::select! {
             recv(side_jobs) -> job => match job {
-                Ok(job) => run_side_job(job.as_ref()),
+                Ok(job) => jobs::run_on_worker(job.as_ref()),
                 Err(_) => return batches.recv().ok(),
             },
             recv(batches) -> batch => return batch.ok(),
         }
-    }
-}
-
-/// Runs a side job on a worker, its CPU counted to the workers.
-fn run_side_job(job: &dyn SideJob) {
-    let cpu = profile::enabled().then(profile::thread_cpu);
-    job.run();
-    if let Some(cpu) = cpu {
-        profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
-        profile::flush(Thread::Worker);
     }
 }
 

@@ -200,16 +200,19 @@ pub fn lap(timer: &mut Timer, stage: Stage) {
     }
 }
 
-/// Adds this thread's pending stage times to the totals, as run on `thread`.
-pub fn flush(thread: Thread) {
-    if enabled() {
-        let times = PENDING.with(|pending| pending.replace([Duration::ZERO; 10]));
-        for (stage, elapsed) in STAGES.iter().zip(times) {
-            if !elapsed.is_zero() {
-                add(*stage, thread, elapsed);
-            }
+/// Adds this thread's pending stage times to the totals, as run on
+/// `thread`; returns their sum.
+pub fn flush(thread: Thread) -> Duration {
+    if !enabled() {
+        return Duration::ZERO;
+    }
+    let times = PENDING.with(|pending| pending.replace([Duration::ZERO; 10]));
+    for (stage, elapsed) in STAGES.iter().zip(times) {
+        if !elapsed.is_zero() {
+            add(*stage, thread, elapsed);
         }
     }
+    times.iter().sum()
 }
 
 /// The profile of the run so far, per game, as a table; empty when off.

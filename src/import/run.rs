@@ -98,13 +98,11 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         }
     };
     let aggregates = finished_aggregates.into_inner().unwrap_or_default();
-    let merging = Instant::now();
     let aggregated = crate::interrupt::check()
         .map_err(Error::from)
-        .and_then(|()| pool.install(|| write_aggregates(aggregates, &spill, &mut writers)));
-    profile::add(Stage::FinalMerge, Thread::End, merging.elapsed());
-    profile::add_thread(Thread::End, merging.elapsed());
-    profile::flush(Thread::End);
+        .and_then(|()| {
+            pool.install(|| profiled_end(|| write_aggregates(aggregates, &spill, &mut writers)))
+        });
     if let Err(e) = aggregated {
         writers.abandon();
         return Err(e);
@@ -141,6 +139,23 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         write_summary(&options.out, &summary)?;
         Ok(summary)
     })
+}
+
+/// Runs the end of the run on this thread of the pool, its CPU counted in
+/// the profile: what it runs of the jobs it hands out (encoding) counts to
+/// the workers, the rest (merging, appending) to the serial end of run.
+fn profiled_end<T>(end: impl FnOnce() -> T) -> T {
+    let cpu = profile::enabled().then(profile::thread_cpu);
+    let done = end();
+    if let Some(cpu) = cpu {
+        let used = profile::thread_cpu() - cpu;
+        let in_jobs = profile::flush(Thread::Worker);
+        profile::add_thread(Thread::Worker, in_jobs.min(used));
+        let serial = used.saturating_sub(in_jobs);
+        profile::add_thread(Thread::End, serial);
+        profile::add(Stage::FinalMerge, Thread::End, serial);
+    }
+    done
 }
 
 fn write_summary(dir: &Path, summary: &Summary) -> Result<(), Error> {

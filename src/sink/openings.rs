@@ -2,14 +2,17 @@
 //! `openings.parquet` in row groups (positions and moves spelled out as EPD,
 //! SAN and UCI on the way), and the per-opening table `opening_lines.parquet`.
 
+use std::collections::VecDeque;
 use std::io;
+use std::sync::Arc;
 
 use polars::prelude::*;
 use rayon::prelude::*;
 
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
-use crate::profile::{self, Stage, Timer};
+use crate::jobs::{self, Deferred, JobPanicked};
+use crate::profile::Stage;
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
@@ -102,71 +105,67 @@ pub enum TreeWriteError {
 /// Streams merged entries into `writer`, one row group per chunk. A chunk
 /// ends at a position boundary, so that the moves of one position share a
 /// row group and their `ply` can be made the position's earliest ply.
-/// Chunks are spelled out and encoded (in parallel, on the current rayon
-/// pool) while a second thread appends the previous one. Returns the rows
+/// Chunks are spelled out and encoded in parallel on the current rayon pool
+/// (a few at a time, so memory stays bounded) while this thread merges the
+/// next ones and appends the finished ones in order. Returns the rows
 /// written.
 pub fn write_openings(
     merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
     let encoder = writer.encoder();
-    let (tx, rx) = crossbeam_channel::bounded::<Vec<EncodedRowGroup>>(1);
-    std::thread::scope(|scope| {
-        let appender = scope.spawn(move || -> PolarsResult<u64> {
-            let mut rows = 0u64;
-            for groups in rx {
+    let ahead = rayon::current_num_threads() + 1;
+    rayon::in_place_scope(|scope| {
+        let mut in_flight: VecDeque<Arc<Deferred<ChunkResult>>> = VecDeque::new();
+        let mut rows = 0u64;
+        let mut append_oldest = |in_flight: &mut VecDeque<Arc<Deferred<ChunkResult>>>| {
+            if let Some(job) = in_flight.pop_front() {
+                let groups = job.wait().map_err(|JobPanicked| {
+                    PolarsError::ComputeError("tree encoding panicked".into())
+                })??;
                 for group in groups {
                     rows += group.rows;
                     writer.append(group)?;
                 }
             }
-            Ok(rows)
-        });
-        let spelled = spell_chunks(merged, &encoder, &tx);
-        drop(tx);
-        let written = appender
-            .join()
-            .unwrap_or_else(|_| Err(PolarsError::ComputeError("appender thread panicked".into())));
-        spelled?;
-        Ok(written?)
+            Ok::<(), TreeWriteError>(())
+        };
+        let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
+        let mut entries = merged.peekable();
+        while let Some(entry) = entries.next() {
+            chunk.push(entry?);
+            let boundary = match entries.peek() {
+                Some(Ok(next)) => chunk
+                    .last()
+                    .is_some_and(|(last, _)| last.position != next.0.position),
+                _ => true,
+            };
+            if chunk.len() >= ROW_GROUP_ROWS && boundary || entries.peek().is_none() {
+                let full = std::mem::replace(&mut chunk, Vec::with_capacity(ROW_GROUP_ROWS));
+                let encoder = Arc::clone(&encoder);
+                let job = Deferred::new(Stage::Encode, move || encode_chunk(full, &encoder));
+                let runner = Arc::clone(&job);
+                scope.spawn(move |_| jobs::run_on_worker(runner.as_ref()));
+                in_flight.push_back(job);
+                while in_flight.len() > ahead {
+                    append_oldest(&mut in_flight)?;
+                }
+            }
+        }
+        while !in_flight.is_empty() {
+            append_oldest(&mut in_flight)?;
+        }
+        Ok(rows)
     })
 }
 
-/// Merges entries into chunks and sends each encoded; stops early when the
-/// appender has stopped (it reports why).
-fn spell_chunks(
-    merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
-    encoder: &RowGroupEncoder,
-    groups: &crossbeam_channel::Sender<Vec<EncodedRowGroup>>,
-) -> Result<(), TreeWriteError> {
-    let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
-    for entry in merged {
-        let entry = entry?;
-        let boundary = chunk
-            .last()
-            .is_some_and(|(last, _)| last.position != entry.0.position);
-        if chunk.len() >= ROW_GROUP_ROWS && boundary && !send_chunk(&mut chunk, encoder, groups)? {
-            return Ok(());
-        }
-        chunk.push(entry);
-    }
-    send_chunk(&mut chunk, encoder, groups)?;
-    Ok(())
-}
+/// A chunk of the tree spelled out and encoded.
+type ChunkResult = Result<Vec<EncodedRowGroup>, TreeWriteError>;
 
-/// False when the appender is gone.
-fn send_chunk(
-    chunk: &mut Vec<(EdgeKey, Edge)>,
-    encoder: &RowGroupEncoder,
-    groups: &crossbeam_channel::Sender<Vec<EncodedRowGroup>>,
-) -> Result<bool, TreeWriteError> {
-    earliest_ply_per_position(chunk);
-    let frame = openings_frame(chunk)?;
-    chunk.clear();
-    let mut timer = Timer::start();
-    let encoded = encoder.encode(&frame, true)?;
-    profile::lap(&mut timer, Stage::Encode);
-    Ok(groups.send(encoded).is_ok())
+fn encode_chunk(mut chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> ChunkResult {
+    earliest_ply_per_position(&mut chunk);
+    let frame = openings_frame(&chunk)?;
+    Ok(encoder.encode(&frame, false)?)
 }
 
 /// Each edge knows the earliest ply of the games that played it; the
