@@ -304,7 +304,7 @@ fn consume_in_order<O, C: Consumer<O>>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::jobs::Deferred;
+    use crate::jobs::{Deferred, SideJob};
     use std::sync::atomic::AtomicUsize;
     use std::sync::{Arc, Mutex};
 
