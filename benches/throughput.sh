@@ -1,56 +1,84 @@
 #!/usr/bin/env bash
-# Throughput benchmark (issue 14): pgnlake import against the bare floor
+# Throughput benchmark: pgnlake import against the bare floor
 # (examples/floor.rs: pgn-reader parse + shakmaty replay, as pgn-reader's
 # parallel_validate does) on the same input, in the same minute, runs
-# interleaved; prints the median wall, games/s, CPU seconds and peak RSS of
-# each, and each import's ratio to the floor's games/s.
-#   benches/throughput.sh [INPUT] [RUNS] [THREADS]
-# INPUT defaults to ../shared/data/corpus/pgnmentor-players.pgn.zst.
+# interleaved. Absolute figures drift ±15 % on shared machines; ratios do not.
+#   benches/throughput.sh [RUNS]      (default 3)
+# Inputs: ../shared/data/corpus/pgnmentor-players.pgn.zst (one zstd frame),
+# its plain text, and a pzstd copy (lichess's layout), made in a temporary
+# folder. Prints, per input, the median wall, games/s, CPU s, CPU µs per game
+# and peak RSS of the floor, the default import and `--opening-plies 0`, each
+# import's ratio to the floor; then CPU per game at --threads 1 and 2; then
+# the stage profile (PGNLAKE_PROFILE=1) of one more run per input.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
 
-input=${1:-../shared/data/corpus/pgnmentor-players.pgn.zst}
-runs=${2:-3}
-threads=${3:-0}
-if [ ! -f "$input" ]; then
-  echo "benchmark skipped: $input is absent" >&2
+runs=${1:-3}
+corpus=../shared/data/corpus/pgnmentor-players.pgn.zst
+if [ ! -f "$corpus" ]; then
+  echo "benchmark skipped: $corpus is absent" >&2
   exit 0
 fi
+for tool in zstd pzstd; do
+  command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install zstd" >&2; exit 2; }
+done
 cargo build --release --locked --quiet --bin pgnlake --example floor
 bin="$CARGO_TARGET_DIR/release/pgnlake"
 floor="$CARGO_TARGET_DIR/release/examples/floor"
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
-declare -A cmds=(
-  [floor]="$floor --threads $threads $input"
-  [import]="$bin import $input --out $out/all --quiet --threads $threads"
-  [import-no-tree]="$bin import $input --out $out/notree --quiet --threads $threads --opening-plies 0"
-)
-order=(floor import import-no-tree)
-results=$out/results.txt
+zstd -dq "$corpus" -o "$tmp/pgnmentor.pgn"
+pzstd -q -p 2 -3 "$tmp/pgnmentor.pgn" -o "$tmp/pgnmentor-pzstd.pgn.zst"
+inputs=("$corpus" "$tmp/pgnmentor.pgn" "$tmp/pgnmentor-pzstd.pgn.zst")
+
+results="$tmp/results.txt"
+timed() { # NAME INPUT COMMAND...
+  local name=$1 input=$2
+  shift 2
+  rm -rf "$tmp/out"
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr"
+  echo "$(basename "$input") $name $(cat "$tmp/time")" >> "$results"
+}
 for run in $(seq "$runs"); do
-  for name in "${order[@]}"; do
-    rm -rf "$out/all" "$out/notree"
-    /usr/bin/time -f "%e %U %S %M" -o "$out/time" ${cmds[$name]} > "$out/stdout"
-    echo "$name $(cat "$out/time")" >> "$results"
+  for input in "${inputs[@]}"; do
+    timed floor "$input" "$floor" "$input"
+    timed import "$input" "$bin" import "$input" --out "$tmp/out" --quiet
+    timed import-no-tree "$input" "$bin" import "$input" --out "$tmp/out" --quiet --opening-plies 0
+    timed "threads-1" "$input" "$bin" import "$input" --out "$tmp/out" --quiet --threads 1
+    timed "threads-2" "$input" "$bin" import "$input" --out "$tmp/out" --quiet --threads 2
   done
 done
-games=$("$floor" --threads "$threads" "$input" | awk '{print $2}')
-python3 - "$results" "$games" "$input" "$threads" <<'PY'
+games=$("$floor" "$corpus" | awk '{print $2}')
+python3 - "$results" "$games" "$runs" <<'PY'
 import statistics, sys
-path, games, input_, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, games, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 rows = {}
 for line in open(path):
-    name, wall, user, sys_, rss = line.split()
-    rows.setdefault(name, []).append((float(wall), float(user) + float(sys_), int(rss)))
-print(f"input {input_}: {games:,} games, threads {threads or 'all'}, {len(rows['floor'])} interleaved runs, medians")
-print(f"{'run':<16}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}{'peak RSS':>10}{'× floor':>9}")
-floor = games / statistics.median(w for w, _, _ in rows["floor"])
-for name, runs in rows.items():
-    wall = statistics.median(w for w, _, _ in runs)
-    cpu = statistics.median(c for _, c, _ in runs)
-    rss = max(r for _, _, r in runs) / 1024
-    print(f"{name:<16}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{cpu / games * 1e6:>13.1f}{rss:>8.0f} MiB{games / wall / floor:>9.2f}")
+    input_, name, wall, user, sys_, rss = line.split()
+    rows.setdefault(input_, {}).setdefault(name, []).append(
+        (float(wall), float(user) + float(sys_), int(rss)))
+print(f"{games:,} games; medians of {runs} interleaved runs")
+for input_, by_name in rows.items():
+    print(f"\n{input_}")
+    print(f"  {'run':<16}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}{'peak RSS':>12}{'× floor':>9}")
+    floor = games / statistics.median(w for w, _, _ in by_name["floor"])
+    cpu_per_game = {}
+    for name, runs_ in by_name.items():
+        wall = statistics.median(w for w, _, _ in runs_)
+        cpu = statistics.median(c for _, c, _ in runs_)
+        rss = max(r for _, _, r in runs_) / 1024
+        cpu_per_game[name] = cpu / games * 1e6
+        print(f"  {name:<16}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{cpu / games * 1e6:>13.1f}"
+              f"{rss:>8.0f} MiB{games / wall / floor:>9.2f}")
+    if "threads-1" in cpu_per_game:
+        ratio = cpu_per_game["threads-2"] / cpu_per_game["threads-1"]
+        print(f"  CPU per game at --threads 2 / --threads 1: {ratio:.2f}")
 PY
+for input in "$corpus" "$tmp/pgnmentor-pzstd.pgn.zst"; do
+  echo
+  echo "stage profile: $(basename "$input")"
+  rm -rf "$tmp/out"
+  PGNLAKE_PROFILE=1 "$bin" import "$input" --out "$tmp/out" --quiet
+done
