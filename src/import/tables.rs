@@ -4,6 +4,7 @@
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
+use std::time::Duration;
 
 use std::path::Path;
 
@@ -212,8 +213,15 @@ enum Table {
     Rejects,
 }
 
-/// Row groups encoding at most, before the consumer waits for the oldest.
-const ENCODING_AHEAD: usize = 4;
+/// Row groups encoding at most, before the consumer waits for the oldest:
+/// one encodes while the next fills (a row group takes about a twentieth of
+/// the time the next one takes to fill), so memory holds one more row group
+/// than when the writer encoded.
+const ENCODING_AHEAD: usize = 1;
+
+/// How long the consumer leaves a row group to the workers before it
+/// encodes the row group itself.
+const PATIENCE: Duration = Duration::from_millis(200);
 
 /// Consumer: writes the batch outputs, in input order, in row groups of
 /// about [`ROW_GROUP_ROWS`] rows. A full row group is handed to the workers
@@ -243,8 +251,9 @@ impl TableConsumer {
     pub(super) fn finish(mut self) -> Result<Self, Error> {
         self.seal(Table::Games);
         self.seal(Table::Rejects);
+        // The workers are gone: what none has started is encoded here.
         while !self.encoding.is_empty() {
-            self.append_oldest()?;
+            self.append_oldest(Duration::ZERO)?;
         }
         Ok(self)
     }
@@ -264,8 +273,8 @@ impl TableConsumer {
     }
 
     /// Waits for the oldest row group being encoded (running it here if no
-    /// worker took it yet) and appends it to its table.
-    fn append_oldest(&mut self) -> Result<(), Error> {
+    /// worker took it within `patience`) and appends it to its table.
+    fn append_oldest(&mut self, patience: Duration) -> Result<(), Error> {
         let Some((table, job)) = self.encoding.pop_front() else {
             return Ok(());
         };
@@ -275,7 +284,7 @@ impl TableConsumer {
         };
         let path = writer.path().to_path_buf();
         let encoded = job
-            .wait()
+            .wait_patiently(patience)
             .map_err(|JobPanicked| Error::Panicked("encoder"))?;
         for group in encoded.map_err(Error::write(&path))? {
             writer.append(group).map_err(Error::write(&path))?;
@@ -299,7 +308,7 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
         while self.encoding.front().is_some_and(|(_, job)| job.is_done())
             || self.encoding.len() > ENCODING_AHEAD
         {
-            self.append_oldest()?;
+            self.append_oldest(PATIENCE)?;
         }
         Ok(())
     }
