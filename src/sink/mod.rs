@@ -1,6 +1,7 @@
 //! Sink stage: rows to Parquet tables (streamed in row groups, written under
 //! a temporary name and renamed at the end) and the run summary.
 
+#[cfg(feature = "tables")]
 pub mod encode;
 pub mod lock;
 #[cfg(feature = "tables")]
