@@ -44,7 +44,7 @@ pub struct Offload {
 /// [`MAX_FRAME_BYTES`] (the reader streams it).
 enum FrameText {
     Text(Vec<u8>),
-    TooLarge(Vec<u8>),
+    TooLarge(Compressed),
 }
 
 type Decompressed = Deferred<io::Result<FrameText>>;
@@ -57,12 +57,12 @@ pub type StreamDecoder<'a> = fn(Box<dyn Read + 'a>) -> io::Result<Box<dyn Read +
 enum Piece {
     /// A whole frame, with its content size when the header gives one.
     Frame {
-        bytes: Vec<u8>,
+        bytes: Compressed,
         content_size: Option<u64>,
     },
     /// What was read of a frame that must stream (no content size, too big,
     /// or cut short): it and the rest of the source go to a streaming decoder.
-    Stream(Vec<u8>),
+    Stream(Compressed),
     End,
 }
 
@@ -113,7 +113,7 @@ impl<'a, R: BufRead + 'a> FramesReader<'a, R> {
                 }
                 Piece::Stream(head) => {
                     if let Some(rest) = self.source.take() {
-                        let chained: Box<dyn Read + 'a> = Box::new(Cursor::new(head).chain(rest));
+                        let chained: Box<dyn Read + 'a> = Box::new(head.chain(rest));
                         self.tail = Some((self.stream)(chained)?);
                     }
                 }
@@ -139,7 +139,7 @@ impl<'a, R: BufRead + 'a> Read for FramesReader<'a, R> {
                         .map_err(|JobPanicked| io::Error::other("zstd decompression panicked"))??;
                     self.current = match text {
                         FrameText::Text(text) => Box::new(Cursor::new(text)),
-                        FrameText::TooLarge(bytes) => (self.stream)(Box::new(Cursor::new(bytes)))?,
+                        FrameText::TooLarge(bytes) => (self.stream)(Box::new(bytes))?,
                     };
                 }
                 None => {
@@ -154,9 +154,10 @@ impl<'a, R: BufRead + 'a> Read for FramesReader<'a, R> {
 }
 
 /// Decompresses one frame, into at most [`MAX_FRAME_BYTES`].
-fn decompress_frame(bytes: Vec<u8>, content_size: Option<u64>) -> io::Result<FrameText> {
-    let mut text = Vec::with_capacity(content_size.map_or(1 << 20, |n| n as usize));
-    let decoder = zstd::stream::read::Decoder::with_buffer(&bytes[..])?;
+fn decompress_frame(bytes: Compressed, content_size: Option<u64>) -> io::Result<FrameText> {
+    let capacity = content_size.map_or(1 << 20, |n| usize::try_from(n).unwrap_or(0));
+    let mut text = Vec::with_capacity(capacity);
+    let decoder = zstd::stream::read::Decoder::new(bytes.reader())?;
     decoder.take(MAX_FRAME_BYTES + 1).read_to_end(&mut text)?;
     if text.len() as u64 > MAX_FRAME_BYTES {
         return Ok(FrameText::TooLarge(bytes));
@@ -168,18 +169,18 @@ fn decompress_frame(bytes: Vec<u8>, content_size: Option<u64>) -> io::Result<Fra
 /// that must stream.
 fn next_piece(source: &mut impl BufRead) -> io::Result<Piece> {
     loop {
-        let mut head = Vec::with_capacity(1 << 16);
-        let magic = match take(source, &mut head, 4)? {
-            4 => u32_le(&head, 0),
-            0 => return Ok(Piece::End),
-            _ => return Ok(Piece::Stream(head)),
+        let mut head = Compressed::default();
+        let magic = match head.field(source, 4)? {
+            Some(bytes) => u32_le(&bytes),
+            None if head.len == 0 => return Ok(Piece::End),
+            None => return Ok(Piece::Stream(head)),
         };
         if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
             // A skippable frame (pzstd's size hints): skip it.
-            if take(source, &mut head, 4)? < 4 {
+            let Some(len) = head.field(source, 4)? else {
                 return Ok(Piece::Stream(head));
-            }
-            let len = u64::from(u32_le(&head, 4));
+            };
+            let len = u64::from(u32_le(&len));
             let skipped = io::copy(&mut source.by_ref().take(len), &mut io::sink())?;
             if skipped < len {
                 // Cut inside it: the streaming decoder reports the truncation.
@@ -196,12 +197,13 @@ fn next_piece(source: &mut impl BufRead) -> io::Result<Piece> {
 }
 
 /// The rest of a zstd frame whose magic is in `head`: its header, blocks and
-/// checksum, when it has a content size of at most [`MAX_FRAME_BYTES`].
-fn read_frame(source: &mut impl BufRead, mut head: Vec<u8>) -> io::Result<Piece> {
-    if take(source, &mut head, 1)? < 1 {
+/// checksum, when its content size (if given) is at most [`MAX_FRAME_BYTES`]
+/// and it is at most [`MAX_COMPRESSED_FRAME_BYTES`] long.
+fn read_frame(source: &mut impl BufRead, mut head: Compressed) -> io::Result<Piece> {
+    let Some(descriptor) = head.field(source, 1)? else {
         return Ok(Piece::Stream(head));
-    }
-    let descriptor = head.get(4).copied().unwrap_or(0);
+    };
+    let descriptor = descriptor.first().copied().unwrap_or(0);
     let single_segment = descriptor & 0x20 != 0;
     let has_checksum = descriptor & 0x04 != 0;
     let window_bytes = usize::from(!single_segment);
@@ -212,20 +214,16 @@ fn read_frame(source: &mut impl BufRead, mut head: Vec<u8>) -> io::Result<Piece>
         2 => 4,
         _ => 8,
     };
-    let fields = window_bytes + dictionary_bytes + size_bytes;
-    if take(source, &mut head, fields)? < fields {
+    let Some(fields) = head.field(source, window_bytes + dictionary_bytes + size_bytes)? else {
         return Ok(Piece::Stream(head));
-    }
-    let at = 5 + window_bytes + dictionary_bytes;
-    let mut content_size = 0u64;
-    for (i, byte) in head
-        .get(at..at + size_bytes)
-        .unwrap_or_default()
+    };
+    let size_field = fields
+        .get(window_bytes + dictionary_bytes..)
+        .unwrap_or_default();
+    let mut content_size = size_field
         .iter()
-        .enumerate()
-    {
-        content_size |= u64::from(*byte) << (8 * i);
-    }
+        .rev()
+        .fold(0u64, |acc, &byte| acc << 8 | u64::from(byte));
     if size_bytes == 2 {
         content_size += 256;
     }
@@ -234,29 +232,27 @@ fn read_frame(source: &mut impl BufRead, mut head: Vec<u8>) -> io::Result<Piece>
         return Ok(Piece::Stream(head));
     }
     loop {
-        let start = head.len();
-        if take(source, &mut head, 3)? < 3 {
+        let Some(header) = head.field(source, 3)? else {
             return Ok(Piece::Stream(head));
-        }
-        let block = head.get(start..start + 3).map_or(0, |b| {
-            b.iter()
-                .rev()
-                .fold(0u32, |acc, &byte| acc << 8 | u32::from(byte))
-        });
+        };
+        let block = header
+            .iter()
+            .rev()
+            .fold(0u32, |acc, &byte| acc << 8 | u32::from(byte));
         let last = block & 1 != 0;
         let size = match (block >> 1) & 3 {
             1 => 1, // RLE: one byte, repeated
             3 => return Ok(Piece::Stream(head)),
             _ => (block >> 3) as usize,
         };
-        if take(source, &mut head, size)? < size || head.len() as u64 > MAX_COMPRESSED_FRAME_BYTES {
+        if head.append(source, size)? < size || head.len as u64 > MAX_COMPRESSED_FRAME_BYTES {
             return Ok(Piece::Stream(head));
         }
         if last {
             break;
         }
     }
-    if has_checksum && take(source, &mut head, 4)? < 4 {
+    if has_checksum && head.field(source, 4)?.is_none() {
         return Ok(Piece::Stream(head));
     }
     Ok(Piece::Frame {
@@ -265,16 +261,86 @@ fn read_frame(source: &mut impl BufRead, mut head: Vec<u8>) -> io::Result<Piece>
     })
 }
 
-/// Appends up to `n` bytes of `source` to `out`; how many there were.
-fn take(source: &mut impl BufRead, out: &mut Vec<u8>, n: usize) -> io::Result<usize> {
-    let before = out.len();
-    source.by_ref().take(n as u64).read_to_end(out)?;
-    Ok(out.len() - before)
+/// Compressed bytes read ahead, in pieces of at most [`PIECE_BYTES`]: read
+/// as a stream they are freed piece by piece, so a large frame that streams
+/// does not hold its read-ahead for the rest of the run.
+#[derive(Default)]
+pub struct Compressed {
+    pieces: VecDeque<Vec<u8>>,
+    /// Bytes read into the pieces.
+    len: usize,
+    /// Bytes of the first piece already streamed.
+    consumed: usize,
 }
 
-fn u32_le(bytes: &[u8], at: usize) -> u32 {
+const PIECE_BYTES: usize = 1 << 20;
+
+impl Compressed {
+    /// Appends up to `n` bytes of `source`; how many there were.
+    fn append(&mut self, source: &mut impl BufRead, n: usize) -> io::Result<usize> {
+        let mut left = n;
+        while left > 0 {
+            if self.pieces.back().is_none_or(|p| p.len() >= PIECE_BYTES) {
+                self.pieces
+                    .push_back(Vec::with_capacity(left.min(PIECE_BYTES)));
+            }
+            let Some(piece) = self.pieces.back_mut() else {
+                break;
+            };
+            let want = left.min(PIECE_BYTES - piece.len());
+            let got = source.by_ref().take(want as u64).read_to_end(piece)?;
+            self.len += got;
+            left -= got;
+            if got < want {
+                break;
+            }
+        }
+        Ok(n - left)
+    }
+
+    /// Reads a header field of `n` bytes (kept with the frame); `None` when
+    /// the source ends first.
+    fn field(&mut self, source: &mut impl BufRead, n: usize) -> io::Result<Option<Vec<u8>>> {
+        let mut field = Vec::with_capacity(n);
+        source.by_ref().take(n as u64).read_to_end(&mut field)?;
+        let mut bytes = &field[..];
+        self.append(&mut bytes, field.len())?;
+        Ok((field.len() == n).then_some(field))
+    }
+
+    /// The bytes, read without consuming them.
+    fn reader(&self) -> impl Read + '_ {
+        let mut slices = self.pieces.iter().map(Vec::as_slice);
+        let first = slices.next().unwrap_or_default();
+        slices.fold(Box::new(first) as Box<dyn Read + '_>, |chain, next| {
+            Box::new(chain.chain(next))
+        })
+    }
+}
+
+impl Read for Compressed {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while let Some(front) = self.pieces.front() {
+            let rest = front.get(self.consumed..).unwrap_or_default();
+            if rest.is_empty() {
+                self.pieces.pop_front();
+                self.consumed = 0;
+                continue;
+            }
+            let n = rest.len().min(buf.len());
+            if let (Some(out), Some(from)) = (buf.get_mut(..n), rest.get(..n)) {
+                out.copy_from_slice(from);
+            }
+            self.consumed += n;
+            return Ok(n);
+        }
+        Ok(0)
+    }
+}
+
+fn u32_le(bytes: &[u8]) -> u32 {
     let mut word = [0u8; 4];
-    if let Some(b) = bytes.get(at..at + 4) {
+    if let Some(b) = bytes.get(..4) {
         word.copy_from_slice(b);
     }
     u32::from_le_bytes(word)
@@ -360,6 +426,35 @@ mod tests {
         assert!(error.is_some(), "a cut frame must end in an error");
         assert!(read.len() >= first_frame_text, "{} bytes read", read.len());
         assert_eq!(read, plain.get(..read.len()).unwrap_or_default());
+    }
+
+    #[test]
+    fn read_ahead_is_freed_piece_by_piece_as_it_streams() {
+        let data: Vec<u8> = (0..3 * PIECE_BYTES + 10).map(|i| (i % 251) as u8).collect();
+        let mut compressed = Compressed::default();
+        let appended = compressed
+            .append(&mut &data[..], data.len())
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(appended, data.len());
+        assert_eq!(compressed.pieces.len(), 4);
+        let mut again = Vec::new();
+        compressed
+            .reader()
+            .read_to_end(&mut again)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(again, data, "reading without consuming");
+        let mut first = vec![0u8; PIECE_BYTES + 5];
+        compressed
+            .read_exact(&mut first)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(compressed.pieces.len(), 3, "the first piece is freed");
+        let mut rest = Vec::new();
+        compressed
+            .read_to_end(&mut rest)
+            .unwrap_or_else(|e| panic!("{e}"));
+        first.extend(rest);
+        assert_eq!(first, data);
+        assert!(compressed.pieces.is_empty());
     }
 
     #[test]
