@@ -265,7 +265,7 @@ fn read_frame(source: &mut impl BufRead, mut head: Compressed) -> io::Result<Pie
 /// as a stream they are freed piece by piece, so a large frame that streams
 /// does not hold its read-ahead for the rest of the run.
 #[derive(Default)]
-pub struct Compressed {
+struct Compressed {
     pieces: VecDeque<Vec<u8>>,
     /// Bytes read into the pieces.
     len: usize,
