@@ -111,17 +111,7 @@ impl<T: Send> Deferred<T> {
 
     /// The result: computed here if no worker has started it, else waited for.
     pub fn wait(&self) -> Result<T, JobPanicked> {
-        self.run_here();
-        let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
-        loop {
-            if let Some(done) = result.take() {
-                return done;
-            }
-            result = self
-                .ready
-                .wait(result)
-                .unwrap_or_else(PoisonError::into_inner);
-        }
+        self.wait_patiently(Duration::ZERO)
     }
 }
 
@@ -134,12 +124,7 @@ impl<T: Send> SideJob for Deferred<T> {
 /// Runs a side job on a worker thread, its CPU counted to the workers in
 /// the profile.
 pub fn run_on_worker(job: &dyn SideJob) {
-    let cpu = profile::enabled().then(profile::thread_cpu);
-    job.run();
-    if let Some(cpu) = cpu {
-        profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
-        profile::flush(Thread::Worker);
-    }
+    profile::on_thread(Thread::Worker, || job.run());
 }
 
 /// A side job panicked (a bug): its result is lost.

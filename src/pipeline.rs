@@ -111,13 +111,10 @@ where
                     while let Some((seq, tickets, batch)) = next_batch(&batches, &side_jobs) {
                         // A panic is a bug: caught, sent on as such, and
                         // the consumer stops the run with it.
-                        let cpu = profile::enabled().then(profile::thread_cpu);
                         let work = AssertUnwindSafe(|| (workers.work)(&batch, &mut state));
-                        let output = std::panic::catch_unwind(work).map_err(|_| WorkerPanicked);
-                        if let Some(cpu) = cpu {
-                            profile::add_thread(Thread::Worker, profile::thread_cpu() - cpu);
-                            profile::flush(Thread::Worker);
-                        }
+                        let output = profile::on_thread(Thread::Worker, || {
+                            std::panic::catch_unwind(work).map_err(|_| WorkerPanicked)
+                        });
                         let panicked = output.is_err();
                         let sent = outputs.send((seq, tickets, output));
                         if panicked {
@@ -287,12 +284,7 @@ fn consume_in_order<O, C: Consumer<O>>(
             for _ in 0..weight {
                 let _ = tickets.send(());
             }
-            let cpu = profile::enabled().then(profile::thread_cpu);
-            consumer.consume(output)?;
-            if let Some(cpu) = cpu {
-                profile::add_thread(Thread::Writer, profile::thread_cpu() - cpu);
-                profile::flush(Thread::Writer);
-            }
+            profile::on_thread(Thread::Writer, || consumer.consume(output))?;
         }
         let games = consumer.games();
         let rate = games as f64 / started.elapsed().as_secs_f64().max(1e-9);

@@ -158,6 +158,18 @@ pub fn thread_cpu() -> Duration {
     Duration::ZERO
 }
 
+/// Runs `work` on this thread, its CPU counted to `thread` and its
+/// pending stage times flushed (one batch, one side job, one output).
+pub fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
+    let cpu = enabled().then(thread_cpu);
+    let done = work();
+    if let Some(cpu) = cpu {
+        add_thread(thread, thread_cpu() - cpu);
+        flush(thread);
+    }
+    done
+}
+
 /// A stopwatch that does nothing when the profile is off.
 pub struct Timer(Option<Instant>);
 
@@ -167,7 +179,7 @@ impl Timer {
     }
 
     /// The time since the start (or the last lap), and restarts.
-    pub fn lap(&mut self) -> Duration {
+    fn lap(&mut self) -> Duration {
         match &mut self.0 {
             Some(start) => {
                 let now = Instant::now();

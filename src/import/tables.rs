@@ -258,12 +258,20 @@ impl TableConsumer {
         Ok(self)
     }
 
+    fn writer(&mut self, table: Table) -> &mut TableWriter {
+        match table {
+            Table::Games => &mut self.writers.games,
+            Table::Rejects => &mut self.writers.rejects,
+        }
+    }
+
     fn seal(&mut self, table: Table) {
-        let (group, writer) = match table {
-            Table::Games => (&mut self.games, &self.writers.games),
-            Table::Rejects => (&mut self.rejects, &self.writers.rejects),
+        let encoder = self.writer(table).encoder();
+        let group = match table {
+            Table::Games => &mut self.games,
+            Table::Rejects => &mut self.rejects,
         };
-        if let Some(job) = group.seal(writer.encoder()) {
+        if let Some(job) = group.seal(encoder) {
             // Without workers (after the run) the consumer runs it when it waits.
             if let Some(side_jobs) = &self.side_jobs {
                 let _ = side_jobs.send(Arc::clone(&job) as Arc<dyn SideJob>);
@@ -278,10 +286,7 @@ impl TableConsumer {
         let Some((table, job)) = self.encoding.pop_front() else {
             return Ok(());
         };
-        let writer = match table {
-            Table::Games => &mut self.writers.games,
-            Table::Rejects => &mut self.writers.rejects,
-        };
+        let writer = self.writer(table);
         let path = writer.path().to_path_buf();
         let encoded = job
             .wait_patiently(patience)

@@ -134,13 +134,18 @@ pub fn write_openings(
         let mut entries = merged.peekable();
         while let Some(entry) = entries.next() {
             chunk.push(entry?);
-            let boundary = match entries.peek() {
-                Some(Ok(next)) => chunk
-                    .last()
-                    .is_some_and(|(last, _)| last.position != next.0.position),
-                _ => true,
+            let (at_end, boundary) = match entries.peek() {
+                None => (true, true),
+                Some(Ok(next)) => (
+                    false,
+                    chunk
+                        .last()
+                        .is_some_and(|(last, _)| last.position != next.0.position),
+                ),
+                // The error ends the loop on the next entry.
+                Some(Err(_)) => (false, true),
             };
-            if chunk.len() >= ROW_GROUP_ROWS && boundary || entries.peek().is_none() {
+            if at_end || chunk.len() >= ROW_GROUP_ROWS && boundary {
                 let full = std::mem::replace(&mut chunk, Vec::with_capacity(ROW_GROUP_ROWS));
                 let encoder = Arc::clone(&encoder);
                 let job = Deferred::new(Stage::Encode, move || encode_chunk(full, &encoder));
