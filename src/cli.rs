@@ -118,6 +118,10 @@ pub struct ImportArgs {
     /// Plies of each game that enter the opening tree (openings.parquet).
     #[arg(long, default_value_t = crate::import::DEFAULT_OPENING_PLIES)]
     pub opening_plies: usize,
+    /// Leave out of openings.parquet the positions-and-moves played in fewer
+    /// than N games (counted over the whole run; 1 keeps every row).
+    #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]
+    pub opening_min_games: u32,
     /// Memory for the aggregates before they spill to disk: bytes, or with
     /// a unit (512M, 1G, 2GiB).
     #[arg(long, default_value = "1GiB", value_parser = parse_size)]

@@ -9,4 +9,7 @@ mod run;
 mod tables;
 mod worker;
 
-pub use run::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions, run_import};
+pub use run::{
+    DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_MIN_GAMES, DEFAULT_OPENING_PLIES, ImportOptions,
+    run_import,
+};

@@ -30,11 +30,16 @@ pub struct ImportOptions {
     pub strict: bool,
     /// Moves per game that enter the opening tree.
     pub opening_plies: usize,
+    /// Rows of the opening tree played in fewer games are left out of
+    /// `openings.parquet` (after every count is summed).
+    pub opening_min_games: u32,
     /// Bytes the aggregates may hold in memory before spilling to disk.
     pub memory_limit: u64,
     pub piece_values: PieceValues,
 }
 
+/// Default `--opening-min-games`: every row.
+pub const DEFAULT_OPENING_MIN_GAMES: u32 = 1;
 /// Default `--opening-plies`.
 pub const DEFAULT_OPENING_PLIES: usize = 20;
 /// Default `--memory-limit`: 1 GiB.
@@ -101,17 +106,29 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let aggregated = crate::interrupt::check()
         .map_err(Error::from)
         .and_then(|()| {
-            pool.install(|| profiled_end(|| write_aggregates(aggregates, &spill, &mut writers)))
+            pool.install(|| {
+                profiled_end(|| {
+                    write_aggregates(aggregates, &spill, options.opening_min_games, &mut writers)
+                })
+            })
         });
-    if let Err(e) = aggregated {
-        writers.abandon();
-        return Err(e);
-    }
+    let tree_counts = match aggregated {
+        Ok(counts) => counts,
+        Err(e) => {
+            writers.abandon();
+            return Err(e);
+        }
+    };
     let tree = TreeSummary {
         plies: options.opening_plies,
+        min_games: options.opening_min_games,
+        rows: tree_counts.rows,
+        rows_dropped: tree_counts.rows_dropped,
         memory_limit_bytes: options.memory_limit,
-        spill_runs: spill.runs_written(),
-        spill_bytes: spill.bytes_written() as u64,
+        peak_memory_bytes: spill.tree.peak_memory() as u64,
+        spill_runs: spill.tree.dir().runs_written(),
+        spill_rows: spill.tree.rows_spilled(),
+        spill_bytes: spill.tree.dir().bytes_written() as u64,
     };
     drop(spill);
     if let Err(e) = crate::interrupt::check() {

@@ -22,8 +22,8 @@ use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
 use crate::stats::lines::OpeningLines;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
+use crate::stats::partitioned::{SortedTree, TreeCounts};
 use crate::stats::spill::{self, SpillDir};
-use crate::stats::tree::TreeCodec;
 use crate::stats::{Aggregates, RunCounts, SpillDirs};
 
 /// The tables of a run, open under temporary names until the run succeeds.
@@ -96,12 +96,14 @@ impl Writers {
     }
 }
 
-/// Merges the workers' aggregates and writes the statistics tables.
+/// Merges the workers' aggregates and writes the statistics tables; the
+/// opening tree's rows, and those left out for `opening_min_games`.
 pub(super) fn write_aggregates(
     aggregates: Vec<Aggregates<'_>>,
     spill_dirs: &SpillDirs,
+    opening_min_games: u32,
     writers: &mut Writers,
-) -> Result<(), Error> {
+) -> Result<TreeCounts, Error> {
     let mut lines = OpeningLines::default();
     let mut material = MaterialTable::default();
     for part in &aggregates {
@@ -119,7 +121,7 @@ pub(super) fn write_aggregates(
             ))
         })
         .collect::<std::io::Result<Vec<_>>>()
-        .map_err(Error::write(spill_dirs.tree.path()))?;
+        .map_err(Error::write(spill_dirs.tree.dir().path()))?;
     let mut trees = Vec::with_capacity(parts.len());
     let mut results = Vec::with_capacity(parts.len());
     let mut endgames = Vec::with_capacity(parts.len());
@@ -129,9 +131,13 @@ pub(super) fn write_aggregates(
         endgames.push(endgame);
     }
 
-    let merged = merge_parts::<TreeCodec>(&spill_dirs.tree, trees)?;
+    let spill_path = spill_dirs.tree.dir().path();
+    let mut tree = SortedTree::new(trees, &spill_dirs.tree, opening_min_games, TREE_BATCH_BYTES)
+        .map_err(Error::write(spill_path))?;
     let path = writers.openings.path().to_path_buf();
-    write_openings(merged, &mut writers.openings).map_err(Error::write(&path))?;
+    write_openings(&mut tree, &mut writers.openings).map_err(Error::write(&path))?;
+    let tree_counts = tree.counts();
+    drop(tree);
     let merged = merge_parts::<ResultsCodec>(&spill_dirs.results, results)?;
     let path = writers.results.path().to_path_buf();
     write_results(merged, &mut writers.results).map_err(Error::write(&path))?;
@@ -141,8 +147,13 @@ pub(super) fn write_aggregates(
 
     write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))?;
     write_frame(&mut writers.material, material_frame(&material))?;
-    write_frame(&mut writers.endgames, endgames_frame(endgames))
+    write_frame(&mut writers.endgames, endgames_frame(endgames))?;
+    Ok(tree_counts)
 }
+
+/// About how much of the tree's spilled rows are read and added up at once
+/// at the end of the run (a few partitions, or a pass over one).
+const TREE_BATCH_BYTES: u64 = 32 << 20;
 
 fn merge_parts<C: spill::Codec>(
     dir: &SpillDir,

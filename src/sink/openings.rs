@@ -104,7 +104,7 @@ pub enum TreeWriteError {
 
 /// Streams merged entries into `writer`, one row group per chunk. A chunk
 /// ends at a position boundary, so that the moves of one position share a
-/// row group and their `ply` can be made the position's earliest ply.
+/// row group.
 /// Chunks are spelled out and encoded in parallel on the current rayon pool
 /// (a few at a time, so memory stays bounded) while this thread merges the
 /// next ones and appends the finished ones in order. Returns the rows
@@ -167,21 +167,9 @@ pub fn write_openings(
 /// A chunk of the tree spelled out and encoded.
 type ChunkResult = Result<Vec<EncodedRowGroup>, TreeWriteError>;
 
-fn encode_chunk(mut chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> ChunkResult {
-    earliest_ply_per_position(&mut chunk);
+fn encode_chunk(chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> ChunkResult {
     let frame = openings_frame(&chunk)?;
     Ok(encoder.encode(&frame, false)?)
-}
-
-/// Each edge knows the earliest ply of the games that played it; the
-/// position's earliest ply is the least of its edges'.
-fn earliest_ply_per_position(entries: &mut [(EdgeKey, Edge)]) {
-    for group in entries.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
-        let earliest = group.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
-        for (_, edge) in group {
-            edge.stats.ply = earliest;
-        }
-    }
 }
 
 /// The `opening_lines` table: one row per named opening with games, sorted

@@ -73,9 +73,19 @@ pub struct Options {
 #[derive(Debug, Clone, Serialize)]
 pub struct TreeSummary {
     pub plies: usize,
+    /// `--opening-min-games`: rows of fewer games are left out.
+    pub min_games: u32,
+    /// Rows of the whole tree, before `min_games`.
+    pub rows: u64,
+    /// Rows left out because of `min_games` (`rows` − rows written).
+    pub rows_dropped: u64,
     pub memory_limit_bytes: u64,
-    /// Sorted runs written to disk because the budget was reached.
+    /// The most the workers' tree rows and their indexes held at once.
+    pub peak_memory_bytes: u64,
+    /// Run files written because the budget was reached.
     pub spill_runs: usize,
+    /// Rows written to run files (each once per run it was in).
+    pub spill_rows: u64,
     pub spill_bytes: u64,
 }
 

@@ -4,6 +4,7 @@
 
 pub mod lines;
 pub mod outcomes;
+pub mod partitioned;
 pub mod spill;
 pub mod tree;
 
@@ -16,6 +17,7 @@ use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 use lines::OpeningLines;
 use outcomes::Outcomes;
+use partitioned::TreeRuns;
 use spill::SpillDir;
 use tree::{GameFacts, OpeningTree};
 
@@ -64,7 +66,7 @@ impl RunCounts {
 
 /// Where the aggregates spill when they pass their budget: one folder each.
 pub struct SpillDirs {
-    pub tree: SpillDir,
+    pub tree: TreeRuns,
     pub results: SpillDir,
     pub endgames: SpillDir,
 }
@@ -75,18 +77,10 @@ impl SpillDirs {
         let pid = std::process::id();
         let at = |name: &str| SpillDir::new(dir.join(format!(".spill-{pid}-{name}")));
         SpillDirs {
-            tree: at("tree"),
+            tree: TreeRuns::new(dir.join(format!(".spill-{pid}-tree"))),
             results: at("results"),
             endgames: at("endgames"),
         }
-    }
-
-    pub fn runs_written(&self) -> usize {
-        self.tree.runs_written() + self.results.runs_written() + self.endgames.runs_written()
-    }
-
-    pub fn bytes_written(&self) -> usize {
-        self.tree.bytes_written() + self.results.bytes_written() + self.endgames.bytes_written()
     }
 }
 
@@ -109,10 +103,10 @@ pub struct Aggregates<'s> {
 }
 
 impl<'s> Aggregates<'s> {
-    /// The opening tree gets three quarters of the budget, the results and
+    /// The opening tree gets seven eighths of the budget, the results and
     /// endgame tables (far smaller in practice) the rest.
     pub fn new(options: AggregateOptions, spill: &'s SpillDirs) -> Self {
-        let tree_budget = options.budget / 4 * 3;
+        let tree_budget = options.budget / 8 * 7;
         Aggregates {
             tree: OpeningTree::new(options.opening_plies, tree_budget, &spill.tree),
             lines: OpeningLines::default(),

@@ -102,13 +102,18 @@ impl SpillDir {
         self.bytes.load(Ordering::Relaxed)
     }
 
-    fn new_run_path(&self) -> io::Result<PathBuf> {
+    pub(super) fn new_run_path(&self) -> io::Result<PathBuf> {
         fs::create_dir_all(&self.dir)?;
         let n = self.next.fetch_add(1, Ordering::Relaxed);
         if n == 0 {
             crate::interrupt::register(&self.dir);
         }
         Ok(self.dir.join(format!("run-{n:06}.bin")))
+    }
+
+    /// Counts bytes written to a run file made by [`Self::new_run_path`].
+    pub(super) fn count_bytes(&self, bytes: usize) {
+        self.bytes.fetch_add(bytes, Ordering::Relaxed);
     }
 
     /// Writes sorted entries as a run file.

@@ -9,7 +9,8 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
 
-use super::spill::{BoundedMap, Codec, Fields, SpillDir};
+use super::partitioned::{InMemory, TreePart, TreeRuns};
+use super::spill::Fields;
 use crate::pgn::result::GameResult;
 
 /// One edge of the tree: a position and a move played from it.
@@ -304,84 +305,234 @@ impl GameFacts {
     }
 }
 
-/// Run-file layout of a tree entry.
-pub struct TreeCodec;
-
-const RECORD_BYTES: usize = 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 4 * 4 + 12 + 12 + 2 + 2 + 2;
+/// Header bits of a run-file record.
+const ONE_GAME: u8 = 1;
+const WIDE_BOARD: u8 = 2;
+const RESULT_SHIFT: u8 = 2;
 const NO_YEAR: u16 = u16::MAX;
+const NO_ELO: u16 = u16::MAX;
+/// A board of at most 32 pieces: which squares are taken, then one nibble
+/// per piece, then the flags and en-passant bytes.
+const COMPACT_BOARD_BYTES: usize = 8 + 16 + 2;
 
-impl Codec for TreeCodec {
-    type Key = EdgeKey;
-    type Value = Edge;
-
-    fn encode(key: &EdgeKey, edge: &Edge, out: &mut Vec<u8>) {
-        let s = &edge.stats;
-        out.extend_from_slice(&key.position.to_le_bytes());
-        out.extend_from_slice(&key.mv.to_le_bytes());
-        out.extend_from_slice(&edge.next.to_le_bytes());
-        out.extend_from_slice(&edge.board);
-        out.extend_from_slice(&edge.san);
-        for n in [s.games, s.white_wins, s.draws, s.black_wins] {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
-        out.extend_from_slice(&s.white_elo_sum.to_le_bytes());
-        out.extend_from_slice(&s.white_elo_count.to_le_bytes());
-        out.extend_from_slice(&s.black_elo_sum.to_le_bytes());
-        out.extend_from_slice(&s.black_elo_count.to_le_bytes());
-        for n in [
-            s.first_year.unwrap_or(NO_YEAR),
-            s.last_year.unwrap_or(NO_YEAR),
-            s.ply,
-        ] {
-            out.extend_from_slice(&n.to_le_bytes());
+impl Edge {
+    /// Adds another part's row of the same key.
+    pub fn combine(&mut self, from: Edge) {
+        self.stats += &from.stats;
+        // Equal keys have equal positions; should two positions ever share
+        // a 64-bit key, keep the same one whatever the order of the parts.
+        if (from.board, from.san) < (self.board, self.san) {
+            (self.board, self.san, self.next) = (from.board, from.san, from.next);
         }
     }
 
-    fn decode(bytes: &[u8]) -> Option<(EdgeKey, Edge)> {
-        if bytes.len() != RECORD_BYTES {
+    /// Appends the row as a run-file record: 61 bytes for a row of one
+    /// game (nearly every row of a tree of online games), 99 otherwise.
+    pub fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
+        let s = &self.stats;
+        let one_game = self.one_game();
+        let compact = compact_board(&self.board);
+        let mut header = 0u8;
+        if let Some(result) = one_game.map(|(result, ..)| result) {
+            header |= ONE_GAME | result << RESULT_SHIFT;
+        }
+        if compact.is_none() {
+            header |= WIDE_BOARD;
+        }
+        out.push(header);
+        out.extend_from_slice(&key.position.to_le_bytes());
+        out.extend_from_slice(&key.mv.to_le_bytes());
+        out.extend_from_slice(&self.next.to_le_bytes());
+        match &compact {
+            Some(board) => out.extend_from_slice(board),
+            None => out.extend_from_slice(&self.board),
+        }
+        out.extend_from_slice(&self.san);
+        match one_game {
+            Some((_, white_elo, black_elo, year)) => {
+                for n in [s.ply, white_elo, black_elo, year] {
+                    out.extend_from_slice(&n.to_le_bytes());
+                }
+            }
+            None => {
+                for n in [s.games, s.white_wins, s.draws, s.black_wins] {
+                    out.extend_from_slice(&n.to_le_bytes());
+                }
+                out.extend_from_slice(&s.white_elo_sum.to_le_bytes());
+                out.extend_from_slice(&s.white_elo_count.to_le_bytes());
+                out.extend_from_slice(&s.black_elo_sum.to_le_bytes());
+                out.extend_from_slice(&s.black_elo_count.to_le_bytes());
+                for n in [
+                    s.first_year.unwrap_or(NO_YEAR),
+                    s.last_year.unwrap_or(NO_YEAR),
+                    s.ply,
+                ] {
+                    out.extend_from_slice(&n.to_le_bytes());
+                }
+            }
+        }
+    }
+
+    /// A row of exactly one game, as (result code, white elo, black elo,
+    /// year), when each fits the short record.
+    fn one_game(&self) -> Option<(u8, u16, u16, u16)> {
+        let s = &self.stats;
+        if s.games != 1 || s.first_year != s.last_year || s.first_year == Some(NO_YEAR) {
             return None;
         }
-        let mut input = Fields(bytes);
+        let elo = |sum: u64, count: u32| match count {
+            0 => Some(NO_ELO),
+            1 => u16::try_from(sum).ok().filter(|&e| e != NO_ELO),
+            _ => None,
+        };
+        let result = match (s.white_wins, s.draws, s.black_wins) {
+            (0, 0, 0) => 0,
+            (1, 0, 0) => 1,
+            (0, 1, 0) => 2,
+            (0, 0, 1) => 3,
+            _ => return None,
+        };
+        Some((
+            result,
+            elo(s.white_elo_sum, s.white_elo_count)?,
+            elo(s.black_elo_sum, s.black_elo_count)?,
+            s.first_year.unwrap_or(NO_YEAR),
+        ))
+    }
+
+    /// Reads one record from the front of `bytes`; the rest after it.
+    pub fn decode(bytes: &[u8]) -> Option<((EdgeKey, Edge), &[u8])> {
+        let (&header, rest) = bytes.split_first()?;
+        let mut input = Fields(rest);
         let key = EdgeKey {
             position: input.u64()?,
             mv: input.u16()?,
         };
         let next = input.u64()?;
-        let board = input.bytes::<BOARD_BYTES>()?;
+        let board = if header & WIDE_BOARD != 0 {
+            input.bytes::<BOARD_BYTES>()?
+        } else {
+            expand_board(&input.bytes::<COMPACT_BOARD_BYTES>()?)?
+        };
         let san = input.bytes::<SAN_BYTES>()?;
         let year = |y: u16| (y != NO_YEAR).then_some(y);
-        let stats = EdgeStats {
-            games: input.u32()?,
-            white_wins: input.u32()?,
-            draws: input.u32()?,
-            black_wins: input.u32()?,
-            white_elo_sum: input.u64()?,
-            white_elo_count: input.u32()?,
-            black_elo_sum: input.u64()?,
-            black_elo_count: input.u32()?,
-            first_year: year(input.u16()?),
-            last_year: year(input.u16()?),
-            ply: input.u16()?,
+        let stats = if header & ONE_GAME != 0 {
+            let ply = input.u16()?;
+            let (white_elo, black_elo) = (input.u16()?, input.u16()?);
+            let game_year = year(input.u16()?);
+            let result = header >> RESULT_SHIFT;
+            let elo = |e: u16| (e != NO_ELO).then_some(u64::from(e));
+            EdgeStats {
+                games: 1,
+                white_wins: u32::from(result == 1),
+                draws: u32::from(result == 2),
+                black_wins: u32::from(result == 3),
+                white_elo_sum: elo(white_elo).unwrap_or(0),
+                white_elo_count: u32::from(white_elo != NO_ELO),
+                black_elo_sum: elo(black_elo).unwrap_or(0),
+                black_elo_count: u32::from(black_elo != NO_ELO),
+                first_year: game_year,
+                last_year: game_year,
+                ply,
+            }
+        } else {
+            EdgeStats {
+                games: input.u32()?,
+                white_wins: input.u32()?,
+                draws: input.u32()?,
+                black_wins: input.u32()?,
+                white_elo_sum: input.u64()?,
+                white_elo_count: input.u32()?,
+                black_elo_sum: input.u64()?,
+                black_elo_count: input.u32()?,
+                first_year: year(input.u16()?),
+                last_year: year(input.u16()?),
+                ply: input.u16()?,
+            }
         };
         Some((
-            key,
-            Edge {
-                stats,
-                next,
-                board,
-                san,
-            },
+            (
+                key,
+                Edge {
+                    stats,
+                    next,
+                    board,
+                    san,
+                },
+            ),
+            input.rest(),
         ))
     }
+}
 
-    fn combine(into: &mut Edge, from: Edge) {
-        into.stats += &from.stats;
-        // Equal keys have equal positions; should two positions ever share
-        // a 64-bit key, keep the same one whatever the merge order.
-        if (from.board, from.san) < (into.board, into.san) {
-            (into.board, into.san, into.next) = (from.board, from.san, from.next);
+#[cfg(test)]
+impl Edge {
+    /// A row of `games` games (all white wins in `year`) whose board and
+    /// move are made up from `seed`.
+    pub(crate) fn made_up(seed: u64, games: u32, ply: u16, year: u16) -> Edge {
+        let mut board = [0u8; BOARD_BYTES];
+        for (i, byte) in board.iter_mut().take(16).enumerate() {
+            *byte = (seed >> (i % 8 * 8)) as u8 & 0x77;
+        }
+        Edge {
+            stats: EdgeStats {
+                games,
+                white_wins: games,
+                white_elo_sum: 1500 * u64::from(games),
+                white_elo_count: games,
+                first_year: Some(year),
+                last_year: Some(year),
+                ply,
+                ..EdgeStats::default()
+            },
+            next: seed.rotate_left(7),
+            board,
+            san: *b"Nf3\0\0\0\0\0",
         }
     }
+}
+
+/// The nibble board as occupied squares and their pieces; `None` past 32
+/// pieces (not from the standard start).
+fn compact_board(board: &[u8; BOARD_BYTES]) -> Option<[u8; COMPACT_BOARD_BYTES]> {
+    let mut out = [0u8; COMPACT_BOARD_BYTES];
+    let mut occupied = 0u64;
+    let mut pieces = 0usize;
+    for square in 0..64usize {
+        let code = (board[square / 2] >> (4 * (square % 2))) & 15;
+        if code != 0 {
+            occupied |= 1 << square;
+            let slot = out.get_mut(8 + pieces / 2)?;
+            *slot |= code << (4 * (pieces % 2));
+            pieces += 1;
+            if pieces > 32 {
+                return None;
+            }
+        }
+    }
+    out[..8].copy_from_slice(&occupied.to_le_bytes());
+    out[24] = board[32];
+    out[25] = board[33];
+    Some(out)
+}
+
+fn expand_board(compact: &[u8; COMPACT_BOARD_BYTES]) -> Option<[u8; BOARD_BYTES]> {
+    let mut board = [0u8; BOARD_BYTES];
+    let occupied = u64::from_le_bytes(compact.get(..8)?.try_into().ok()?);
+    if occupied.count_ones() > 32 {
+        return None;
+    }
+    let mut pieces = 0usize;
+    for square in 0..64usize {
+        if occupied & (1 << square) != 0 {
+            let code = (compact.get(8 + pieces / 2)? >> (4 * (pieces % 2))) & 15;
+            *board.get_mut(square / 2)? |= code << (4 * (square % 2));
+            pieces += 1;
+        }
+    }
+    board[32] = compact[24];
+    board[33] = compact[25];
+    Some(board)
 }
 
 /// A position of one game inside the window: where it was first reached,
@@ -397,16 +548,16 @@ struct Visit {
 /// A worker's part of the opening tree.
 pub struct OpeningTree<'s> {
     plies: usize,
-    map: BoundedMap<'s, TreeCodec>,
+    map: TreePart<'s>,
     visits: Vec<Visit>,
 }
 
 impl<'s> OpeningTree<'s> {
     /// `plies`: the window (moves 1..=plies count); `budget`: bytes.
-    pub fn new(plies: usize, budget: usize, spill: &'s SpillDir) -> Self {
+    pub fn new(plies: usize, budget: usize, runs: &'s TreeRuns) -> Self {
         OpeningTree {
             plies,
-            map: BoundedMap::new(budget, spill),
+            map: TreePart::new(budget, runs),
             visits: Vec::with_capacity(plies),
         }
     }
@@ -450,8 +601,8 @@ impl<'s> OpeningTree<'s> {
         }
     }
 
-    /// The entries left in memory, sorted by key; the first spill error.
-    pub fn finish(self) -> std::io::Result<Vec<(EdgeKey, Edge)>> {
+    /// The rows left in memory; the first spill error.
+    pub fn finish(self) -> std::io::Result<InMemory> {
         self.map.finish()
     }
 }
@@ -496,13 +647,17 @@ mod tests {
     }
 
     fn tree_of(games: &[(&str, GameFacts)], plies: usize) -> Vec<(EdgeKey, Edge)> {
-        let spill = SpillDir::new(std::path::PathBuf::from("unused"));
-        let mut tree = OpeningTree::new(plies, 1 << 20, &spill);
+        let runs = TreeRuns::new(std::path::PathBuf::from("unused"));
+        let mut tree = OpeningTree::new(plies, 1 << 20, &runs);
         for (sans, facts) in games {
             let (keys, moves) = game(sans);
             tree.add_game(&keys, &moves, facts);
         }
-        tree.finish().unwrap_or_else(|e| panic!("{e}"))
+        let memory = tree.finish().unwrap_or_else(|e| panic!("{e}"));
+        super::super::partitioned::SortedTree::new(vec![memory], &runs, 1, 1 << 20)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect::<std::io::Result<Vec<_>>>()
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn facts(result: GameResult, elos: (u32, u32), year: u16) -> GameFacts {
@@ -599,15 +754,44 @@ mod tests {
     #[test]
     fn records_round_trip_through_run_files() {
         let rows = tree_of(
-            &[("e4 c5 Nf3", facts(GameResult::Draw, (1500, 1600), 2024))],
+            &[
+                ("e4 c5 Nf3", facts(GameResult::Draw, (1500, 1600), 2024)),
+                ("e4 c5 Nc3", GameFacts::default()),
+                ("e4 e5", facts(GameResult::WhiteWins, (70_000, 1600), 2024)),
+            ],
             20,
         );
+        let mut lengths = Vec::new();
         for (key, edge) in rows {
             let mut bytes = Vec::new();
-            TreeCodec::encode(&key, &edge, &mut bytes);
-            assert_eq!(bytes.len(), RECORD_BYTES);
-            assert_eq!(TreeCodec::decode(&bytes), Some((key, edge)));
-            assert_eq!(TreeCodec::decode(&bytes[1..]), None);
+            edge.encode(&key, &mut bytes);
+            lengths.push(bytes.len());
+            bytes.push(99);
+            assert_eq!(Edge::decode(&bytes), Some(((key, edge), &[99u8][..])));
+            assert_eq!(Edge::decode(&bytes[..bytes.len() - 2]), None);
         }
+        // Three games share e4 and two c5; e5 has an Elo too large for the
+        // short record; Nf3 and Nc3 are rows of one game.
+        lengths.sort_unstable();
+        assert_eq!(lengths, vec![61, 61, 99, 99, 99]);
+    }
+
+    #[test]
+    fn boards_of_more_than_32_pieces_are_written_wide() {
+        let mut board = [0u8; BOARD_BYTES];
+        for byte in board.iter_mut().take(32) {
+            *byte = 0x11;
+        }
+        assert_eq!(compact_board(&board), None);
+        let edge = Edge {
+            stats: EdgeStats::default(),
+            next: 1,
+            board,
+            san: *b"e4\0\0\0\0\0\0",
+        };
+        let key = EdgeKey { position: 7, mv: 3 };
+        let mut bytes = Vec::new();
+        edge.encode(&key, &mut bytes);
+        assert_eq!(Edge::decode(&bytes), Some(((key, edge), &[][..])));
     }
 }

@@ -51,6 +51,7 @@ pub fn import_with(
         quiet: true,
         strict: false,
         opening_plies,
+        opening_min_games: 1,
         memory_limit,
         piece_values: Default::default(),
     };

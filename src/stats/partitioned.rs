@@ -1,0 +1,796 @@
+//! Statistics stage, the opening tree past memory: each worker holds its
+//! rows in an append-only table with an open-addressing index, within its
+//! budget; when full, the rows are written once to a run file in compact
+//! records, grouped by the top bits of the position key (radix partitioning:
+//! one counting pass, no sort, no merge rounds). At the end each partition
+//! is gathered from memory and from every run, added up and sorted on its
+//! own; partitions are ranges of keys, so they follow each other in key
+//! order and the tree comes out sorted.
+
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::os::unix::fs::FileExt;
+use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+use rayon::prelude::*;
+
+use super::spill::SpillDir;
+use super::tree::{Edge, EdgeKey};
+
+/// A row of the tree: a position, a move, and what the games add up to.
+pub type Row = (EdgeKey, Edge);
+
+/// Partitions are the top bits of the position key.
+const PARTITION_BITS: u32 = 12;
+const PARTITIONS: usize = 1 << PARTITION_BITS;
+/// Within a partition, the next bits split it into passes when it is too
+/// large to be added up in one go.
+const SUB_BITS: u32 = 8;
+
+fn partition_of(position: u64) -> usize {
+    (position >> (64 - PARTITION_BITS)) as usize
+}
+
+fn sub_partition_of(position: u64) -> u64 {
+    (position >> (64 - PARTITION_BITS - SUB_BITS)) & ((1 << SUB_BITS) - 1)
+}
+
+/// Bytes one row holds in memory: the row and its index slots at the
+/// highest load.
+const ROW_BYTES: usize = size_of::<Row>();
+/// The index is at most three quarters full.
+const MAX_LOAD: (usize, usize) = (3, 4);
+const FIRST_INDEX_SLOTS: usize = 1 << 10;
+/// Rows a worker holds however small its budget.
+const MIN_ROWS: usize = 16;
+
+/// Run files of the tree, what each holds where, and the memory the
+/// workers' rows take; shared by the workers.
+#[derive(Debug)]
+pub struct TreeRuns {
+    dir: SpillDir,
+    runs: Mutex<Vec<RunIndex>>,
+    memory: AtomicUsize,
+    peak_memory: AtomicUsize,
+    rows_spilled: AtomicU64,
+}
+
+/// One run file and where each partition's records start in it.
+#[derive(Debug)]
+struct RunIndex {
+    path: PathBuf,
+    /// `PARTITIONS + 1` offsets: partition `p` is `offsets[p]..offsets[p+1]`.
+    offsets: Vec<u64>,
+}
+
+impl RunIndex {
+    fn span(&self, first: usize, end: usize) -> (u64, u64) {
+        let at = |p: usize| self.offsets.get(p).copied().unwrap_or(0);
+        (at(first), at(end))
+    }
+}
+
+impl TreeRuns {
+    pub fn new(dir: PathBuf) -> TreeRuns {
+        TreeRuns {
+            dir: SpillDir::new(dir),
+            runs: Mutex::new(Vec::new()),
+            memory: AtomicUsize::new(0),
+            peak_memory: AtomicUsize::new(0),
+            rows_spilled: AtomicU64::new(0),
+        }
+    }
+
+    pub fn dir(&self) -> &SpillDir {
+        &self.dir
+    }
+
+    /// The most bytes the workers' rows and indexes held at once.
+    pub fn peak_memory(&self) -> usize {
+        self.peak_memory.load(Ordering::Relaxed)
+    }
+
+    /// Rows written to run files (a row spilled by two runs counts twice).
+    pub fn rows_spilled(&self) -> u64 {
+        self.rows_spilled.load(Ordering::Relaxed)
+    }
+
+    fn hold(&self, bytes: usize) {
+        let now = self.memory.fetch_add(bytes, Ordering::Relaxed) + bytes;
+        self.peak_memory.fetch_max(now, Ordering::Relaxed);
+    }
+
+    fn release(&self, bytes: usize) {
+        self.memory.fetch_sub(bytes, Ordering::Relaxed);
+    }
+
+    /// Writes `rows` as one run file, partition after partition.
+    fn write_run(&self, rows: &[Row]) -> io::Result<()> {
+        let (order, starts) = by_partition(rows);
+        let path = self.dir.new_run_path()?;
+        let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
+        let mut offsets = Vec::with_capacity(PARTITIONS + 1);
+        let mut record = Vec::with_capacity(128);
+        let mut written = 0u64;
+        for window in starts.windows(2) {
+            offsets.push(written);
+            let (from, to) = (window[0], window[1]);
+            for &i in order.get(from..to).unwrap_or_default() {
+                if let Some((key, edge)) = rows.get(i as usize) {
+                    record.clear();
+                    edge.encode(key, &mut record);
+                    out.write_all(&record)?;
+                    written += record.len() as u64;
+                }
+            }
+        }
+        offsets.push(written);
+        out.flush()?;
+        self.dir.count_bytes(written as usize);
+        self.rows_spilled
+            .fetch_add(rows.len() as u64, Ordering::Relaxed);
+        if let Ok(mut runs) = self.runs.lock() {
+            runs.push(RunIndex { path, offsets });
+        }
+        Ok(())
+    }
+
+    fn take_runs(&self) -> Vec<RunIndex> {
+        self.runs
+            .lock()
+            .map(|mut runs| std::mem::take(&mut *runs))
+            .unwrap_or_default()
+    }
+}
+
+/// Row indexes grouped by partition (a counting sort), and where each
+/// partition's group starts (`PARTITIONS + 1` entries).
+fn by_partition(rows: &[Row]) -> (Vec<u32>, Vec<usize>) {
+    let mut starts = vec![0usize; PARTITIONS + 1];
+    for (key, _) in rows {
+        if let Some(n) = starts.get_mut(partition_of(key.position) + 1) {
+            *n += 1;
+        }
+    }
+    for p in 0..PARTITIONS {
+        let before = starts.get(p).copied().unwrap_or(0);
+        if let Some(n) = starts.get_mut(p + 1) {
+            *n += before;
+        }
+    }
+    let mut next = starts.clone();
+    let mut order = vec![0u32; rows.len()];
+    for (i, (key, _)) in rows.iter().enumerate() {
+        if let Some(at) = next.get_mut(partition_of(key.position)) {
+            if let Some(slot) = order.get_mut(*at) {
+                *slot = i as u32;
+            }
+            *at += 1;
+        }
+    }
+    (order, starts)
+}
+
+/// Where a key is, or the empty slot where it goes.
+enum Slot {
+    Found(usize),
+    Empty(usize),
+}
+
+/// A worker's rows: appended to a table, found through an index of row
+/// numbers (open addressing, linear probing), spilled when the next row
+/// would pass the budget.
+pub struct TreePart<'s> {
+    rows: Vec<Row>,
+    /// Row number + 1; 0 is an empty slot. A power of two long.
+    index: Vec<u32>,
+    budget: usize,
+    runs: &'s TreeRuns,
+    /// Bytes of `rows` and `index` counted in `runs.memory`.
+    held: usize,
+    error: Option<io::Error>,
+}
+
+impl<'s> TreePart<'s> {
+    pub fn new(budget: usize, runs: &'s TreeRuns) -> Self {
+        let mut part = TreePart {
+            rows: Vec::new(),
+            index: vec![0; FIRST_INDEX_SLOTS],
+            budget,
+            runs,
+            held: 0,
+            error: None,
+        };
+        part.account();
+        part
+    }
+
+    /// Adds to the row of `key`, or appends `new()` first.
+    pub fn upsert(
+        &mut self,
+        key: EdgeKey,
+        new: impl FnOnce() -> Edge,
+        update: impl FnOnce(&mut Edge),
+    ) {
+        let slot = match self.find(&key) {
+            Slot::Found(row) => {
+                if let Some((_, edge)) = self.rows.get_mut(row) {
+                    update(edge);
+                }
+                return;
+            }
+            Slot::Empty(slot) => slot,
+        };
+        let slot = if self.make_room() {
+            slot
+        } else {
+            match self.find(&key) {
+                Slot::Empty(slot) => slot,
+                Slot::Found(_) => return,
+            }
+        };
+        let mut edge = new();
+        update(&mut edge);
+        self.rows.push((key, edge));
+        if let Some(entry) = self.index.get_mut(slot) {
+            *entry = self.rows.len() as u32;
+        }
+    }
+
+    fn find(&self, key: &EdgeKey) -> Slot {
+        let mask = self.index.len() - 1;
+        let mut slot = slot_of(key, mask);
+        loop {
+            match self.index.get(slot).copied() {
+                Some(0) | None => return Slot::Empty(slot),
+                Some(n) => {
+                    let row = n as usize - 1;
+                    if self.rows.get(row).is_some_and(|(k, _)| k == key) {
+                        return Slot::Found(row);
+                    }
+                }
+            }
+            slot = (slot + 1) & mask;
+        }
+    }
+
+    /// Grows the table or the index for one more row if the budget allows;
+    /// else spills every row and empties both. True when the slot found
+    /// before is still the right one (nothing moved).
+    fn make_room(&mut self) -> bool {
+        let rows = self.rows.len() + 1;
+        let index_full = rows * MAX_LOAD.1 > self.index.len() * MAX_LOAD.0;
+        let table_full = self.rows.len() == self.rows.capacity();
+        if !index_full && !table_full {
+            return true;
+        }
+        let index_slots = if index_full {
+            self.index.len() * 2
+        } else {
+            self.index.len()
+        };
+        let capacity = if table_full {
+            let afford = self.budget.saturating_sub(index_slots * 4) / ROW_BYTES;
+            (self.rows.capacity() + growth(self.rows.capacity())).min(afford)
+        } else {
+            self.rows.capacity()
+        };
+        let fits =
+            capacity > self.rows.len() && capacity * ROW_BYTES + index_slots * 4 <= self.budget;
+        if fits || self.rows.is_empty() {
+            // However small the budget, a run holds a few rows.
+            let capacity = capacity.max(MIN_ROWS);
+            if capacity > self.rows.capacity() {
+                self.rows.reserve_exact(capacity - self.rows.len());
+            }
+            if index_full {
+                self.rebuild_index(index_slots);
+            }
+            self.account();
+            return !index_full;
+        }
+        self.spill();
+        false
+    }
+
+    fn rebuild_index(&mut self, slots: usize) {
+        self.index = vec![0; slots];
+        let mask = slots - 1;
+        for (row, (key, _)) in self.rows.iter().enumerate() {
+            let mut slot = slot_of(key, mask);
+            while self.index.get(slot).is_some_and(|&n| n != 0) {
+                slot = (slot + 1) & mask;
+            }
+            if let Some(entry) = self.index.get_mut(slot) {
+                *entry = row as u32 + 1;
+            }
+        }
+    }
+
+    /// Keeps `runs`' count of held bytes up to date.
+    fn account(&mut self) {
+        let now = self.rows.capacity() * ROW_BYTES + self.index.len() * 4;
+        if now > self.held {
+            self.runs.hold(now - self.held);
+        } else {
+            self.runs.release(self.held - now);
+        }
+        self.held = now;
+    }
+
+    /// Writes every row to a run file and empties the table (keeping its
+    /// memory for the next rows).
+    fn spill(&mut self) {
+        if self.rows.is_empty() {
+            return;
+        }
+        if self.error.is_none()
+            && let Err(error) = self.runs.write_run(&self.rows)
+        {
+            self.error = Some(error);
+        }
+        self.rows.clear();
+        self.index.fill(0);
+    }
+
+    /// The rows left in memory, grouped by partition; the first spill error.
+    pub fn finish(mut self) -> io::Result<InMemory> {
+        if let Some(error) = self.error.take() {
+            return Err(error);
+        }
+        let rows = std::mem::take(&mut self.rows);
+        self.index = Vec::new();
+        let (order, starts) = by_partition(&rows);
+        Ok(InMemory {
+            rows,
+            order,
+            starts,
+        })
+    }
+}
+
+impl Drop for TreePart<'_> {
+    fn drop(&mut self) {
+        self.runs.release(self.held);
+    }
+}
+
+/// Rows to add when the table is full: a quarter more, at least 4,096, so
+/// that the table's memory follows its rows closely (a large Vec grows in
+/// place, without copying, on Linux).
+fn growth(capacity: usize) -> usize {
+    (capacity / 4).max(4096)
+}
+
+fn slot_of(key: &EdgeKey, mask: usize) -> usize {
+    let mixed =
+        (key.position.rotate_left(17) ^ u64::from(key.mv)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    (mixed >> 32) as usize & mask
+}
+
+/// A worker's rows at the end of the run, grouped by partition.
+pub struct InMemory {
+    rows: Vec<Row>,
+    order: Vec<u32>,
+    starts: Vec<usize>,
+}
+
+impl InMemory {
+    fn partition(&self, p: usize) -> impl Iterator<Item = &Row> {
+        let from = self.starts.get(p).copied().unwrap_or(0);
+        let to = self.starts.get(p + 1).copied().unwrap_or(from);
+        self.order
+            .get(from..to)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|&i| self.rows.get(i as usize))
+    }
+
+    fn partition_len(&self, p: usize) -> usize {
+        let from = self.starts.get(p).copied().unwrap_or(0);
+        self.starts.get(p + 1).copied().unwrap_or(from) - from
+    }
+}
+
+/// What the sorted tree drops and how much of it there was.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TreeCounts {
+    /// Rows of the tree, before `min_games`.
+    pub rows: u64,
+    /// Rows left out because fewer than `min_games` games played them.
+    pub rows_dropped: u64,
+}
+
+/// The whole tree in key order, each row once with everything added up:
+/// partitions gathered a few at a time (as many as fit in `batch_bytes`)
+/// and added up in parallel on the current rayon pool.
+pub struct SortedTree {
+    memory: Vec<InMemory>,
+    runs: Vec<(RunIndex, File)>,
+    min_games: u32,
+    batch_bytes: u64,
+    next_partition: usize,
+    /// Passes over the current partition when it is too large for one.
+    passes: Option<(u64, u64)>,
+    ready: std::vec::IntoIter<Row>,
+    counts: TreeCounts,
+    failed: bool,
+}
+
+/// Bytes of records estimated for a row held in memory.
+const RECORD_ESTIMATE: u64 = 64;
+
+impl SortedTree {
+    /// `batch_bytes`: about how much of the spilled records to add up at
+    /// once.
+    pub fn new(
+        memory: Vec<InMemory>,
+        runs: &TreeRuns,
+        min_games: u32,
+        batch_bytes: u64,
+    ) -> io::Result<SortedTree> {
+        let runs = runs
+            .take_runs()
+            .into_iter()
+            .map(|run| {
+                let file = File::open(&run.path)?;
+                Ok((run, file))
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(SortedTree {
+            memory,
+            runs,
+            min_games,
+            batch_bytes: batch_bytes.max(1 << 20),
+            next_partition: 0,
+            passes: None,
+            ready: Vec::new().into_iter(),
+            counts: TreeCounts::default(),
+            failed: false,
+        })
+    }
+
+    /// Rows seen and dropped so far (all of them once the stream ended).
+    pub fn counts(&self) -> TreeCounts {
+        self.counts
+    }
+
+    fn partition_bytes(&self, p: usize) -> u64 {
+        let spilled: u64 = self
+            .runs
+            .iter()
+            .map(|(run, _)| {
+                let (from, to) = run.span(p, p + 1);
+                to - from
+            })
+            .sum();
+        let held: usize = self.memory.iter().map(|m| m.partition_len(p)).sum();
+        spilled + held as u64 * RECORD_ESTIMATE
+    }
+
+    /// The next partitions (or pass over one partition) to add up.
+    fn next_unit(&mut self) -> Option<Unit> {
+        if let Some((pass, passes)) = self.passes {
+            let p = self.next_partition;
+            let unit = Unit {
+                first: p,
+                end: p + 1,
+                subs: sub_range(pass, passes),
+            };
+            if pass + 1 == passes {
+                self.passes = None;
+                self.next_partition += 1;
+            } else {
+                self.passes = Some((pass + 1, passes));
+            }
+            return Some(unit);
+        }
+        let first = self.next_partition;
+        if first >= PARTITIONS {
+            return None;
+        }
+        let bytes = self.partition_bytes(first);
+        if bytes > self.batch_bytes {
+            let passes = bytes.div_ceil(self.batch_bytes).min(1 << SUB_BITS);
+            self.passes = Some((0, passes));
+            return self.next_unit();
+        }
+        let mut end = first + 1;
+        let mut total = bytes;
+        while end < PARTITIONS {
+            let more = self.partition_bytes(end);
+            if total + more > self.batch_bytes {
+                break;
+            }
+            total += more;
+            end += 1;
+        }
+        self.next_partition = end;
+        Some(Unit {
+            first,
+            end,
+            subs: 0..1 << SUB_BITS,
+        })
+    }
+
+    fn add_up(&mut self, unit: &Unit) -> io::Result<Vec<Row>> {
+        // One read per run file for the whole unit: its partitions are
+        // next to each other in every run.
+        let spans = self
+            .runs
+            .iter()
+            .map(|(run, file)| {
+                let (from, to) = run.span(unit.first, unit.end);
+                let mut bytes = vec![0u8; usize::try_from(to - from).unwrap_or(0)];
+                file.read_exact_at(&mut bytes, from)?;
+                Ok((from, bytes))
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let runs = &self.runs;
+        let memory = &self.memory;
+        let min_games = self.min_games;
+        let parts = (unit.first..unit.end)
+            .into_par_iter()
+            .map(|p| {
+                let mut rows: Vec<Row> = Vec::new();
+                for ((run, _), (base, bytes)) in runs.iter().zip(&spans) {
+                    let (from, to) = run.span(p, p + 1);
+                    let slice = usize::try_from(from - base)
+                        .ok()
+                        .zip(usize::try_from(to - base).ok())
+                        .and_then(|(a, b)| bytes.get(a..b))
+                        .unwrap_or_default();
+                    decode_records(slice, &unit.subs, &mut rows)?;
+                }
+                for part in memory {
+                    rows.extend(
+                        part.partition(p)
+                            .filter(|(key, _)| unit.subs.contains(&sub_partition_of(key.position)))
+                            .copied(),
+                    );
+                }
+                Ok(add_up_sorted(rows, min_games))
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        let mut rows = Vec::with_capacity(parts.iter().map(|(r, _)| r.len()).sum());
+        for (part, counts) in parts {
+            rows.extend(part);
+            self.counts.rows += counts.rows;
+            self.counts.rows_dropped += counts.rows_dropped;
+        }
+        Ok(rows)
+    }
+}
+
+/// Partitions `first..end`, only the rows whose next bits are in `subs`.
+struct Unit {
+    first: usize,
+    end: usize,
+    subs: std::ops::Range<u64>,
+}
+
+fn sub_range(pass: u64, passes: u64) -> std::ops::Range<u64> {
+    let all = 1u64 << SUB_BITS;
+    (pass * all / passes)..((pass + 1) * all / passes)
+}
+
+fn decode_records(
+    mut bytes: &[u8],
+    subs: &std::ops::Range<u64>,
+    rows: &mut Vec<Row>,
+) -> io::Result<()> {
+    while !bytes.is_empty() {
+        let (row, rest) = Edge::decode(bytes)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "corrupt tree run file"))?;
+        bytes = rest;
+        if subs.contains(&sub_partition_of(row.0.position)) {
+            rows.push(row);
+        }
+    }
+    Ok(())
+}
+
+/// Sorts a partition's rows, adds up equal keys, gives each position the
+/// earliest ply of its moves and leaves out rows with fewer than
+/// `min_games` games.
+fn add_up_sorted(mut rows: Vec<Row>, min_games: u32) -> (Vec<Row>, TreeCounts) {
+    rows.sort_unstable_by_key(|(key, _)| *key);
+    let mut summed: Vec<Row> = Vec::with_capacity(rows.len());
+    for (key, edge) in rows {
+        match summed.last_mut() {
+            Some((last, into)) if *last == key => into.combine(edge),
+            _ => summed.push((key, edge)),
+        }
+    }
+    for group in summed.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
+        let earliest = group.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
+        for (_, edge) in group {
+            edge.stats.ply = earliest;
+        }
+    }
+    let rows = summed.len() as u64;
+    summed.retain(|(_, edge)| edge.stats.games >= min_games);
+    let counts = TreeCounts {
+        rows,
+        rows_dropped: rows - summed.len() as u64,
+    };
+    (summed, counts)
+}
+
+impl Iterator for SortedTree {
+    type Item = io::Result<Row>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            if let Some(row) = self.ready.next() {
+                return Some(Ok(row));
+            }
+            if self.failed {
+                return None;
+            }
+            let unit = self.next_unit()?;
+            match self.add_up(&unit) {
+                Ok(rows) => self.ready = rows.into_iter(),
+                Err(error) => {
+                    self.failed = true;
+                    return Some(Err(error));
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::tree::EdgeStats;
+
+    fn add(part: &mut TreePart<'_>, key: EdgeKey, edge: Edge) {
+        part.upsert(
+            key,
+            || {
+                let mut new = edge;
+                new.stats = EdgeStats::default();
+                new
+            },
+            |e| e.stats += &edge.stats,
+        );
+    }
+
+    /// Random keys (most of them in one partition when `skewed`), each
+    /// added `repeats` times across the workers.
+    fn rows(count: u64, repeats: u64, skewed: bool) -> Vec<Row> {
+        let mut out = Vec::new();
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for i in 0..count {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let position = if skewed && i % 4 != 0 {
+                state >> PARTITION_BITS
+            } else {
+                state
+            };
+            let key = EdgeKey {
+                position,
+                mv: (i % 3) as u16,
+            };
+            for r in 0..repeats {
+                out.push((
+                    key,
+                    Edge::made_up(position, 1, (i % 20 + r) as u16, 2000 + r as u16),
+                ));
+            }
+        }
+        out
+    }
+
+    /// The tree of `input` split over `workers` parts with `budget` bytes
+    /// each; the rows, counts and run files written.
+    fn tree(
+        input: &[Row],
+        workers: usize,
+        budget: usize,
+        batch_bytes: u64,
+        min_games: u32,
+    ) -> (Vec<Row>, TreeCounts, usize) {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let runs = TreeRuns::new(dir.path().join("spill"));
+        let mut parts: Vec<TreePart<'_>> =
+            (0..workers).map(|_| TreePart::new(budget, &runs)).collect();
+        for (i, (key, edge)) in input.iter().enumerate() {
+            if let Some(part) = parts.get_mut(i % workers) {
+                add(part, *key, *edge);
+            }
+        }
+        let memory = parts
+            .into_iter()
+            .map(|p| p.finish().unwrap_or_else(|e| panic!("{e}")))
+            .collect();
+        let mut sorted = SortedTree::new(memory, &runs, min_games, batch_bytes)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let out = sorted
+            .by_ref()
+            .collect::<io::Result<Vec<_>>>()
+            .unwrap_or_else(|e| panic!("{e}"));
+        (out, sorted.counts(), runs.dir().runs_written())
+    }
+
+    #[test]
+    fn spilled_partitioned_and_in_memory_trees_are_the_same() {
+        let input = rows(30_000, 3, false);
+        let (in_memory, counts, no_runs) = tree(&input, 1, 1 << 30, 1 << 30, 1);
+        assert_eq!(no_runs, 0);
+        assert_eq!(
+            counts,
+            TreeCounts {
+                rows: 30_000,
+                rows_dropped: 0
+            }
+        );
+        assert!(in_memory.windows(2).all(|w| w[0].0 < w[1].0));
+        assert!(in_memory.iter().all(|(_, e)| e.stats.games == 3));
+        // 1 MiB a worker holds about 8,000 rows: many runs.
+        let (spilled, _, runs) = tree(&input, 3, 1 << 20, 1 << 20, 1);
+        assert!(runs > 10, "{runs} runs");
+        assert_eq!(spilled, in_memory);
+    }
+
+    #[test]
+    fn a_partition_too_large_for_one_batch_is_added_up_in_passes() {
+        let input = rows(40_000, 2, true);
+        let (whole, ..) = tree(&input, 2, 1 << 30, 1 << 30, 1);
+        let (passes, _, runs) = tree(&input, 2, 1 << 20, 1, 1);
+        assert!(runs > 0);
+        assert_eq!(passes, whole);
+    }
+
+    #[test]
+    fn positions_get_their_earliest_ply_and_rare_rows_are_left_out() {
+        let key = |position, mv| EdgeKey { position, mv };
+        let input = vec![
+            (key(5, 1), Edge::made_up(5, 1, 9, 2000)),
+            (key(5, 2), Edge::made_up(5, 1, 4, 2000)),
+            (key(5, 1), Edge::made_up(5, 1, 7, 2001)),
+            (key(6, 1), Edge::made_up(6, 1, 3, 2000)),
+        ];
+        let (rows, counts, _) = tree(&input, 2, 1 << 20, 1 << 20, 2);
+        assert_eq!(
+            counts,
+            TreeCounts {
+                rows: 3,
+                rows_dropped: 2
+            }
+        );
+        assert_eq!(rows.len(), 1);
+        let (k, edge) = rows[0];
+        assert_eq!(k, key(5, 1));
+        assert_eq!(edge.stats.games, 2);
+        // The position's earliest ply counts the move left out.
+        assert_eq!(edge.stats.ply, 4);
+        assert_eq!(
+            (edge.stats.first_year, edge.stats.last_year),
+            (Some(2000), Some(2001))
+        );
+    }
+
+    #[test]
+    fn held_memory_is_counted_and_released() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let runs = TreeRuns::new(dir.path().join("spill"));
+        {
+            let mut part = TreePart::new(4 << 20, &runs);
+            for (key, edge) in rows(100_000, 1, false) {
+                add(&mut part, key, edge);
+            }
+            let peak = runs.peak_memory();
+            assert!(peak <= 4 << 20, "{peak}");
+            // Most of the budget held rows before the first spill.
+            assert!(peak >= 3 << 20, "{peak}");
+            assert!(runs.rows_spilled() > 0);
+        }
+        assert_eq!(runs.memory.load(Ordering::Relaxed), 0);
+    }
+}
