@@ -56,6 +56,11 @@ pub struct Explored {
     pub games: u64,
     /// Most played first; ties by SAN.
     pub moves: Vec<MoveLine>,
+    /// The import's `--opening-min-games` when above 1: moves played in
+    /// fewer games are not in the table, so `moves` and `games` may be
+    /// incomplete.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opening_min_games: Option<u64>,
 }
 
 /// The position of `target`, with its opening name: for moves, the deepest
@@ -132,7 +137,20 @@ pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
         opening,
         games: moves.iter().map(|m| m.games).sum(),
         moves,
+        opening_min_games: opening_min_games(data),
     })
+}
+
+/// `--opening-min-games` of the import in `data` when above 1, from its
+/// `summary.json` (absent or unreadable: not known, no note).
+fn opening_min_games(data: &Path) -> Option<u64> {
+    let text = std::fs::read_to_string(data.join("summary.json")).ok()?;
+    let summary: serde_json::Value = serde_json::from_str(&text).ok()?;
+    summary
+        .get("opening_tree")?
+        .get("min_games")?
+        .as_u64()
+        .filter(|&n| n > 1)
 }
 
 fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
@@ -205,6 +223,13 @@ impl Explored {
             None => writeln!(out, "opening   (not in the opening table)"),
         };
         let _ = writeln!(out, "games     {}", self.games);
+        if let Some(n) = self.opening_min_games {
+            let _ = writeln!(
+                out,
+                "note      moves played in fewer than {n} games are left out \
+                 (--opening-min-games {n}): the moves and games may be incomplete"
+            );
+        }
         if self.moves.is_empty() {
             let _ = writeln!(
                 out,

@@ -354,6 +354,54 @@ fn explore_prints_the_moves_of_a_position() {
 }
 
 #[test]
+fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
+    let out = tmp();
+    let fixture = sample("openings.pgn");
+    let output = pgnlake(&[
+        "import",
+        fixture.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "-q",
+        "--opening-min-games",
+        "2",
+    ]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("summary.json")).unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    let tree = &summary["opening_tree"];
+    assert_eq!(tree["min_games"], 2);
+    let written = summary["tables"]["openings.parquet"].as_u64().unwrap_or(0);
+    let (rows, dropped) = (
+        tree["rows"].as_u64().unwrap_or(0),
+        tree["rows_dropped"].as_u64().unwrap_or(0),
+    );
+    assert!(written > 0 && dropped > 0, "{tree}");
+    assert_eq!(rows, written + dropped);
+    let openings = common::read_table(&out.path().join("openings.parquet"));
+    let games = openings
+        .column("games")
+        .and_then(|c| c.cast(&polars::prelude::DataType::UInt64))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let games = games.u64().unwrap_or_else(|e| panic!("{e}"));
+    assert!((0..games.len()).all(|i| games.get(i).unwrap_or(0) >= 2));
+    // Only 1.e4 was played twice from the start; c4, d4 and f3 once each.
+    let (code, text, _) = explore(&out, &[]);
+    assert_eq!(code, Some(0));
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -
+    opening   (not in the opening table)
+    games     2
+    note      moves played in fewer than 2 games are left out (--opening-min-games 2): the moves and games may be incomplete
+
+    move  games   share  white   draw  black  avg white  avg black  last
+    e4        2  100.0%   0.0%  50.0%   0.0%       2000          -  2010
+    ");
+}
+
+#[test]
 fn explore_json_and_fen() {
     let out = imported_fixture();
     let fen = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2";
