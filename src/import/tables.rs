@@ -153,7 +153,7 @@ pub(super) fn write_aggregates(
 
 /// About how much of the tree's spilled rows are read and added up at once
 /// at the end of the run (a few partitions, or a pass over one).
-const TREE_BATCH_BYTES: u64 = 32 << 20;
+const TREE_BATCH_BYTES: u64 = 16 << 20;
 
 fn merge_parts<C: spill::Codec>(
     dir: &SpillDir,

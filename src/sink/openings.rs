@@ -7,7 +7,6 @@ use std::io;
 use std::sync::Arc;
 
 use polars::prelude::*;
-use rayon::prelude::*;
 
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
@@ -17,26 +16,68 @@ use crate::replay::openings::{self, OpeningName};
 use crate::stats::lines::OpeningLines;
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
 
-/// An edge spelled out for the table.
-#[derive(Debug, Default)]
-struct Spelled {
-    epd: String,
-    uci: String,
+/// One text per row, written one after the other into one buffer (one
+/// allocation for a chunk, not one a row: this runs for every row of the
+/// tree).
+struct Texts {
+    text: String,
+    ends: Vec<usize>,
 }
 
-fn spell(key: &EdgeKey, edge: &Edge) -> Spelled {
-    // append_to_string, not Display: fmt costs several times more, and
-    // this runs for every row of the tree.
-    let mut uci = String::with_capacity(5);
-    unpack_move(key.mv).append_to_string(&mut uci);
-    let mut epd = String::with_capacity(64);
-    edge.write_epd(&mut epd);
-    Spelled { epd, uci }
+impl Texts {
+    fn new(rows: usize, bytes_per_row: usize) -> Texts {
+        Texts {
+            text: String::with_capacity(rows * bytes_per_row),
+            ends: Vec::with_capacity(rows),
+        }
+    }
+
+    fn push(&mut self, write: impl FnOnce(&mut String)) {
+        write(&mut self.text);
+        self.ends.push(self.text.len());
+    }
+
+    /// The last text once more.
+    fn repeat_last(&mut self) {
+        let end = self.text.len();
+        let start = match self.ends.len() {
+            0 | 1 => 0,
+            n => self.ends.get(n - 2).copied().unwrap_or(0),
+        };
+        self.text.extend_from_within(start..end);
+        self.ends.push(self.text.len());
+    }
+
+    fn strs(&self) -> Vec<&str> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                let text = self.text.get(start..end).unwrap_or_default();
+                start = end;
+                text
+            })
+            .collect()
+    }
 }
 
 /// The `openings` table for a chunk of merged entries.
 pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
-    let spelled: Vec<Spelled> = entries.par_iter().map(|(k, e)| spell(k, e)).collect();
+    let mut epds = Texts::new(entries.len(), 60);
+    let mut ucis = Texts::new(entries.len(), 5);
+    let mut previous: Option<&(EdgeKey, Edge)> = None;
+    for entry @ (key, edge) in entries {
+        // A position's moves are next to each other and share its EPD.
+        match previous {
+            Some((k, e)) if k.position == key.position && e.same_position(edge) => {
+                epds.repeat_last()
+            }
+            _ => epds.push(|out| edge.write_epd(out)),
+        }
+        previous = Some(entry);
+        // append_to_string, not Display: fmt costs several times more.
+        ucis.push(|out| unpack_move(key.mv).append_to_string(out));
+    }
     let stat = |f: fn(&Edge) -> u64| entries.iter().map(|(_, e)| f(e)).collect::<Vec<u64>>();
     let columns = vec![
         col(
@@ -46,10 +87,7 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
                 .map(|(k, _)| k.position)
                 .collect::<Vec<u64>>(),
         ),
-        col(
-            "epd",
-            spelled.iter().map(|s| s.epd.as_str()).collect::<Vec<_>>(),
-        ),
+        col("epd", epds.strs()),
         col(
             "ply",
             entries
@@ -61,10 +99,7 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
             "move_san",
             entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
         ),
-        col(
-            "move_uci",
-            spelled.iter().map(|s| s.uci.as_str()).collect::<Vec<_>>(),
-        ),
+        col("move_uci", ucis.strs()),
         col("next_position_key", stat(|e| e.next)),
         col("games", stat(|e| e.stats.games.into())),
         col("white_wins", stat(|e| e.stats.white_wins.into())),

@@ -184,8 +184,10 @@ enum Slot {
 /// would pass the budget.
 pub struct TreePart<'s> {
     rows: Vec<Row>,
-    /// Row number + 1; 0 is an empty slot. A power of two long.
-    index: Vec<u32>,
+    /// Row number + 1 in the low half, 32 bits of the key's hash in the
+    /// high half (so that a probe reads a row only when they match: each
+    /// row read is a cache miss); 0 is an empty slot. A power of two long.
+    index: Vec<u64>,
     budget: usize,
     runs: &'s TreeRuns,
     /// Bytes of `rows` and `index` counted in `runs.memory`.
@@ -235,22 +237,25 @@ impl<'s> TreePart<'s> {
         update(&mut edge);
         self.rows.push((key, edge));
         if let Some(entry) = self.index.get_mut(slot) {
-            *entry = self.rows.len() as u32;
+            *entry = index_entry(&key, self.rows.len());
         }
     }
 
     fn find(&self, key: &EdgeKey) -> Slot {
         let mask = self.index.len() - 1;
-        let mut slot = slot_of(key, mask);
+        let hash = hash_of(key);
+        let tag = hash & TAG;
+        let mut slot = (hash as usize) & mask;
         loop {
             match self.index.get(slot).copied() {
                 Some(0) | None => return Slot::Empty(slot),
-                Some(n) => {
-                    let row = n as usize - 1;
+                Some(entry) if entry & TAG == tag => {
+                    let row = (entry & !TAG) as usize - 1;
                     if self.rows.get(row).is_some_and(|(k, _)| k == key) {
                         return Slot::Found(row);
                     }
                 }
+                Some(_) => {}
             }
             slot = (slot + 1) & mask;
         }
@@ -272,13 +277,13 @@ impl<'s> TreePart<'s> {
             self.index.len()
         };
         let capacity = if table_full {
-            let afford = self.budget.saturating_sub(index_slots * 4) / ROW_BYTES;
+            let afford = self.budget.saturating_sub(index_slots * SLOT_BYTES) / ROW_BYTES;
             (self.rows.capacity() + growth(self.rows.capacity())).min(afford)
         } else {
             self.rows.capacity()
         };
-        let fits =
-            capacity > self.rows.len() && capacity * ROW_BYTES + index_slots * 4 <= self.budget;
+        let fits = capacity > self.rows.len()
+            && capacity * ROW_BYTES + index_slots * SLOT_BYTES <= self.budget;
         if fits || self.rows.is_empty() {
             // However small the budget, a run holds a few rows.
             let capacity = capacity.max(MIN_ROWS);
@@ -299,19 +304,19 @@ impl<'s> TreePart<'s> {
         self.index = vec![0; slots];
         let mask = slots - 1;
         for (row, (key, _)) in self.rows.iter().enumerate() {
-            let mut slot = slot_of(key, mask);
+            let mut slot = (hash_of(key) as usize) & mask;
             while self.index.get(slot).is_some_and(|&n| n != 0) {
                 slot = (slot + 1) & mask;
             }
             if let Some(entry) = self.index.get_mut(slot) {
-                *entry = row as u32 + 1;
+                *entry = index_entry(key, row + 1);
             }
         }
     }
 
     /// Keeps `runs`' count of held bytes up to date.
     fn account(&mut self) {
-        let now = self.rows.capacity() * ROW_BYTES + self.index.len() * 4;
+        let now = self.rows.capacity() * ROW_BYTES + self.index.len() * SLOT_BYTES;
         if now > self.held {
             self.runs.hold(now - self.held);
         } else {
@@ -364,10 +369,19 @@ fn growth(capacity: usize) -> usize {
     (capacity / 4).max(4096)
 }
 
-fn slot_of(key: &EdgeKey, mask: usize) -> usize {
-    let mixed =
-        (key.position.rotate_left(17) ^ u64::from(key.mv)).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    (mixed >> 32) as usize & mask
+/// The high half of an index entry: bits of the key's hash.
+const TAG: u64 = 0xFFFF_FFFF << 32;
+const SLOT_BYTES: usize = size_of::<u64>();
+
+/// The key mixed: the low bits pick the slot, the high bits are the tag.
+/// (Position keys are Zobrist hashes, already random in every bit.)
+fn hash_of(key: &EdgeKey) -> u64 {
+    (key.position ^ u64::from(key.mv).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(32)
+}
+
+/// Row number `row` (1-based) under the tag of `key`.
+fn index_entry(key: &EdgeKey, row: usize) -> u64 {
+    (hash_of(key) & TAG) | row as u64
 }
 
 /// A worker's rows at the end of the run, grouped by partition.
@@ -414,7 +428,7 @@ pub struct SortedTree {
     next_partition: usize,
     /// Passes over the current partition when it is too large for one.
     passes: Option<(u64, u64)>,
-    ready: std::vec::IntoIter<Row>,
+    ready: Ready,
     counts: TreeCounts,
     failed: bool,
 }
@@ -446,7 +460,7 @@ impl SortedTree {
             batch_bytes: batch_bytes.max(1 << 20),
             next_partition: 0,
             passes: None,
-            ready: Vec::new().into_iter(),
+            ready: Vec::new().into_iter().flatten(),
             counts: TreeCounts::default(),
             failed: false,
         })
@@ -515,7 +529,7 @@ impl SortedTree {
         })
     }
 
-    fn add_up(&mut self, unit: &Unit) -> io::Result<Vec<Row>> {
+    fn add_up(&mut self, unit: &Unit) -> io::Result<Ready> {
         // One read per run file for the whole unit: its partitions are
         // next to each other in every run.
         let spans = self
@@ -554,15 +568,18 @@ impl SortedTree {
                 Ok(add_up_sorted(rows, min_games))
             })
             .collect::<io::Result<Vec<_>>>()?;
-        let mut rows = Vec::with_capacity(parts.iter().map(|(r, _)| r.len()).sum());
+        let mut rows = Vec::with_capacity(parts.len());
         for (part, counts) in parts {
-            rows.extend(part);
+            rows.push(part);
             self.counts.rows += counts.rows;
             self.counts.rows_dropped += counts.rows_dropped;
         }
-        Ok(rows)
+        Ok(rows.into_iter().flatten())
     }
 }
+
+/// The rows of the partitions added up last, in order.
+type Ready = std::iter::Flatten<std::vec::IntoIter<Vec<Row>>>;
 
 /// Partitions `first..end`, only the rows whose next bits are in `subs`.
 struct Unit {
@@ -597,13 +614,14 @@ fn decode_records(
 /// `min_games` games.
 fn add_up_sorted(mut rows: Vec<Row>, min_games: u32) -> (Vec<Row>, TreeCounts) {
     rows.sort_unstable_by_key(|(key, _)| *key);
-    let mut summed: Vec<Row> = Vec::with_capacity(rows.len());
-    for (key, edge) in rows {
-        match summed.last_mut() {
-            Some((last, into)) if *last == key => into.combine(edge),
-            _ => summed.push((key, edge)),
+    rows.dedup_by(|(key, edge), (kept_key, kept)| {
+        let same = key == kept_key;
+        if same {
+            kept.combine(*edge);
         }
-    }
+        same
+    });
+    let mut summed = rows;
     for group in summed.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
         let earliest = group.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
         for (_, edge) in group {
@@ -632,7 +650,7 @@ impl Iterator for SortedTree {
             }
             let unit = self.next_unit()?;
             match self.add_up(&unit) {
-                Ok(rows) => self.ready = rows.into_iter(),
+                Ok(rows) => self.ready = rows,
                 Err(error) => {
                     self.failed = true;
                     return Some(Err(error));

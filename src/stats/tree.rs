@@ -180,6 +180,11 @@ impl Edge {
         std::str::from_utf8(self.san.get(..len).unwrap_or_default()).unwrap_or_default()
     }
 
+    /// Whether two edges leave the same position (not only the same key).
+    pub fn same_position(&self, other: &Edge) -> bool {
+        self.board == other.board
+    }
+
     /// The position the edge leaves, as EPD (en passant only when legal).
     pub fn write_epd(&self, out: &mut String) {
         // Built as bytes and appended once: this runs for every row.
@@ -307,8 +312,13 @@ impl GameFacts {
 
 /// Header bits of a run-file record.
 const ONE_GAME: u8 = 1;
-const WIDE_BOARD: u8 = 2;
+/// The board as 34 nibble bytes and the SAN as 8 bytes.
+const WIDE: u8 = 2;
 const RESULT_SHIFT: u8 = 2;
+/// A one-game row's ply in one byte.
+const SHORT_PLY: u8 = 16;
+/// SAN with its suffix is at most 7 bytes (`Qa1xb2#`, `exd8=Q+`).
+const SHORT_SAN_BYTES: usize = 7;
 const NO_YEAR: u16 = u16::MAX;
 const NO_ELO: u16 = u16::MAX;
 /// A board of at most 32 pieces: which squares are taken, then one nibble
@@ -326,31 +336,45 @@ impl Edge {
         }
     }
 
-    /// Appends the row as a run-file record: 61 bytes for a row of one
-    /// game (nearly every row of a tree of online games), 99 otherwise.
+    /// Appends the row as a run-file record: 59 bytes for a row of one
+    /// game (nearly every row of a tree of online games), 98 otherwise.
     pub fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
-        let compact = compact_board(&self.board);
+        let compact = compact_board(&self.board)
+            .filter(|_| self.san.get(SHORT_SAN_BYTES).is_some_and(|&b| b == 0));
+        let short_ply = u8::try_from(s.ply).ok().filter(|&p| p != u8::MAX);
         let mut header = 0u8;
         if let Some(result) = one_game.map(|(result, ..)| result) {
             header |= ONE_GAME | result << RESULT_SHIFT;
+            if short_ply.is_some() {
+                header |= SHORT_PLY;
+            }
         }
         if compact.is_none() {
-            header |= WIDE_BOARD;
+            header |= WIDE;
         }
         out.push(header);
         out.extend_from_slice(&key.position.to_le_bytes());
         out.extend_from_slice(&key.mv.to_le_bytes());
         out.extend_from_slice(&self.next.to_le_bytes());
         match &compact {
-            Some(board) => out.extend_from_slice(board),
-            None => out.extend_from_slice(&self.board),
+            Some(board) => {
+                out.extend_from_slice(board);
+                out.extend_from_slice(self.san.get(..SHORT_SAN_BYTES).unwrap_or_default());
+            }
+            None => {
+                out.extend_from_slice(&self.board);
+                out.extend_from_slice(&self.san);
+            }
         }
-        out.extend_from_slice(&self.san);
         match one_game {
             Some((_, white_elo, black_elo, year)) => {
-                for n in [s.ply, white_elo, black_elo, year] {
+                match short_ply {
+                    Some(ply) => out.push(ply),
+                    None => out.extend_from_slice(&s.ply.to_le_bytes()),
+                }
+                for n in [white_elo, black_elo, year] {
                     out.extend_from_slice(&n.to_le_bytes());
                 }
             }
@@ -409,18 +433,26 @@ impl Edge {
             mv: input.u16()?,
         };
         let next = input.u64()?;
-        let board = if header & WIDE_BOARD != 0 {
-            input.bytes::<BOARD_BYTES>()?
+        let (board, san) = if header & WIDE != 0 {
+            (input.bytes::<BOARD_BYTES>()?, input.bytes::<SAN_BYTES>()?)
         } else {
-            expand_board(&input.bytes::<COMPACT_BOARD_BYTES>()?)?
+            let board = expand_board(&input.bytes::<COMPACT_BOARD_BYTES>()?)?;
+            let mut san = [0u8; SAN_BYTES];
+            for (to, from) in san.iter_mut().zip(input.bytes::<SHORT_SAN_BYTES>()?) {
+                *to = from;
+            }
+            (board, san)
         };
-        let san = input.bytes::<SAN_BYTES>()?;
         let year = |y: u16| (y != NO_YEAR).then_some(y);
         let stats = if header & ONE_GAME != 0 {
-            let ply = input.u16()?;
+            let ply = if header & SHORT_PLY != 0 {
+                u16::from(input.bytes::<1>()?[0])
+            } else {
+                input.u16()?
+            };
             let (white_elo, black_elo) = (input.u16()?, input.u16()?);
             let game_year = year(input.u16()?);
-            let result = header >> RESULT_SHIFT;
+            let result = (header >> RESULT_SHIFT) & 3;
             let elo = |e: u16| (e != NO_ELO).then_some(u64::from(e));
             EdgeStats {
                 games: 1,
@@ -773,7 +805,7 @@ mod tests {
         // Three games share e4 and two c5; e5 has an Elo too large for the
         // short record; Nf3 and Nc3 are rows of one game.
         lengths.sort_unstable();
-        assert_eq!(lengths, vec![61, 61, 99, 99, 99]);
+        assert_eq!(lengths, vec![59, 59, 98, 98, 98]);
     }
 
     #[test]
