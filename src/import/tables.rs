@@ -19,7 +19,7 @@ use crate::profile::Stage;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
-use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, games_frame, rejects_frame};
+use crate::sink::parquet::{TableWriter, games_frame, rejects_frame};
 use crate::stats::lines::OpeningLines;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::partitioned::{SortedTree, TreeCounts};
@@ -168,6 +168,11 @@ fn write_frame(writer: &mut TableWriter, frame: PolarsResult<DataFrame>) -> Resu
     writer.write(&frame).map_err(Error::write(&path))
 }
 
+/// Rows per row group of `games` and `rejects`: their rows are wide (tags,
+/// the moves), and a row group is held twice while it is stacked and
+/// encoded, so half the statistics tables' row groups.
+const GAMES_ROW_GROUP_ROWS: usize = 1 << 14;
+
 /// Rows waiting to become one row group.
 struct RowGroup {
     pieces: Vec<DataFrame>,
@@ -235,7 +240,7 @@ const ENCODING_AHEAD: usize = 1;
 const PATIENCE: Duration = Duration::from_millis(200);
 
 /// Consumer: writes the batch outputs, in input order, in row groups of
-/// about [`ROW_GROUP_ROWS`] rows. A full row group is handed to the workers
+/// about [`GAMES_ROW_GROUP_ROWS`] rows. A full row group is handed to the workers
 /// to stack and encode; the consumer appends the encoded ones in order.
 pub(super) struct TableConsumer {
     pub(super) counts: RunCounts,
@@ -315,10 +320,10 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
         self.counts += &tables.counts;
         self.games.push(tables.games);
         self.rejects.push(tables.rejects);
-        if self.games.rows >= ROW_GROUP_ROWS {
+        if self.games.rows >= GAMES_ROW_GROUP_ROWS {
             self.seal(Table::Games);
         }
-        if self.rejects.rows >= ROW_GROUP_ROWS {
+        if self.rejects.rows >= GAMES_ROW_GROUP_ROWS {
             self.seal(Table::Rejects);
         }
         while self.encoding.front().is_some_and(|(_, job)| job.is_done())
