@@ -108,7 +108,13 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         .and_then(|()| {
             pool.install(|| {
                 profiled_end(|| {
-                    write_aggregates(aggregates, &spill, options.opening_min_games, &mut writers)
+                    write_aggregates(
+                        aggregates,
+                        &spill,
+                        options.opening_min_games,
+                        options.memory_limit,
+                        &mut writers,
+                    )
                 })
             })
         });

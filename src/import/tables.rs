@@ -97,11 +97,14 @@ impl Writers {
 }
 
 /// Merges the workers' aggregates and writes the statistics tables; the
-/// opening tree's rows, and those left out for `opening_min_games`.
+/// opening tree's rows, and those left out for `opening_min_games`. The
+/// tree is added up a few partitions at a time, about a 64th of
+/// `memory_limit` of records (4 to 16 MiB) at once.
 pub(super) fn write_aggregates(
     aggregates: Vec<Aggregates<'_>>,
     spill_dirs: &SpillDirs,
     opening_min_games: u32,
+    memory_limit: u64,
     writers: &mut Writers,
 ) -> Result<TreeCounts, Error> {
     let mut lines = OpeningLines::default();
@@ -132,7 +135,8 @@ pub(super) fn write_aggregates(
     }
 
     let spill_path = spill_dirs.tree.dir().path();
-    let mut tree = SortedTree::new(trees, &spill_dirs.tree, opening_min_games, TREE_BATCH_BYTES)
+    let batch_bytes = (memory_limit / 64).clamp(4 << 20, 16 << 20);
+    let mut tree = SortedTree::new(trees, &spill_dirs.tree, opening_min_games, batch_bytes)
         .map_err(Error::write(spill_path))?;
     let path = writers.openings.path().to_path_buf();
     write_openings(&mut tree, &mut writers.openings).map_err(Error::write(&path))?;
@@ -150,10 +154,6 @@ pub(super) fn write_aggregates(
     write_frame(&mut writers.endgames, endgames_frame(endgames))?;
     Ok(tree_counts)
 }
-
-/// About how much of the tree's spilled rows are read and added up at once
-/// at the end of the run (a few partitions, or a pass over one).
-const TREE_BATCH_BYTES: u64 = 16 << 20;
 
 fn merge_parts<C: spill::Codec>(
     dir: &SpillDir,
