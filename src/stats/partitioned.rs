@@ -795,6 +795,12 @@ mod tests {
     }
 
     #[test]
+    fn a_row_takes_120_bytes() {
+        // The README's memory model counts on it.
+        assert_eq!(ROW_BYTES, 120);
+    }
+
+    #[test]
     fn held_memory_is_counted_and_released() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let runs = TreeRuns::new(dir.path().join("spill"));

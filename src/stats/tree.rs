@@ -7,7 +7,7 @@ use std::ops::AddAssign;
 use shakmaty::packed::PackedUciMove;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Role, Square};
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
 
 use super::partitioned::{InMemory, TreePart, TreeRuns};
 use super::spill::Fields;
@@ -102,11 +102,15 @@ impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
     }
 }
 
-/// A position as one nibble per square (0 empty, 1–6 white pawn to king,
-/// 9–14 black), then side to move and castling rights, then the en-passant
-/// square + 1 (0: none). Only standard-start games enter the tree, so
-/// castling rights are corner rooks. Written straight out as EPD.
-const BOARD_BYTES: usize = 34;
+/// A position as the squares taken (a little-endian bitboard), then one
+/// nibble per piece in square order (1–6 white pawn to king, 9–14 black;
+/// at most 32 pieces, as in any game from the standard start, the only
+/// games in the tree), then side to move and castling rights, then the
+/// en-passant square + 1 (0: none). Written straight out as EPD, and as is
+/// to run files.
+const BOARD_BYTES: usize = 8 + 16 + 2;
+const FLAGS: usize = 24;
+const EP: usize = 25;
 
 /// An edge with what its row needs besides the counts, taken when the edge
 /// is first seen (the position is at hand then): the position it leaves,
@@ -134,15 +138,14 @@ impl Edge {
     fn new(pos: &Chess, m: Move, next: u64) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
         let pieces = pos.board();
-        for color in Color::ALL {
-            for role in Role::ALL {
-                let code = role as u8 | if color == Color::Black { 8 } else { 0 };
-                for square in pieces.by_piece(role.of(color)) {
-                    let index = usize::from(square);
-                    if let Some(byte) = board.get_mut(index / 2) {
-                        *byte |= code << (4 * (index % 2));
-                    }
-                }
+        let occupied = pieces.occupied();
+        board[..8].copy_from_slice(&u64::from(occupied).to_le_bytes());
+        for (index, square) in occupied.into_iter().enumerate() {
+            if let (Some(piece), Some(byte)) =
+                (pieces.piece_at(square), board.get_mut(8 + index / 2))
+            {
+                let code = piece.role as u8 | if piece.color == Color::Black { 8 } else { 0 };
+                *byte |= code << (4 * (index % 2));
             }
         }
         let rights = pos.castles().castling_rights();
@@ -156,8 +159,8 @@ impl Edge {
                 flags |= bit;
             }
         }
-        board[32] = flags;
-        board[33] = pos
+        board[FLAGS] = flags;
+        board[EP] = pos
             .ep_square(EnPassantMode::Legal)
             .map_or(0, |sq| u8::from(sq) + 1);
         let mut text = Vec::with_capacity(SAN_BYTES);
@@ -196,28 +199,32 @@ impl Edge {
                 len += 1;
             }
         };
-        for rank in (0..8usize).rev() {
+        let occupied = u64::from_le_bytes(self.board[..8].try_into().unwrap_or_default());
+        for rank in (0..8u32).rev() {
+            // Pieces are in square order: this rank's start after those of
+            // the ranks below.
+            let mut index = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones() as usize;
             let mut empty = 0u8;
-            for file in 0..8usize {
-                let index = rank * 8 + file;
+            for file in 0..8u32 {
+                if occupied & (1u64 << (8 * rank + file)) == 0 {
+                    empty += 1;
+                    continue;
+                }
                 let code = self
                     .board
-                    .get(index / 2)
+                    .get(8 + index / 2)
                     .map_or(0, |b| (b >> (4 * (index % 2))) & 15);
-                match PIECE_LETTERS
-                    .get(usize::from(code))
-                    .copied()
-                    .unwrap_or(b'.')
-                {
-                    b'.' => empty += 1,
-                    letter => {
-                        if empty > 0 {
-                            push(b'0' + empty);
-                            empty = 0;
-                        }
-                        push(letter);
-                    }
+                index += 1;
+                if empty > 0 {
+                    push(b'0' + empty);
+                    empty = 0;
                 }
+                push(
+                    PIECE_LETTERS
+                        .get(usize::from(code))
+                        .copied()
+                        .unwrap_or(b'?'),
+                );
             }
             if empty > 0 {
                 push(b'0' + empty);
@@ -226,7 +233,7 @@ impl Edge {
                 push(b'/');
             }
         }
-        let flags = self.board[32];
+        let flags = self.board[FLAGS];
         push(b' ');
         push(if flags & TURN_WHITE != 0 { b'w' } else { b'b' });
         push(b' ');
@@ -241,7 +248,7 @@ impl Edge {
             push(b'-');
         }
         push(b' ');
-        match self.board[33]
+        match self.board[EP]
             .checked_sub(1)
             .and_then(|i| Square::ALL.get(usize::from(i)))
         {
@@ -255,7 +262,7 @@ impl Edge {
     }
 }
 
-/// Letters by nibble code; `.` for empty and unused codes.
+/// Letters by nibble code; `.` for unused codes.
 const PIECE_LETTERS: &[u8; 16] = b".PNBRQK..pnbrqk.";
 
 /// The move of an edge key.
@@ -312,19 +319,17 @@ impl GameFacts {
 
 /// Header bits of a run-file record.
 const ONE_GAME: u8 = 1;
-/// The board as 34 nibble bytes and the SAN as 8 bytes.
+/// The SAN as 8 bytes (never so far: SAN is at most 7).
 const WIDE: u8 = 2;
 const RESULT_SHIFT: u8 = 2;
 /// A one-game row's ply in one byte.
 const SHORT_PLY: u8 = 16;
 /// SAN with its suffix is at most 7 bytes (`Qa1xb2#`, `exd8=Q+`).
 const SHORT_SAN_BYTES: usize = 7;
+/// The longest record: a row of many games with an 8-byte SAN.
+const RECORD_MAX_BYTES: usize = 1 + 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 46;
 const NO_YEAR: u16 = u16::MAX;
 const NO_ELO: u16 = u16::MAX;
-/// A board of at most 32 pieces: which squares are taken, then one nibble
-/// per piece, then the flags and en-passant bytes.
-const COMPACT_BOARD_BYTES: usize = 8 + 16 + 2;
-
 impl Edge {
     /// Adds another part's row of the same key.
     pub fn combine(&mut self, from: Edge) {
@@ -341,8 +346,7 @@ impl Edge {
     pub fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
-        let compact = compact_board(&self.board)
-            .filter(|_| self.san.get(SHORT_SAN_BYTES).is_some_and(|&b| b == 0));
+        let short_san = self.san.get(SHORT_SAN_BYTES).is_some_and(|&b| b == 0);
         let short_ply = u8::try_from(s.ply).ok().filter(|&p| p != u8::MAX);
         let mut header = 0u8;
         if let Some(result) = one_game.map(|(result, ..)| result) {
@@ -351,22 +355,19 @@ impl Edge {
                 header |= SHORT_PLY;
             }
         }
-        if compact.is_none() {
+        if !short_san {
             header |= WIDE;
         }
+        out.reserve(RECORD_MAX_BYTES);
         out.push(header);
         out.extend_from_slice(&key.position.to_le_bytes());
         out.extend_from_slice(&key.mv.to_le_bytes());
         out.extend_from_slice(&self.next.to_le_bytes());
-        match &compact {
-            Some(board) => {
-                out.extend_from_slice(board);
-                out.extend_from_slice(self.san.get(..SHORT_SAN_BYTES).unwrap_or_default());
-            }
-            None => {
-                out.extend_from_slice(&self.board);
-                out.extend_from_slice(&self.san);
-            }
+        out.extend_from_slice(&self.board);
+        if short_san {
+            out.extend_from_slice(self.san.get(..SHORT_SAN_BYTES).unwrap_or_default());
+        } else {
+            out.extend_from_slice(&self.san);
         }
         match one_game {
             Some((_, white_elo, black_elo, year)) => {
@@ -433,15 +434,15 @@ impl Edge {
             mv: input.u16()?,
         };
         let next = input.u64()?;
-        let (board, san) = if header & WIDE != 0 {
-            (input.bytes::<BOARD_BYTES>()?, input.bytes::<SAN_BYTES>()?)
+        let board = input.bytes::<BOARD_BYTES>()?;
+        let san = if header & WIDE != 0 {
+            input.bytes::<SAN_BYTES>()?
         } else {
-            let board = expand_board(&input.bytes::<COMPACT_BOARD_BYTES>()?)?;
             let mut san = [0u8; SAN_BYTES];
             for (to, from) in san.iter_mut().zip(input.bytes::<SHORT_SAN_BYTES>()?) {
                 *to = from;
             }
-            (board, san)
+            san
         };
         let year = |y: u16| (y != NO_YEAR).then_some(y);
         let stats = if header & ONE_GAME != 0 {
@@ -503,8 +504,8 @@ impl Edge {
     /// move are made up from `seed`.
     pub(crate) fn made_up(seed: u64, games: u32, ply: u16, year: u16) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
-        for (i, byte) in board.iter_mut().take(16).enumerate() {
-            *byte = (seed >> (i % 8 * 8)) as u8 & 0x77;
+        for (i, byte) in board.iter_mut().enumerate() {
+            *byte = (seed >> (i % 8 * 8)) as u8;
         }
         Edge {
             stats: EdgeStats {
@@ -522,49 +523,6 @@ impl Edge {
             san: *b"Nf3\0\0\0\0\0",
         }
     }
-}
-
-/// The nibble board as occupied squares and their pieces; `None` past 32
-/// pieces (not from the standard start).
-fn compact_board(board: &[u8; BOARD_BYTES]) -> Option<[u8; COMPACT_BOARD_BYTES]> {
-    let mut out = [0u8; COMPACT_BOARD_BYTES];
-    let mut occupied = 0u64;
-    let mut pieces = 0usize;
-    for square in 0..64usize {
-        let code = (board[square / 2] >> (4 * (square % 2))) & 15;
-        if code != 0 {
-            occupied |= 1 << square;
-            let slot = out.get_mut(8 + pieces / 2)?;
-            *slot |= code << (4 * (pieces % 2));
-            pieces += 1;
-            if pieces > 32 {
-                return None;
-            }
-        }
-    }
-    out[..8].copy_from_slice(&occupied.to_le_bytes());
-    out[24] = board[32];
-    out[25] = board[33];
-    Some(out)
-}
-
-fn expand_board(compact: &[u8; COMPACT_BOARD_BYTES]) -> Option<[u8; BOARD_BYTES]> {
-    let mut board = [0u8; BOARD_BYTES];
-    let occupied = u64::from_le_bytes(compact.get(..8)?.try_into().ok()?);
-    if occupied.count_ones() > 32 {
-        return None;
-    }
-    let mut pieces = 0usize;
-    for square in 0..64usize {
-        if occupied & (1 << square) != 0 {
-            let code = (compact.get(8 + pieces / 2)? >> (4 * (pieces % 2))) & 15;
-            *board.get_mut(square / 2)? |= code << (4 * (square % 2));
-            pieces += 1;
-        }
-    }
-    board[32] = compact[24];
-    board[33] = compact[25];
-    Some(board)
 }
 
 /// A position of one game inside the window: where it was first reached,
@@ -809,21 +767,15 @@ mod tests {
     }
 
     #[test]
-    fn boards_of_more_than_32_pieces_are_written_wide() {
-        let mut board = [0u8; BOARD_BYTES];
-        for byte in board.iter_mut().take(32) {
-            *byte = 0x11;
-        }
-        assert_eq!(compact_board(&board), None);
+    fn a_san_of_eight_bytes_is_written_wide() {
         let edge = Edge {
-            stats: EdgeStats::default(),
-            next: 1,
-            board,
-            san: *b"e4\0\0\0\0\0\0",
+            san: *b"Qa1xb2+!",
+            ..Edge::made_up(9, 1, 3, 2020)
         };
         let key = EdgeKey { position: 7, mv: 3 };
         let mut bytes = Vec::new();
         edge.encode(&key, &mut bytes);
+        assert_eq!(bytes.len(), 60);
         assert_eq!(Edge::decode(&bytes), Some(((key, edge), &[][..])));
     }
 }
