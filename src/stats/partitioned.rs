@@ -327,17 +327,29 @@ impl<'s> TreePart<'s> {
 
     /// Writes every row to a run file and empties the table (keeping its
     /// memory for the next rows).
+    ///
+    /// Rows of more than one game stay when they take at most half the
+    /// table: they are the positions many games share (the first plies),
+    /// which every run would otherwise write again.
     fn spill(&mut self) {
         if self.rows.is_empty() {
             return;
         }
+        let shared = shared_first(&mut self.rows);
+        let keep = if shared * 2 <= self.rows.len() {
+            shared
+        } else {
+            0
+        };
         if self.error.is_none()
-            && let Err(error) = self.runs.write_run(&self.rows)
+            && let Err(error) = self
+                .runs
+                .write_run(self.rows.get(keep..).unwrap_or_default())
         {
             self.error = Some(error);
         }
-        self.rows.clear();
-        self.index.fill(0);
+        self.rows.truncate(keep);
+        self.rebuild_index(self.index.len());
     }
 
     /// The rows left in memory, grouped by partition; the first spill error.
@@ -360,6 +372,18 @@ impl Drop for TreePart<'_> {
     fn drop(&mut self) {
         self.runs.release(self.held);
     }
+}
+
+/// Moves the rows of more than one game to the front; how many there are.
+fn shared_first(rows: &mut [Row]) -> usize {
+    let mut shared = 0;
+    for i in 0..rows.len() {
+        if rows.get(i).is_some_and(|(_, edge)| edge.stats.games > 1) {
+            rows.swap(shared, i);
+            shared += 1;
+        }
+    }
+    shared
 }
 
 /// Rows to add when the table is full: a quarter more, at least 4,096, so
@@ -792,6 +816,41 @@ mod tests {
             (edge.stats.first_year, edge.stats.last_year),
             (Some(2000), Some(2001))
         );
+    }
+
+    #[test]
+    fn rows_many_games_share_stay_in_memory_when_the_rest_spills() {
+        let unique = rows(50_000, 1, false);
+        let hot = (
+            EdgeKey {
+                position: 42,
+                mv: 1,
+            },
+            Edge::made_up(42, 1, 0, 2000),
+        );
+        let mut input = Vec::new();
+        for row in unique {
+            input.push(row);
+            input.push(hot);
+        }
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let runs = TreeRuns::new(dir.path().join("spill"));
+        let mut part = TreePart::new(1 << 20, &runs);
+        for (key, edge) in &input {
+            add(&mut part, *key, *edge);
+        }
+        assert!(runs.dir().runs_written() > 3);
+        // Each unique row is written once; the shared one never.
+        assert_eq!(runs.rows_spilled() + part.rows.len() as u64, 50_001);
+        let memory = vec![part.finish().unwrap_or_else(|e| panic!("{e}"))];
+        let (all, ..) = tree(&input, 1, 1 << 30, 1 << 30, 1);
+        let spilled = SortedTree::new(memory, &runs, 1, 1 << 20)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect::<io::Result<Vec<_>>>()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(spilled, all);
+        let shared = spilled.iter().find(|(k, _)| *k == hot.0);
+        assert_eq!(shared.map(|(_, e)| e.stats.games), Some(50_000));
     }
 
     #[test]

@@ -190,75 +190,97 @@ impl Edge {
 
     /// The position the edge leaves, as EPD (en passant only when legal).
     pub fn write_epd(&self, out: &mut String) {
-        // Built as bytes and appended once: this runs for every row.
-        let mut text = [0u8; 96];
-        let mut len = 0;
-        let mut push = |byte: u8| {
-            if let Some(slot) = text.get_mut(len) {
-                *slot = byte;
-                len += 1;
-            }
-        };
-        let occupied = u64::from_le_bytes(self.board[..8].try_into().unwrap_or_default());
+        // Built as bytes in a buffer long enough for any EPD (at most 64
+        // squares, 7 slashes and 13 more bytes) and appended once: this
+        // runs for every position of the tree.
+        let mut text = Text::default();
+        let occupied = u64::from_le_bytes(self.board_bytes::<0, 8>());
+        let pieces = u128::from_le_bytes(self.board_bytes::<8, 16>());
         for rank in (0..8u32).rev() {
-            // Pieces are in square order: this rank's start after those of
+            // Pieces are in square order: this rank's come after those of
             // the ranks below.
-            let mut index = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones() as usize;
+            let mut index = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones();
+            let row = (occupied >> (8 * rank)) as u8;
             let mut empty = 0u8;
-            for file in 0..8u32 {
-                if occupied & (1u64 << (8 * rank + file)) == 0 {
+            for file in 0..8 {
+                if row & (1 << file) == 0 {
                     empty += 1;
                     continue;
                 }
-                let code = self
-                    .board
-                    .get(8 + index / 2)
-                    .map_or(0, |b| (b >> (4 * (index % 2))) & 15);
-                index += 1;
                 if empty > 0 {
-                    push(b'0' + empty);
+                    text.push(b'0' + empty);
                     empty = 0;
                 }
-                push(
-                    PIECE_LETTERS
-                        .get(usize::from(code))
-                        .copied()
-                        .unwrap_or(b'?'),
-                );
+                let code = (pieces >> (4 * (index & 31))) as usize & 15;
+                text.push(PIECE_LETTERS[code]);
+                index += 1;
             }
             if empty > 0 {
-                push(b'0' + empty);
+                text.push(b'0' + empty);
             }
             if rank > 0 {
-                push(b'/');
+                text.push(b'/');
             }
         }
         let flags = self.board[FLAGS];
-        push(b' ');
-        push(if flags & TURN_WHITE != 0 { b'w' } else { b'b' });
-        push(b' ');
+        text.push(b' ');
+        text.push(if flags & TURN_WHITE != 0 { b'w' } else { b'b' });
+        text.push(b' ');
         let mut any = false;
         for (_, bit, letter) in CASTLING {
             if flags & bit != 0 {
-                push(letter);
+                text.push(letter);
                 any = true;
             }
         }
         if !any {
-            push(b'-');
+            text.push(b'-');
         }
-        push(b' ');
-        match self.board[EP]
-            .checked_sub(1)
-            .and_then(|i| Square::ALL.get(usize::from(i)))
-        {
-            Some(sq) => {
-                push(sq.file().char() as u8);
-                push(sq.rank().char() as u8);
+        text.push(b' ');
+        match self.board[EP].checked_sub(1) {
+            Some(square) if square < 64 => {
+                text.push(b'a' + square % 8);
+                text.push(b'1' + square / 8);
             }
-            None => push(b'-'),
+            _ => text.push(b'-'),
         }
-        out.push_str(std::str::from_utf8(text.get(..len).unwrap_or_default()).unwrap_or_default());
+        out.push_str(text.as_str());
+    }
+
+    fn board_bytes<const FROM: usize, const N: usize>(&self) -> [u8; N] {
+        self.board
+            .get(FROM..FROM + N)
+            .and_then(|bytes| bytes.try_into().ok())
+            .unwrap_or([0; N])
+    }
+}
+
+/// An EPD being written: ASCII bytes in a buffer that holds any EPD.
+struct Text {
+    bytes: [u8; 96],
+    len: usize,
+}
+
+impl Default for Text {
+    fn default() -> Self {
+        Text {
+            bytes: [0; 96],
+            len: 0,
+        }
+    }
+}
+
+impl Text {
+    fn push(&mut self, byte: u8) {
+        if let Some(slot) = self.bytes.get_mut(self.len) {
+            *slot = byte;
+            self.len += 1;
+        }
+    }
+
+    fn as_str(&self) -> &str {
+        // Only ASCII is pushed.
+        std::str::from_utf8(self.bytes.get(..self.len).unwrap_or_default()).unwrap_or_default()
     }
 }
 
