@@ -301,7 +301,11 @@ impl<'s> TreePart<'s> {
     }
 
     fn rebuild_index(&mut self, slots: usize) {
-        self.index = vec![0; slots];
+        if slots == self.index.len() {
+            self.index.fill(0);
+        } else {
+            self.index = vec![0; slots];
+        }
         let mask = slots - 1;
         for (row, (key, _)) in self.rows.iter().enumerate() {
             let mut slot = (hash_of(key) as usize) & mask;
