@@ -15,9 +15,13 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use rayon::prelude::*;
+use std::collections::VecDeque;
+use std::sync::Arc;
 
 use super::spill::SpillDir;
 use super::tree::{Edge, EdgeKey};
+use crate::jobs::{self, Deferred, JobPanicked};
+use crate::profile::Stage;
 
 /// A row of the tree: a position, a move, and what the games add up to.
 pub type Row = (EdgeKey, Edge);
@@ -449,10 +453,9 @@ pub struct TreeCounts {
 /// partitions gathered a few at a time (as many as fit in `batch_bytes`)
 /// and added up in parallel on the current rayon pool.
 pub struct SortedTree {
-    memory: Vec<InMemory>,
-    runs: Vec<(RunIndex, File)>,
-    min_games: u32,
+    shared: Arc<Shared>,
     batch_bytes: u64,
+    pending: VecDeque<Arc<Deferred<io::Result<Added>>>>,
     next_partition: usize,
     /// Passes over the current partition when it is too large for one.
     passes: Option<(u64, u64)>,
@@ -482,10 +485,13 @@ impl SortedTree {
             })
             .collect::<io::Result<Vec<_>>>()?;
         Ok(SortedTree {
-            memory,
-            runs,
-            min_games,
+            shared: Arc::new(Shared {
+                memory,
+                runs,
+                min_games,
+            }),
             batch_bytes: batch_bytes.max(1 << 20),
+            pending: VecDeque::new(),
             next_partition: 0,
             passes: None,
             ready: Vec::new().into_iter().flatten(),
@@ -501,6 +507,7 @@ impl SortedTree {
 
     fn partition_bytes(&self, p: usize) -> u64 {
         let spilled: u64 = self
+            .shared
             .runs
             .iter()
             .map(|(run, _)| {
@@ -508,7 +515,7 @@ impl SortedTree {
                 to - from
             })
             .sum();
-        let held: usize = self.memory.iter().map(|m| m.partition_len(p)).sum();
+        let held: usize = self.shared.memory.iter().map(|m| m.partition_len(p)).sum();
         spilled + held as u64 * RECORD_ESTIMATE
     }
 
@@ -556,55 +563,68 @@ impl SortedTree {
             subs: 0..1 << SUB_BITS,
         })
     }
-
-    fn add_up(&mut self, unit: &Unit) -> io::Result<Ready> {
-        // One read per run file for the whole unit: its partitions are
-        // next to each other in every run.
-        let spans = self
-            .runs
-            .iter()
-            .map(|(run, file)| {
-                let (from, to) = run.span(unit.first, unit.end);
-                let mut bytes = vec![0u8; usize::try_from(to - from).unwrap_or(0)];
-                file.read_exact_at(&mut bytes, from)?;
-                Ok((from, bytes))
-            })
-            .collect::<io::Result<Vec<_>>>()?;
-        let runs = &self.runs;
-        let memory = &self.memory;
-        let min_games = self.min_games;
-        let parts = (unit.first..unit.end)
-            .into_par_iter()
-            .map(|p| {
-                let mut rows: Vec<Row> = Vec::new();
-                for ((run, _), (base, bytes)) in runs.iter().zip(&spans) {
-                    let (from, to) = run.span(p, p + 1);
-                    let slice = usize::try_from(from - base)
-                        .ok()
-                        .zip(usize::try_from(to - base).ok())
-                        .and_then(|(a, b)| bytes.get(a..b))
-                        .unwrap_or_default();
-                    decode_records(slice, &unit.subs, &mut rows)?;
-                }
-                for part in memory {
-                    rows.extend(
-                        part.partition(p)
-                            .filter(|(key, _)| unit.subs.contains(&sub_partition_of(key.position)))
-                            .copied(),
-                    );
-                }
-                Ok(add_up_sorted(rows, min_games))
-            })
-            .collect::<io::Result<Vec<_>>>()?;
-        let mut rows = Vec::with_capacity(parts.len());
-        for (part, counts) in parts {
-            rows.push(part);
-            self.counts.rows += counts.rows;
-            self.counts.rows_dropped += counts.rows_dropped;
-        }
-        Ok(rows.into_iter().flatten())
-    }
 }
+
+/// Adds up one unit: reads its records (one read per run file: its
+/// partitions are next to each other in every run) and the rows in memory,
+/// partition by partition in parallel.
+fn add_up(shared: &Shared, unit: &Unit) -> io::Result<Added> {
+    let spans = shared
+        .runs
+        .iter()
+        .map(|(run, file)| {
+            let (from, to) = run.span(unit.first, unit.end);
+            let mut bytes = vec![0u8; usize::try_from(to - from).unwrap_or(0)];
+            file.read_exact_at(&mut bytes, from)?;
+            Ok((from, bytes))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    let parts = (unit.first..unit.end)
+        .into_par_iter()
+        .map(|p| {
+            let mut rows: Vec<Row> = Vec::new();
+            for ((run, _), (base, bytes)) in shared.runs.iter().zip(&spans) {
+                let (from, to) = run.span(p, p + 1);
+                let slice = usize::try_from(from - base)
+                    .ok()
+                    .zip(usize::try_from(to - base).ok())
+                    .and_then(|(a, b)| bytes.get(a..b))
+                    .unwrap_or_default();
+                decode_records(slice, &unit.subs, &mut rows)?;
+            }
+            for part in &shared.memory {
+                rows.extend(
+                    part.partition(p)
+                        .filter(|(key, _)| unit.subs.contains(&sub_partition_of(key.position)))
+                        .copied(),
+                );
+            }
+            Ok(add_up_sorted(rows, shared.min_games))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut counts = TreeCounts::default();
+    let mut rows = Vec::with_capacity(parts.len());
+    for (part, part_counts) in parts {
+        rows.push(part);
+        counts.rows += part_counts.rows;
+        counts.rows_dropped += part_counts.rows_dropped;
+    }
+    Ok((rows, counts))
+}
+
+/// A unit's rows, partition by partition, and their counts.
+type Added = (Vec<Vec<Row>>, TreeCounts);
+
+/// What the jobs that add up units read.
+struct Shared {
+    memory: Vec<InMemory>,
+    runs: Vec<(RunIndex, File)>,
+    min_games: u32,
+}
+
+/// Units being added up on the pool while the rows of the one before are
+/// written.
+const UNITS_AHEAD: usize = 2;
 
 /// The rows of the partitions added up last, in order.
 type Ready = std::iter::Flatten<std::vec::IntoIter<Vec<Row>>>;
@@ -676,9 +696,26 @@ impl Iterator for SortedTree {
             if self.failed {
                 return None;
             }
-            let unit = self.next_unit()?;
-            match self.add_up(&unit) {
-                Ok(rows) => self.ready = rows,
+            while self.pending.len() < UNITS_AHEAD
+                && let Some(unit) = self.next_unit()
+            {
+                let shared = Arc::clone(&self.shared);
+                let job = Deferred::new(Stage::Statistics, move || add_up(&shared, &unit));
+                let runner = Arc::clone(&job);
+                rayon::spawn(move || jobs::run_on_worker(runner.as_ref()));
+                self.pending.push_back(job);
+            }
+            let job = self.pending.pop_front()?;
+            let added = job
+                .wait()
+                .map_err(|JobPanicked| io::Error::other("adding up the tree panicked"))
+                .and_then(|added| added);
+            match added {
+                Ok((rows, counts)) => {
+                    self.counts.rows += counts.rows;
+                    self.counts.rows_dropped += counts.rows_dropped;
+                    self.ready = rows.into_iter().flatten();
+                }
                 Err(error) => {
                     self.failed = true;
                     return Some(Err(error));
