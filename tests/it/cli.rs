@@ -301,15 +301,22 @@ fn stdin_is_read_with_a_dash() {
 
 /// The fixture imported into a fresh folder.
 fn imported_fixture() -> tempfile::TempDir {
+    imported_fixture_with(&[])
+}
+
+/// The fixture imported into a fresh folder with more options.
+fn imported_fixture_with(options: &[&str]) -> tempfile::TempDir {
     let out = tmp();
     let fixture = sample("openings.pgn");
-    let output = pgnlake(&[
+    let mut args = vec![
         "import",
         fixture.to_str().unwrap_or_default(),
         "--out",
         out.path().to_str().unwrap_or_default(),
         "-q",
-    ]);
+    ];
+    args.extend_from_slice(options);
+    let output = pgnlake(&args);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     out
 }
@@ -355,18 +362,7 @@ fn explore_prints_the_moves_of_a_position() {
 
 #[test]
 fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
-    let out = tmp();
-    let fixture = sample("openings.pgn");
-    let output = pgnlake(&[
-        "import",
-        fixture.to_str().unwrap_or_default(),
-        "--out",
-        out.path().to_str().unwrap_or_default(),
-        "-q",
-        "--opening-min-games",
-        "2",
-    ]);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let out = imported_fixture_with(&["--opening-min-games", "2"]);
     let summary: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("summary.json")).unwrap_or_default(),
     )
