@@ -1,11 +1,13 @@
 //! Statistics stage, the opening tree past memory: each worker holds its
 //! rows in an append-only table with an open-addressing index, within its
-//! budget; when full, the rows are written once to a run file in compact
-//! records, grouped by the top bits of the position key (radix partitioning:
-//! one counting pass, no sort, no merge rounds). At the end each partition
-//! is gathered from memory and from every run, added up and sorted on its
-//! own; partitions are ranges of keys, so they follow each other in key
-//! order and the tree comes out sorted.
+//! budget; when full, the rows of one game are written to a run file in
+//! compact records (rows of several games stay while they take at most half
+//! the table), grouped by the top bits of the position key (radix
+//! partitioning: one counting pass, no sort, no merge rounds). At the end
+//! each partition is gathered from memory and from every run, added up and
+//! sorted on its own, a few at a time on the pool; partitions are ranges of
+//! keys, so they follow each other in key order and the tree comes out
+//! sorted.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
