@@ -43,8 +43,7 @@ fn sub_partition_of(position: u64) -> u64 {
     (position >> (64 - PARTITION_BITS - SUB_BITS)) & ((1 << SUB_BITS) - 1)
 }
 
-/// Bytes one row holds in memory: the row and its index slots at the
-/// highest load.
+/// Bytes one row holds in memory (its index slot is counted apart).
 const ROW_BYTES: usize = size_of::<Row>();
 /// The index is at most three quarters full.
 const MAX_LOAD: (usize, usize) = (3, 4);
@@ -114,16 +113,15 @@ impl TreeRuns {
 
     /// Writes `rows` as one run file, partition after partition.
     fn write_run(&self, rows: &[Row]) -> io::Result<()> {
-        let (order, starts) = by_partition(rows);
+        let grouped = Grouped::new(rows);
         let path = self.dir.new_run_path()?;
         let mut out = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let mut offsets = Vec::with_capacity(PARTITIONS + 1);
         let mut record = Vec::with_capacity(128);
         let mut written = 0u64;
-        for window in starts.windows(2) {
+        for p in 0..PARTITIONS {
             offsets.push(written);
-            let (from, to) = (window[0], window[1]);
-            for &i in order.get(from..to).unwrap_or_default() {
+            for &i in grouped.rows_of(p) {
                 if let Some((key, edge)) = rows.get(i as usize) {
                     record.clear();
                     edge.encode(key, &mut record);
@@ -151,32 +149,46 @@ impl TreeRuns {
     }
 }
 
-/// Row indexes grouped by partition (a counting sort), and where each
-/// partition's group starts (`PARTITIONS + 1` entries).
-fn by_partition(rows: &[Row]) -> (Vec<u32>, Vec<usize>) {
-    let mut starts = vec![0usize; PARTITIONS + 1];
-    for (key, _) in rows {
-        if let Some(n) = starts.get_mut(partition_of(key.position) + 1) {
-            *n += 1;
-        }
-    }
-    for p in 0..PARTITIONS {
-        let before = starts.get(p).copied().unwrap_or(0);
-        if let Some(n) = starts.get_mut(p + 1) {
-            *n += before;
-        }
-    }
-    let mut next = starts.clone();
-    let mut order = vec![0u32; rows.len()];
-    for (i, (key, _)) in rows.iter().enumerate() {
-        if let Some(at) = next.get_mut(partition_of(key.position)) {
-            if let Some(slot) = order.get_mut(*at) {
-                *slot = i as u32;
+/// Row numbers grouped by partition (a counting sort).
+struct Grouped {
+    order: Vec<u32>,
+    /// Where each partition's group starts in `order` (`PARTITIONS + 1`).
+    starts: Vec<usize>,
+}
+
+impl Grouped {
+    fn new(rows: &[Row]) -> Grouped {
+        let mut starts = vec![0usize; PARTITIONS + 1];
+        for (key, _) in rows {
+            if let Some(n) = starts.get_mut(partition_of(key.position) + 1) {
+                *n += 1;
             }
-            *at += 1;
         }
+        for p in 0..PARTITIONS {
+            let before = starts.get(p).copied().unwrap_or(0);
+            if let Some(n) = starts.get_mut(p + 1) {
+                *n += before;
+            }
+        }
+        let mut next = starts.clone();
+        let mut order = vec![0u32; rows.len()];
+        for (i, (key, _)) in rows.iter().enumerate() {
+            if let Some(at) = next.get_mut(partition_of(key.position)) {
+                if let Some(slot) = order.get_mut(*at) {
+                    *slot = i as u32;
+                }
+                *at += 1;
+            }
+        }
+        Grouped { order, starts }
     }
-    (order, starts)
+
+    /// The numbers of the rows in partition `p`.
+    fn rows_of(&self, p: usize) -> &[u32] {
+        let from = self.starts.get(p).copied().unwrap_or(0);
+        let to = self.starts.get(p + 1).copied().unwrap_or(from);
+        self.order.get(from..to).unwrap_or_default()
+    }
 }
 
 /// Where a key is, or the empty slot where it goes.
@@ -369,12 +381,8 @@ impl<'s> TreePart<'s> {
         }
         let rows = std::mem::take(&mut self.rows);
         self.index = Vec::new();
-        let (order, starts) = by_partition(&rows);
-        Ok(InMemory {
-            rows,
-            order,
-            starts,
-        })
+        let grouped = Grouped::new(&rows);
+        Ok(InMemory { rows, grouped })
     }
 }
 
@@ -421,24 +429,19 @@ fn index_entry(key: &EdgeKey, row: usize) -> u64 {
 /// A worker's rows at the end of the run, grouped by partition.
 pub struct InMemory {
     rows: Vec<Row>,
-    order: Vec<u32>,
-    starts: Vec<usize>,
+    grouped: Grouped,
 }
 
 impl InMemory {
     fn partition(&self, p: usize) -> impl Iterator<Item = &Row> {
-        let from = self.starts.get(p).copied().unwrap_or(0);
-        let to = self.starts.get(p + 1).copied().unwrap_or(from);
-        self.order
-            .get(from..to)
-            .unwrap_or_default()
+        self.grouped
+            .rows_of(p)
             .iter()
             .filter_map(|&i| self.rows.get(i as usize))
     }
 
     fn partition_len(&self, p: usize) -> usize {
-        let from = self.starts.get(p).copied().unwrap_or(0);
-        self.starts.get(p + 1).copied().unwrap_or(from) - from
+        self.grouped.rows_of(p).len()
     }
 }
 
@@ -449,6 +452,13 @@ pub struct TreeCounts {
     pub rows: u64,
     /// Rows left out because fewer than `min_games` games played them.
     pub rows_dropped: u64,
+}
+
+impl std::ops::AddAssign for TreeCounts {
+    fn add_assign(&mut self, other: TreeCounts) {
+        self.rows += other.rows;
+        self.rows_dropped += other.rows_dropped;
+    }
 }
 
 /// The whole tree in key order, each row once with everything added up:
@@ -608,8 +618,7 @@ fn add_up(shared: &Shared, unit: &Unit) -> io::Result<Added> {
     let mut rows = Vec::with_capacity(parts.len());
     for (part, part_counts) in parts {
         rows.push(part);
-        counts.rows += part_counts.rows;
-        counts.rows_dropped += part_counts.rows_dropped;
+        counts += part_counts;
     }
     Ok((rows, counts))
 }
@@ -714,8 +723,7 @@ impl Iterator for SortedTree {
                 .and_then(|added| added);
             match added {
                 Ok((rows, counts)) => {
-                    self.counts.rows += counts.rows;
-                    self.counts.rows_dropped += counts.rows_dropped;
+                    self.counts += counts;
                     self.ready = rows.into_iter().flatten();
                 }
                 Err(error) => {
