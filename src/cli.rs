@@ -25,6 +25,26 @@ pub enum Command {
     Clean(CleanArgs),
     /// Run SQL over the tables of an import (polars SQL; every NAME.parquet is table NAME).
     Query(QueryArgs),
+    /// Put the tables of an import's shards (import --shard K/N) together as one import's.
+    Merge(MergeArgs),
+}
+
+/// Merge the output folders of `import --shard K/N`, K = 1..N.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The shards' output folders (all N of them, in any order).
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+    /// Folder for the merged tables and summary.json.
+    #[arg(long, short)]
+    pub out: PathBuf,
+    /// Leave out of openings.parquet the positions-and-moves played in fewer
+    /// than N games, counted over all shards (1 keeps every row).
+    #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]
+    pub opening_min_games: u32,
+    /// No summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]
@@ -129,6 +149,10 @@ pub struct ImportArgs {
     /// Values of pawn, knight, bishop, rook and queen for the material columns.
     #[arg(long, default_value = "1,3,3,5,9", value_parser = crate::replay::material::PieceValues::parse)]
     pub piece_values: crate::replay::material::PieceValues,
+    /// Import shard K of N only (1 <= K <= N): the inputs are split by size,
+    /// plain files at game starts; `pgnlake merge` puts the shards together.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<crate::input::shard::Shard>,
 }
 
 /// Explore one position of the opening tree of an import.

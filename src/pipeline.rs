@@ -6,6 +6,7 @@
 //! same sequence whatever the thread count.
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -18,7 +19,7 @@ use crate::input::{self, InputSource};
 use crate::jobs::{self, SideJobReceiver, SideJobSender, side_jobs};
 use crate::pgn::framer::{Batch, Framer};
 use crate::profile::{self, Stage, Thread};
-use crate::sink::summary::InputSummary;
+use crate::sink::summary::{InputPart, InputSummary};
 
 const BATCH_BYTES: usize = 512 << 10;
 const BATCH_GAMES: usize = 2048;
@@ -57,10 +58,13 @@ pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), Error> 
 }
 
 /// Runs the pipeline over `sources` on `pool` (with `threads` workers).
+/// `keep[i]`: the games of source `i` to keep, by the uncompressed offset of
+/// their first byte (a shard's part; every game when `keep` has no entry).
 /// Returns what was read from each input, or the first read error, and the
 /// consumer's own result.
 pub fn run<S, O, C, NewState, Work, Finish>(
     sources: &[InputSource],
+    keep: &[Range<u64>],
     pool: &rayon::ThreadPool,
     threads: usize,
     bar: &ProgressBar,
@@ -99,8 +103,15 @@ where
     };
     let workers = &workers;
     std::thread::scope(|scope| {
-        let reader =
-            scope.spawn(|| read_all(sources, batch_tx, (ticket_rx, in_flight), bar, offload));
+        let reader = scope.spawn(|| {
+            read_all(
+                (sources, keep),
+                batch_tx,
+                (ticket_rx, in_flight),
+                bar,
+                offload,
+            )
+        });
         let writer = scope.spawn(|| consume_in_order(out_rx, ticket_tx, consumer, bar));
         pool.scope(|pool_scope| {
             for _ in 0..threads {
@@ -167,7 +178,7 @@ type Worked<O> = Result<O, WorkerPanicked>;
 
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
-    sources: &[InputSource],
+    sources: (&[InputSource], &[Range<u64>]),
     tx: Sender<(u64, usize, Batch)>,
     tickets: (Receiver<()>, usize),
     bar: &ProgressBar,
@@ -206,7 +217,7 @@ impl<R: std::io::Read> std::io::Read for TimedRead<R> {
 }
 
 fn frame_all(
-    sources: &[InputSource],
+    (sources, keep): (&[InputSource], &[Range<u64>]),
     tx: Sender<(u64, usize, Batch)>,
     (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
@@ -224,7 +235,9 @@ fn frame_all(
             source,
         };
         let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
-            let mut framer = Framer::new(TimedRead(reader));
+            let part = keep.get(index).cloned();
+            let mut framer =
+                Framer::new(TimedRead(reader)).keeping(part.clone().unwrap_or(0..u64::MAX));
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
@@ -254,6 +267,7 @@ fn frame_all(
                 uncompressed_bytes: framer.bytes_read(),
                 games,
                 truncated: framer.truncation().cloned(),
+                part: part.map(InputPart::from),
             }))
         })?;
         match framed {
@@ -407,7 +421,7 @@ mod tests {
             games: 0,
         };
         let bar = ProgressBar::hidden();
-        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        let (read, consumed) = run(&sources, &[], &pool(2), 2, &bar, workers, consumer);
         read.unwrap_or_else(|e| panic!("{e}"));
         let consumer = consumed.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(consumer.games, 50_000);
@@ -434,7 +448,7 @@ mod tests {
             finish: |_| {},
         };
         let bar = ProgressBar::hidden();
-        let (read, consumed) = run(&sources, &pool(4), 4, &bar, workers, Recorder::new());
+        let (read, consumed) = run(&sources, &[], &pool(4), 4, &bar, workers, Recorder::new());
         let recorder = consumed.unwrap_or_else(|e| panic!("{e}"));
         let read = read.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(read.first().map(|s| s.games), Some(100_000));
@@ -470,7 +484,7 @@ mod tests {
             ..Recorder::new()
         };
         let bar = ProgressBar::hidden();
-        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        let (read, consumed) = run(&sources, &[], &pool(2), 2, &bar, workers, consumer);
         assert!(read.is_ok() && consumed.is_ok());
         // 2 threads: at most max(16, 4 × 2) tickets between reader and
         // consumer, of the 98 batches the input makes, plus the one the
@@ -499,7 +513,7 @@ mod tests {
             ..Recorder::new()
         };
         let bar = ProgressBar::hidden();
-        let (read, consumed) = run(&sources, &pool(2), 2, &bar, workers, consumer);
+        let (read, consumed) = run(&sources, &[], &pool(2), 2, &bar, workers, consumer);
         assert!(matches!(consumed, Err(Error::Usage(_))));
         // The reader stopped within the input: no summary of it, and far
         // fewer than its 196 batches were worked.
@@ -522,7 +536,7 @@ mod tests {
             finish: |_| {},
         };
         let bar = ProgressBar::hidden();
-        let (_, consumed) = run(&sources, &pool(2), 2, &bar, workers, Recorder::new());
+        let (_, consumed) = run(&sources, &[], &pool(2), 2, &bar, workers, Recorder::new());
         let error = consumed.err().map(|e| e.to_string());
         assert_eq!(
             error.as_deref(),

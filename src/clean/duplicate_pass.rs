@@ -51,7 +51,7 @@ pub(super) fn find_duplicates(
         games: 0,
     };
     let bar = progress::import_bar(None, true);
-    let (read, collected) = pipeline::run(sources, pool, threads, &bar, workers, keys);
+    let (read, collected) = pipeline::run(sources, &[], pool, threads, &bar, workers, keys);
     let collected = collected?;
     read?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();

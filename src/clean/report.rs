@@ -7,7 +7,7 @@ use polars::prelude::{DataFrame, PolarsResult};
 
 use crate::clean::game::Action;
 use crate::error::Error;
-use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use crate::sink::rows::Place;
 
 /// The report table, written in row groups as the run goes; removed when
@@ -106,5 +106,5 @@ fn report_frame(rows: &[(Place, String, Action)]) -> PolarsResult<DataFrame> {
             rows.iter().map(|r| r.2.detail.as_str()).collect::<Vec<_>>(),
         ),
     ];
-    DataFrame::new(rows.len(), columns)
+    table_frame(rows.len(), columns)
 }

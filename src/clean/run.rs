@@ -69,7 +69,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
         report,
         sources: sources.iter().map(InputSource::display_name).collect(),
     };
-    let (read, consumed) = pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
+    let (read, consumed) = pipeline::run(&sources, &[], &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
     let consumer = consumed?;
     let inputs = read?;

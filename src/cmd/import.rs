@@ -17,7 +17,15 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         opening_min_games: args.opening_min_games,
         memory_limit: args.memory_limit,
         piece_values: args.piece_values,
+        shard: args.shard,
     };
+    if options.shard.is_some() && options.opening_min_games > 1 {
+        return Err(Error::Usage(
+            "--opening-min-games applies after the shards are summed: give it to \
+             `pgnlake merge` (or the Spark job), not to a shard"
+                .to_owned(),
+        ));
+    }
     profile::enable_from_env();
     let summary = run_import(&options)?;
     if !options.quiet {

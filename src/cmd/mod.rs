@@ -4,6 +4,7 @@
 pub mod clean;
 pub mod explore;
 pub mod import;
+pub mod merge;
 pub mod query;
 
 use std::process::ExitCode;
@@ -51,7 +52,10 @@ impl From<ExitStatus> for ExitCode {
 /// Runs the chosen subcommand: prints a failure as one line on stderr and
 /// returns how it ended.
 pub fn run(cli: Cli) -> ExitStatus {
-    let reads_games = matches!(cli.command, Command::Import(_) | Command::Clean(_));
+    let reads_games = matches!(
+        cli.command,
+        Command::Import(_) | Command::Clean(_) | Command::Merge(_)
+    );
     if reads_games {
         limit_polars_threads();
         if let Err(message) = interrupt::install() {
@@ -64,6 +68,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Explore(args) => explore::run(args),
         Command::Clean(args) => clean::run(args),
         Command::Query(args) => query::run(args),
+        Command::Merge(args) => merge::run(args),
     };
     let status = match result {
         Ok(status) => status,

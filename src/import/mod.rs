@@ -3,12 +3,15 @@
 //! (`worker`: each batch's rows as table pieces), the statistics aggregated
 //! per worker and merged at the end, and the tables written in input order
 //! (`tables`), so they are identical whatever the thread count; `run` drives
-//! it and writes `summary.json`.
+//! it and writes `summary.json`; `merge` puts the tables of an import's
+//! shards (`--shard K/N`) back together.
 
+mod merge;
 mod run;
 mod tables;
 mod worker;
 
+pub use merge::{MergeOptions, run_merge};
 pub use run::{
     DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_MIN_GAMES, DEFAULT_OPENING_PLIES, ImportOptions,
     run_import,

@@ -2,6 +2,7 @@
 //! tables, run the pipeline, merge the aggregates and write the summary.
 
 use std::fs;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -10,6 +11,7 @@ use crate::check::process_batch;
 use crate::error::Error;
 use crate::import::tables::{TableConsumer, Writers, write_aggregates};
 use crate::import::worker::BatchTables;
+use crate::input::shard::{self, Shard};
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
@@ -36,6 +38,8 @@ pub struct ImportOptions {
     /// Bytes the aggregates may hold in memory before spilling to disk.
     pub memory_limit: u64,
     pub piece_values: PieceValues,
+    /// `--shard K/N`: import this shard of the inputs only.
+    pub shard: Option<Shard>,
 }
 
 /// Default `--opening-min-games`: every row.
@@ -52,6 +56,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         sources,
         skipped_entries,
     } = input::discover(&options.inputs)?;
+    let (sources, keep) = shard_parts(sources, options.shard)?;
     fs::create_dir_all(&options.out).map_err(|source| Error::OutputDir {
         path: options.out.clone(),
         source,
@@ -87,7 +92,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     };
     let consumer = TableConsumer::new(writers);
     let (read_result, write_result) =
-        pipeline::run(&sources, &pool, threads, &bar, workers, consumer);
+        pipeline::run(&sources, &keep, &pool, threads, &bar, workers, consumer);
     bar.finish_and_clear();
     let TableConsumer {
         counts,
@@ -159,9 +164,35 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
             tree,
         );
         summary.skipped_entries = skipped_entries;
+        summary.shard = options.shard;
         write_summary(&options.out, &summary)?;
         Ok(summary)
     })
+}
+
+/// The sources a run imports and which games of each it keeps: all of
+/// them, or with `--shard`, the shard's parts (see [`input::shard`]).
+fn shard_parts(
+    sources: Vec<InputSource>,
+    shard: Option<Shard>,
+) -> Result<(Vec<InputSource>, Vec<Range<u64>>), Error> {
+    let Some(shard) = shard else {
+        return Ok((sources, Vec::new()));
+    };
+    let mut extents = Vec::with_capacity(sources.len());
+    for source in sources {
+        let extent = shard::extent(&source).ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: --shard needs files (standard input cannot be split)",
+                source.display_name()
+            ))
+        })?;
+        extents.push((source, extent));
+    }
+    Ok(shard::plan(&extents, shard)
+        .into_iter()
+        .map(|part| (part.source, part.keep))
+        .unzip())
 }
 
 /// Runs the end of the run on this thread of the pool, its CPU counted in
@@ -181,7 +212,7 @@ fn profiled_end<T>(end: impl FnOnce() -> T) -> T {
     done
 }
 
-fn write_summary(dir: &Path, summary: &Summary) -> Result<(), Error> {
+pub(super) fn write_summary(dir: &Path, summary: &impl serde::Serialize) -> Result<(), Error> {
     let path = dir.join("summary.json");
     let tmp = dir.join(".summary.json.tmp");
     let json = serde_json::to_string_pretty(summary).map_err(Error::write(&path))?;

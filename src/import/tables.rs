@@ -28,13 +28,13 @@ use crate::stats::{Aggregates, RunCounts, SpillDirs};
 
 /// The tables of a run, open under temporary names until the run succeeds.
 pub(super) struct Writers {
-    games: TableWriter,
-    rejects: TableWriter,
-    openings: TableWriter,
-    opening_lines: TableWriter,
-    results: TableWriter,
-    material: TableWriter,
-    endgames: TableWriter,
+    pub(super) games: TableWriter,
+    pub(super) rejects: TableWriter,
+    pub(super) openings: TableWriter,
+    pub(super) opening_lines: TableWriter,
+    pub(super) results: TableWriter,
+    pub(super) material: TableWriter,
+    pub(super) endgames: TableWriter,
 }
 
 impl Writers {
@@ -162,7 +162,10 @@ fn merge_parts<C: spill::Codec>(
     spill::merge::<C>(dir, parts).map_err(Error::write(dir.path()))
 }
 
-fn write_frame(writer: &mut TableWriter, frame: PolarsResult<DataFrame>) -> Result<(), Error> {
+pub(super) fn write_frame(
+    writer: &mut TableWriter,
+    frame: PolarsResult<DataFrame>,
+) -> Result<(), Error> {
     let path = writer.path().to_path_buf();
     let frame = frame.map_err(Error::write(&path))?;
     writer.write(&frame).map_err(Error::write(&path))

@@ -3,6 +3,7 @@
 //! expand zip archives into their PGN entries, and refuse what is not text.
 
 pub mod progress;
+pub mod shard;
 pub mod text;
 pub mod zstd_frames;
 

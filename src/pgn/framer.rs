@@ -125,6 +125,12 @@ pub struct Framer<R> {
     broken: Option<String>,
     /// Set when the input turned out to be cut short.
     truncation: Option<Truncation>,
+    /// Games kept: those whose first byte is at an offset in this range
+    /// (a shard's part of the input). The others are framed all the same,
+    /// so that offsets, lines and ordinals are those of the whole input.
+    keep: std::ops::Range<u64>,
+    /// A game at or past `keep.end` was reached: the part is done.
+    past_part: bool,
 }
 
 impl<R: Read> Framer<R> {
@@ -143,7 +149,19 @@ impl<R: Read> Framer<R> {
             max_game_bytes: MAX_GAME_BYTES,
             broken: None,
             truncation: None,
+            keep: 0..u64::MAX,
+            past_part: false,
         }
+    }
+
+    /// Keeps only the games that start at an uncompressed offset in `keep`
+    /// and stops reading at the first game past it. The games before it
+    /// are framed (not parsed), so offsets, lines and `game_index` stay
+    /// those of the whole input; a cut at any offset gives every game to
+    /// exactly one part, because the framing does not depend on the cut.
+    pub fn keeping(mut self, keep: std::ops::Range<u64>) -> Self {
+        self.keep = keep;
+        self
     }
 
     /// A smaller cut-off than [`MAX_GAME_BYTES`], for tests.
@@ -172,8 +190,14 @@ impl<R: Read> Framer<R> {
         max_bytes: usize,
         max_games: usize,
     ) -> io::Result<bool> {
-        while batch.data.len() < max_bytes && batch.games.len() < max_games {
+        while batch.data.len() < max_bytes && batch.games.len() < max_games && !self.past_part {
             match self.next_game()? {
+                Some(Frame { offset, .. }) if offset < self.keep.start => {
+                    self.games_in_source += 1;
+                }
+                Some(Frame { offset, .. }) if offset >= self.keep.end => {
+                    self.past_part = true;
+                }
                 Some(Frame {
                     offset,
                     line,

@@ -51,7 +51,8 @@ pub struct OpeningLabel {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Explored {
     pub epd: String,
-    pub position_key: u64,
+    /// As stored in the table (signed; see `openings::stored_key`).
+    pub position_key: i64,
     pub opening: Option<OpeningLabel>,
     pub games: u64,
     /// Most played first; ties by SAN.
@@ -114,7 +115,7 @@ pub fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), ExploreE
 /// Reads the moves of `target` from `DIR/openings.parquet`.
 pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
-    let key = position_key(&pos);
+    let key = openings::stored_key(position_key(&pos));
     let path = data.join("openings.parquet");
     if !path.is_file() {
         return Err(ExploreError::MissingTable { path });
@@ -161,9 +162,9 @@ fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
             .collect())
     };
     let count = |name: &str| -> PolarsResult<Vec<u64>> {
-        let values = frame.column(name)?.u64()?;
+        let values = frame.column(name)?.i64()?;
         Ok((0..values.len())
-            .map(|i| values.get(i).unwrap_or_default())
+            .map(|i| u64::try_from(values.get(i).unwrap_or_default()).unwrap_or_default())
             .collect())
     };
     let (san, uci) = (text("move_san")?, text("move_uci")?);

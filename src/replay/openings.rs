@@ -66,6 +66,15 @@ pub fn position_key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// A position key as the tables store it: a signed 64-bit integer holding
+/// the same 64 bits (two's complement), because Spark, BigQuery and Trino
+/// have no unsigned 64-bit type. The Polyglot key is the column read back as
+/// unsigned: `CAST(position_key AS UBIGINT)` in DuckDB, `k & 0xFFFFFFFFFFFFFFFF`
+/// in Python.
+pub fn stored_key(key: u64) -> i64 {
+    i64::from_ne_bytes(key.to_ne_bytes())
+}
+
 impl OpeningIndex {
     fn build() -> OpeningIndex {
         let mut entries: Vec<(OpeningName, u64, usize)> = Vec::new();
@@ -114,6 +123,15 @@ impl OpeningIndex {
 
     pub fn name(&self, id: u16) -> Option<&OpeningName> {
         self.names.get(id as usize)
+    }
+
+    /// The id of a name (names are sorted by eco, then name).
+    pub fn id_of(&self, eco: &str, name: &str) -> Option<u16> {
+        let at = self
+            .names
+            .binary_search_by(|n| (n.eco, n.name).cmp(&(eco, name)))
+            .ok()?;
+        u16::try_from(at).ok()
     }
 
     /// Table lines indexed (positions).

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use polars::prelude::*;
 
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
-use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::openings::{self, OpeningName};
@@ -78,29 +78,41 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
         // append_to_string, not Display: fmt costs several times more.
         ucis.push(|out| unpack_move(key.mv).append_to_string(out));
     }
-    let stat = |f: fn(&Edge) -> u64| entries.iter().map(|(_, e)| f(e)).collect::<Vec<u64>>();
+    // Counts straight as i64 (the table type; see `table_frame`).
+    let stat = |f: fn(&Edge) -> u64| {
+        entries
+            .iter()
+            .map(|(_, e)| i64::try_from(f(e)).unwrap_or(i64::MAX))
+            .collect::<Vec<i64>>()
+    };
     let columns = vec![
         col(
             "position_key",
             entries
                 .iter()
-                .map(|(k, _)| k.position)
-                .collect::<Vec<u64>>(),
+                .map(|(k, _)| openings::stored_key(k.position))
+                .collect::<Vec<i64>>(),
         ),
         col("epd", epds.strs()),
         col(
             "ply",
             entries
                 .iter()
-                .map(|(_, e)| u32::from(e.stats.ply))
-                .collect::<Vec<u32>>(),
+                .map(|(_, e)| i32::from(e.stats.ply))
+                .collect::<Vec<i32>>(),
         ),
         col(
             "move_san",
             entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
         ),
         col("move_uci", ucis.strs()),
-        col("next_position_key", stat(|e| e.next)),
+        col(
+            "next_position_key",
+            entries
+                .iter()
+                .map(|(_, e)| openings::stored_key(e.next))
+                .collect::<Vec<i64>>(),
+        ),
         col("games", stat(|e| e.stats.games.into())),
         col("white_wins", stat(|e| e.stats.white_wins.into())),
         col("draws", stat(|e| e.stats.draws.into())),
@@ -125,7 +137,7 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
                 .collect::<Vec<_>>(),
         ),
     ];
-    DataFrame::new(entries.len(), columns)
+    table_frame(entries.len(), columns)
 }
 
 /// Why writing the tree failed: reading the spill, or writing the table.
@@ -249,5 +261,5 @@ pub fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
         col("elo_diff_count", count(|l| l.elo_diff_count)),
         col("avg_elo_diff", ratio(|l| l.average_elo_diff())),
     ];
-    DataFrame::new(played.len(), columns)
+    table_frame(played.len(), columns)
 }

@@ -7,7 +7,7 @@ use std::io;
 use polars::prelude::*;
 
 use super::openings::TreeWriteError;
-use super::parquet::{ROW_GROUP_ROWS, TableWriter, col};
+use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use crate::stats::outcomes::{
     Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue,
 };
@@ -60,7 +60,7 @@ pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataF
         ),
     ];
     columns.extend(count_columns(entries.iter().map(|(_, v)| &v.counts)));
-    DataFrame::new(entries.len(), columns)
+    table_frame(entries.len(), columns)
 }
 
 /// Streams the merged results into `writer` in row groups; rows written.
@@ -97,7 +97,7 @@ pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
         ),
     ];
     columns.extend(count_columns(rows.iter().map(|r| r.2)));
-    DataFrame::new(rows.len(), columns)
+    table_frame(rows.len(), columns)
 }
 
 /// The `endgames` table: most played first, then by signature.
@@ -125,5 +125,5 @@ pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsRes
                 .collect::<Vec<f64>>(),
         ),
     ];
-    DataFrame::new(named.len(), columns)
+    table_frame(named.len(), columns)
 }

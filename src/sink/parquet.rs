@@ -30,6 +30,23 @@ pub const ROW_GROUP_ROWS: usize = 1 << 15;
 /// half of the default for a few percent more bytes.
 const ZSTD_LEVEL: i32 = 1;
 
+/// A table's frame from its columns, with every unsigned integer column as
+/// the signed type of the next width that holds it (u8, u16, u32 → i32;
+/// u64 → i64): Spark, BigQuery, Trino and Redshift have no unsigned 64-bit
+/// type and read `UINT_64` as a decimal. Counts and ordinals never come near
+/// `i64::MAX`; 64-bit keys are built as i64 (the same bits) by their callers.
+pub(crate) fn table_frame(height: usize, columns: Vec<Column>) -> PolarsResult<DataFrame> {
+    let columns = columns
+        .into_iter()
+        .map(|column| match column.dtype() {
+            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 => column.cast(&DataType::Int32),
+            DataType::UInt64 => column.strict_cast(&DataType::Int64),
+            _ => Ok(column),
+        })
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    DataFrame::new(height, columns)
+}
+
 /// A column named `name` from anything polars builds a Series from.
 pub(crate) fn col<T, P>(name: &str, values: T) -> Column
 where
@@ -245,7 +262,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
         extra_tags_column(rows)?,
     ]);
-    DataFrame::new(rows.len(), columns)
+    table_frame(rows.len(), columns)
 }
 
 fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {
@@ -276,7 +293,7 @@ pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<Dat
         col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
         col("raw_pgn", values(rows, |r| r.raw_pgn.as_str())),
     ]);
-    DataFrame::new(rows.len(), columns)
+    table_frame(rows.len(), columns)
 }
 
 /// Streams one table to `DIR/NAME.parquet` via `DIR/.NAME.parquet.tmp`.

@@ -19,6 +19,27 @@ pub struct InputSummary {
     /// Set when the input was cut short: a read or decompression error, or
     /// a last game that breaks off. The games before the cut are counted.
     pub truncated: Option<crate::pgn::framer::Truncation>,
+    /// A shard's part of the input (`--shard`); absent for a whole input.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub part: Option<InputPart>,
+}
+
+/// Which games of an input a shard kept: those whose first byte is at an
+/// uncompressed offset in `start..end` (`end` null: to the end of the
+/// input, and `uncompressed_bytes` is then the whole input's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputPart {
+    pub start: u64,
+    pub end: Option<u64>,
+}
+
+impl From<std::ops::Range<u64>> for InputPart {
+    fn from(keep: std::ops::Range<u64>) -> InputPart {
+        InputPart {
+            start: keep.start,
+            end: (keep.end != u64::MAX).then_some(keep.end),
+        }
+    }
 }
 
 impl InputSummary {
@@ -136,6 +157,9 @@ pub struct Summary {
     pub truncated_inputs: u64,
     /// Peak resident memory of the run, in bytes (Linux; null elsewhere).
     pub peak_rss_bytes: Option<u64>,
+    /// `--shard K/N`: this run imported one shard of its inputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shard: Option<crate::input::shard::Shard>,
 }
 
 impl Summary {
@@ -175,6 +199,7 @@ impl Summary {
             opening_tree,
             truncated_inputs,
             peak_rss_bytes: peak_rss_bytes(),
+            shard: None,
         }
     }
 

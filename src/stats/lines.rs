@@ -88,12 +88,23 @@ pub struct OpeningLines {
 
 impl OpeningLines {
     pub fn add_game(&mut self, name_id: u16, game: &GameFacts, plies: u32) {
+        if let Some(line) = self.line_mut(name_id) {
+            line.add_game(game, plies);
+        }
+    }
+
+    fn line_mut(&mut self, name_id: u16) -> Option<&mut LineStats> {
         let index = usize::from(name_id);
         if self.lines.len() <= index {
             self.lines.resize(index + 1, LineStats::default());
         }
-        if let Some(line) = self.lines.get_mut(index) {
-            line.add_game(game, plies);
+        self.lines.get_mut(index)
+    }
+
+    /// Adds an opening's row read back from a table (`merge`).
+    pub fn add_line(&mut self, name_id: u16, stats: &LineStats) {
+        if let Some(line) = self.line_mut(name_id) {
+            *line += stats;
         }
     }
 

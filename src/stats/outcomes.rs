@@ -73,6 +73,18 @@ pub fn rating_diff_bucket(white: Option<i32>, black: Option<i32>) -> Option<i32>
     Some((diff.div_euclid(50) * 50).clamp(-800, 800))
 }
 
+/// The key columns of a `results` row as written.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultRow<'a> {
+    pub year: Option<i32>,
+    pub time_class: &'a str,
+    pub rating_diff_bucket: Option<i32>,
+    pub declared: Option<&'a str>,
+    pub end_state: &'a str,
+    pub draw_reason: Option<&'a str>,
+    pub termination: Option<&'a str>,
+}
+
 /// The key of a `results` row. Null is the smallest value of each field;
 /// the termination tag is keyed by a stable hash and kept in the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -100,6 +112,28 @@ impl ResultKey {
             draw_reason: game.draw_reason.map_or(0, |r| r as u8 + 1),
             termination: game.termination.map_or(0, termination_hash),
         }
+    }
+
+    /// The key of a row read back from a `results` table (`merge`); None
+    /// when a name is not one this version writes.
+    pub fn from_row(row: &ResultRow<'_>) -> Option<ResultKey> {
+        fn position(names: &[&str], name: &str) -> Option<u8> {
+            let at = names.iter().position(|&n| n == name)?;
+            u8::try_from(at).ok()
+        }
+        // Null is 0, a name its place + 1.
+        let optional = |names: &[&str], name: Option<&str>| {
+            name.map_or(Some(0), |name| position(names, name).map(|i| i + 1))
+        };
+        Some(ResultKey {
+            year: row.year.unwrap_or(NULL_INT),
+            time_class: position(&TimeClass::ALL.map(|t| t.as_str()), row.time_class)?,
+            rating_diff_bucket: row.rating_diff_bucket.unwrap_or(NULL_INT),
+            declared: optional(&RESULTS.map(|r| r.as_str()), row.declared)?,
+            end_state: position(&EndState::ALL.map(|e| e.as_str()), row.end_state)?,
+            draw_reason: optional(&DrawReason::ALL.map(|d| d.as_str()), row.draw_reason)?,
+            termination: row.termination.map_or(0, termination_hash),
+        })
     }
 
     pub fn year(&self) -> Option<i32> {
@@ -258,6 +292,23 @@ impl MaterialTable {
         }
     }
 
+    /// Adds a row read back from a `material` table (`merge`); false when
+    /// the ply or difference is not one of the table's.
+    pub fn add_row(&mut self, ply: u32, diff: i32, counts: &Counts) -> bool {
+        let row = CHECKPOINTS.iter().position(|&p| p == ply);
+        let column = usize::try_from(diff + MATERIAL_CLAMP).ok();
+        match row
+            .zip(column)
+            .and_then(|(r, c)| self.cells.get_mut(r)?.get_mut(c))
+        {
+            Some(cell) => {
+                *cell += counts;
+                true
+            }
+            None => false,
+        }
+    }
+
     /// (checkpoint ply, material difference, counts) of the cells with games.
     pub fn rows(&self) -> impl Iterator<Item = (u32, i32, &Counts)> {
         self.cells.iter().zip(CHECKPOINTS).flat_map(|(row, ply)| {
@@ -301,6 +352,26 @@ impl EndgameKey {
             }
         }
         EndgameKey(key)
+    }
+
+    /// The key of a signature as [`EndgameKey::signature`] writes it.
+    pub fn parse(signature: &str) -> Option<EndgameKey> {
+        let (stronger, weaker) = signature.split_once('v')?;
+        let mut key = 0u64;
+        for side in [stronger, weaker] {
+            let pieces = side.strip_prefix('K')?;
+            let mut counts = [0u64; KEY_ROLES.len()];
+            for letter in pieces.chars() {
+                let role = Role::from_char(letter)?;
+                let at = KEY_ROLES.iter().position(|&r| r == role)?;
+                *counts.get_mut(at)? += 1;
+            }
+            for n in counts {
+                key = (key << 4) | n.min(15);
+            }
+        }
+        let key = EndgameKey(key);
+        (key.signature() == signature).then_some(key)
     }
 
     /// `KRPvKR`.

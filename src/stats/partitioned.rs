@@ -28,15 +28,17 @@ use crate::profile::Stage;
 /// A row of the tree: a position, a move, and what the games add up to.
 pub type Row = (EdgeKey, Edge);
 
-/// Partitions are the top bits of the position key.
+/// Partitions are the top bits of the position key (sign bit flipped).
 const PARTITION_BITS: u32 = 12;
 const PARTITIONS: usize = 1 << PARTITION_BITS;
 /// Within a partition, the next bits split it into passes when it is too
 /// large to be added up in one go.
 const SUB_BITS: u32 = 8;
 
+/// Partitions in the table's order: by the key as stored (signed), so the
+/// sign bit is flipped first (negative keys come first).
 fn partition_of(position: u64) -> usize {
-    (position >> (64 - PARTITION_BITS)) as usize
+    ((position ^ (1 << 63)) >> (64 - PARTITION_BITS)) as usize
 }
 
 fn sub_partition_of(position: u64) -> u64 {

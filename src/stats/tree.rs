@@ -12,14 +12,28 @@ use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square
 use super::partitioned::{InMemory, TreePart, TreeRuns};
 use super::spill::Fields;
 use crate::pgn::result::GameResult;
+use crate::replay::openings::stored_key;
 
-/// One edge of the tree: a position and a move played from it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+/// One edge of the tree: a position and a move played from it. Ordered as
+/// the table is sorted: by the key as stored (signed), then by move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct EdgeKey {
     /// [`crate::replay::openings::position_key`] of the position.
     pub position: u64,
     /// The move, as shakmaty's 2-byte packed UCI move (standard castling).
     pub mv: u16,
+}
+
+impl Ord for EdgeKey {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (stored_key(self.position), self.mv).cmp(&(stored_key(other.position), other.mv))
+    }
+}
+
+impl PartialOrd for EdgeKey {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// What the games that played an edge add up to. Only sums, counts, minima
@@ -177,6 +191,32 @@ impl Edge {
         }
     }
 
+    /// The edge of a row read back from an `openings` table (`merge`):
+    /// the position from its EPD and the move from its UCI, so that the
+    /// row is spelled out again exactly as the import spells it. None when
+    /// the EPD or the move is not legal.
+    pub fn from_table_row(
+        position: u64,
+        epd: &str,
+        uci: &str,
+        next: u64,
+        stats: EdgeStats,
+    ) -> Option<(EdgeKey, Edge)> {
+        let pos: Chess = shakmaty::fen::Epd::from_ascii(epd.as_bytes())
+            .ok()?
+            .into_position(CastlingMode::Standard)
+            .ok()?;
+        let uci = UciMove::from_ascii(uci.as_bytes()).ok()?;
+        let m = uci.to_move(&pos).ok()?;
+        let mut edge = Edge::new(&pos, m, next);
+        edge.stats = stats;
+        let key = EdgeKey {
+            position,
+            mv: pack_move(m),
+        };
+        Some((key, edge))
+    }
+
     /// The move in SAN with `+` / `#`.
     pub fn san(&self) -> &str {
         let len = self.san.iter().position(|&b| b == 0).unwrap_or(SAN_BYTES);
@@ -293,7 +333,11 @@ pub fn unpack_move(mv: u16) -> UciMove {
 }
 
 fn pack_move(m: Move) -> u16 {
-    u16::from_le_bytes(PackedUciMove::pack(m.to_uci(CastlingMode::Standard)).to_bytes())
+    pack_uci(m.to_uci(CastlingMode::Standard))
+}
+
+fn pack_uci(uci: UciMove) -> u16 {
+    u16::from_le_bytes(PackedUciMove::pack(uci).to_bytes())
 }
 
 /// What one game contributes besides its moves.

@@ -397,7 +397,7 @@ fn portable_statements() -> Vec<(String, String)> {
     }
     for (id, sql) in [
         (
-            "u64",
+            "keys",
             "SELECT position_key, next_position_key, games FROM openings ORDER BY position_key, move_uci",
         ),
         (

@@ -54,6 +54,7 @@ pub fn import_with(
         opening_min_games: 1,
         memory_limit,
         piece_values: Default::default(),
+        shard: None,
     };
     let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
     Imported { dir, summary }
@@ -87,18 +88,18 @@ pub fn str_at(frame: &DataFrame, column: &str, row: usize) -> Option<String> {
         .unwrap_or_else(|e| panic!("{column}: {e}"))
 }
 
+/// A count or ordinal (stored as i32) read as u32.
 pub fn u32_at(frame: &DataFrame, column: &str, row: usize) -> Option<u32> {
     frame
         .column(column)
-        .and_then(|c| c.u32().map(|s| s.get(row)))
+        .and_then(|c| c.i32().map(|s| s.get(row)))
         .unwrap_or_else(|e| panic!("{column}: {e}"))
+        .and_then(|n| u32::try_from(n).ok())
 }
 
+/// A count or ordinal (stored as i64) read as u64.
 pub fn u64_at(frame: &DataFrame, column: &str, row: usize) -> Option<u64> {
-    frame
-        .column(column)
-        .and_then(|c| c.u64().map(|s| s.get(row)))
-        .unwrap_or_else(|e| panic!("{column}: {e}"))
+    i64_at(frame, column, row).and_then(|n| u64::try_from(n).ok())
 }
 
 pub fn i32_at(frame: &DataFrame, column: &str, row: usize) -> Option<i32> {
