@@ -131,7 +131,7 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     let same = |s: &ShardDir, field: &str| {
         shards.first().map(|f| &f.summary["options"][field]) == Some(&s.summary["options"][field])
     };
-    for (i, shard) in shards.iter().enumerate() {
+    for shard in &shards {
         let place = shard.dir.display();
         if shard.summary["shard"]["count"].as_u64() != Some(count) {
             return Err(Error::Usage(format!(
@@ -139,24 +139,24 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
                 shard.summary["shard"]["count"]
             )));
         }
-        if shard.index != i as u64 + 1 {
-            return Err(Error::Usage(format!(
-                "shards of {count}: shard {} is missing or given twice (found {} at {place})",
-                i + 1,
-                shard.index
-            )));
-        }
         let tree = |s: &ShardDir| s.summary["opening_tree"]["plies"].clone();
         let differs = !same(shard, "piece_values") || shards.first().map(tree) != Some(tree(shard));
         if differs {
             return Err(Error::Usage(format!(
-                "{place}: imported with other --piece-values or --opening-plies than shard 1"
+                "{place}: imported with other --piece-values or --opening-plies than the first shard"
             )));
         }
     }
-    if shards.len() as u64 != count {
+    let indexes: Vec<u64> = shards.iter().map(|s| s.index).collect();
+    if let Some(missing) = (1..=count).find(|k| !indexes.contains(k)) {
         return Err(Error::Usage(format!(
-            "shards of {count}: {} given; merge needs all of them",
+            "shards of {count}: shard {missing} is missing ({} folders given; merge needs all of them)",
+            shards.len()
+        )));
+    }
+    if indexes.len() as u64 != count {
+        return Err(Error::Usage(format!(
+            "shards of {count}: {} folders given, some shard twice",
             shards.len()
         )));
     }

@@ -20,5 +20,6 @@ mod outcomes;
 mod properties;
 mod query;
 mod roundtrip;
+mod shard;
 mod shipped_queries;
 mod tree_oracle;

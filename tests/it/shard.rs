@@ -1,0 +1,266 @@
+//! `import --shard K/N` and `merge`: every game in exactly one shard, and
+//! the merged shards equal to one import of the same inputs, table by table
+//! (schema and rows in order), on the sample and on the corpus.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pgnlake::import::{
+    DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions, MergeOptions, run_import, run_merge,
+};
+use pgnlake::input::shard::Shard;
+use polars::prelude::*;
+
+use crate::common::{read_table, sample, shared_data};
+
+const TABLES: [&str; 7] = [
+    "games",
+    "rejects",
+    "openings",
+    "opening_lines",
+    "results",
+    "material",
+    "endgames",
+];
+
+fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32) -> ImportOptions {
+    ImportOptions {
+        inputs: inputs.to_vec(),
+        out: out.to_path_buf(),
+        threads: 2,
+        quiet: true,
+        strict: false,
+        opening_plies: DEFAULT_OPENING_PLIES,
+        opening_min_games: min_games,
+        memory_limit: DEFAULT_MEMORY_LIMIT,
+        piece_values: Default::default(),
+        shard,
+    }
+}
+
+/// Imports shard K of `count` for every K under `root/shard-K`; the folders.
+fn import_shards(inputs: &[PathBuf], root: &Path, count: u32) -> Vec<PathBuf> {
+    (1..=count)
+        .map(|index| {
+            let out = root.join(format!("shard-{index}"));
+            let shard = Shard { index, count };
+            run_import(&options(inputs, &out, Some(shard), 1))
+                .unwrap_or_else(|e| panic!("shard {shard}: {e}"));
+            out
+        })
+        .collect()
+}
+
+/// The (source, offset) of every game a run read, accepted or rejected.
+fn places(dir: &Path) -> Vec<(String, i64)> {
+    let mut all = Vec::new();
+    for table in ["games", "rejects"] {
+        let frame = read_table(&dir.join(format!("{table}.parquet")));
+        let sources = frame
+            .column("source")
+            .and_then(|c| c.str().cloned())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let offsets = frame
+            .column("offset")
+            .and_then(|c| c.i64().cloned())
+            .unwrap_or_else(|e| panic!("{e}"));
+        for i in 0..frame.height() {
+            let source = sources.get(i).unwrap_or_default().to_owned();
+            all.push((source, offsets.get(i).unwrap_or(-1)));
+        }
+    }
+    all.sort();
+    all
+}
+
+fn assert_same_tables(single: &Path, merged: &Path, what: &str) {
+    for table in TABLES {
+        let file = format!("{table}.parquet");
+        let (a, b) = (
+            read_table(&single.join(&file)),
+            read_table(&merged.join(&file)),
+        );
+        assert_eq!(a.schema(), b.schema(), "{what}: {table} schema");
+        assert!(
+            a.equals_missing(&b),
+            "{what}: {table} differs ({} vs {} rows)",
+            a.height(),
+            b.height()
+        );
+    }
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join("summary.json")).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+}
+
+/// Splits `inputs` N ways for each N, checks that every game is in exactly
+/// one shard and that the merge equals the single import.
+fn check_shards_merge_into_one_import(inputs: &[PathBuf], counts: &[u32]) {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let single = root.path().join("single");
+    let whole = run_import(&options(inputs, &single, None, 1)).unwrap_or_else(|e| panic!("{e}"));
+    let expected = places(&single);
+    assert_eq!(expected.len() as u64, whole.games_read);
+    for &count in counts {
+        let dirs = import_shards(inputs, &root.path().join(format!("of-{count}")), count);
+        let mut seen: Vec<(String, i64)> = dirs.iter().flat_map(|d| places(d)).collect();
+        seen.sort();
+        assert_eq!(seen, expected, "{count} shards: each game once");
+        let merged = root.path().join(format!("merged-{count}"));
+        // Any order of the folders.
+        let mut given = dirs.clone();
+        given.reverse();
+        let merged_summary = run_merge(&MergeOptions {
+            dirs: given,
+            out: merged.clone(),
+            opening_min_games: 1,
+        })
+        .unwrap_or_else(|e| panic!("merge of {count}: {e}"));
+        assert_same_tables(&single, &merged, &format!("{count} shards"));
+        let single_summary = summary(&single);
+        for field in [
+            "games_read",
+            "accepted",
+            "rejected",
+            "balanced",
+            "rejected_by_reason",
+            "end_states",
+            "result_checks",
+            "tables",
+            "truncated_inputs",
+        ] {
+            assert_eq!(
+                merged_summary[field], single_summary[field],
+                "{count} shards: summary {field}"
+            );
+        }
+        let paths = |s: &serde_json::Value| -> Vec<(serde_json::Value, serde_json::Value)> {
+            s["inputs"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|i| (i["path"].clone(), i["games"].clone()))
+                .collect()
+        };
+        assert_eq!(paths(&merged_summary), paths(&single_summary));
+        assert_eq!(
+            merged_summary["opening_tree"]["rows"],
+            single_summary["opening_tree"]["rows"]
+        );
+    }
+}
+
+#[test]
+fn the_sample_split_any_number_of_ways_merges_into_the_single_import() {
+    let inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];
+    check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+}
+
+#[test]
+fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
+    let Some(shared) = shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");
+        return;
+    };
+    // Plain files that shard bounds cut, and a compressed one that goes whole.
+    let inputs: Vec<PathBuf> = [
+        "twic0920.pgn",
+        "lichess-2025-05-sample.pgn",
+        "book-collections.pgn.zst",
+        "twic1599-sample.pgn",
+    ]
+    .iter()
+    .map(|name| shared.join("corpus").join(name))
+    .collect();
+    check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+}
+
+#[test]
+fn opening_min_games_applies_after_the_shards_are_summed() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let inputs = vec![sample("openings.pgn"), sample("results.pgn")];
+    let single = root.path().join("single");
+    run_import(&options(&inputs, &single, None, 2)).unwrap_or_else(|e| panic!("{e}"));
+    let dirs = import_shards(&inputs, root.path(), 2);
+    let merged = root.path().join("merged");
+    let summary = run_merge(&MergeOptions {
+        dirs,
+        out: merged.clone(),
+        opening_min_games: 2,
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_same_tables(&single, &merged, "min games 2");
+    assert_eq!(summary["opening_tree"]["min_games"], 2);
+    assert!(summary["opening_tree"]["rows_dropped"].as_u64() > Some(0));
+}
+
+fn pgnlake(args: &[&str]) -> (Option<i32>, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let at = |name: &str| root.path().join(name).display().to_string();
+    let results = sample("results.pgn").display().to_string();
+    let mut refusals = BTreeMap::new();
+    refusals.insert(
+        "stdin",
+        pgnlake(&["import", "-", "--shard", "1/2", "-o", &at("a"), "-q"]),
+    );
+    refusals.insert(
+        "bad k/n",
+        pgnlake(&["import", &results, "--shard", "3/2", "-o", &at("b")]),
+    );
+    refusals.insert(
+        "min games",
+        pgnlake(&[
+            "import",
+            &results,
+            "--shard",
+            "1/2",
+            "--opening-min-games",
+            "5",
+            "-o",
+            &at("c"),
+        ]),
+    );
+    let (code, _) = pgnlake(&["import", &results, "--shard", "1/2", "-o", &at("s1"), "-q"]);
+    assert_eq!(code, Some(0));
+    let (code, _) = pgnlake(&["import", &results, "-o", &at("whole"), "-q"]);
+    assert_eq!(code, Some(0));
+    refusals.insert(
+        "missing shard",
+        pgnlake(&["merge", &at("s1"), "-o", &at("m1")]),
+    );
+    refusals.insert(
+        "not a shard",
+        pgnlake(&["merge", &at("whole"), "-o", &at("m2")]),
+    );
+    refusals.insert(
+        "no folder",
+        pgnlake(&["merge", &at("nowhere"), "-o", &at("m3")]),
+    );
+    for (what, (code, stderr)) in &refusals {
+        assert_eq!(*code, Some(2), "{what}: {stderr}");
+        // clap's own usage errors add a hint line.
+        if *what != "bad k/n" {
+            assert_eq!(stderr.trim().lines().count(), 1, "{what}: {stderr}");
+        }
+    }
+    assert!(refusals["bad k/n"].1.contains("expected K/N"));
+    assert!(refusals["missing shard"].1.contains("shard 2 is missing"));
+    assert!(refusals["not a shard"].1.contains("not a shard"));
+    assert!(refusals["stdin"].1.contains("standard input"));
+    assert!(refusals["min games"].1.contains("pgnlake merge"));
+}
