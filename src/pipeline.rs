@@ -6,7 +6,6 @@
 //! same sequence whatever the thread count.
 
 use std::collections::BTreeMap;
-use std::ops::Range;
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,6 +14,7 @@ use crossbeam_channel::{Receiver, Sender, TryRecvError, bounded};
 use indicatif::ProgressBar;
 
 use crate::error::Error;
+use crate::input::shard::{Cut, Keep};
 use crate::input::{self, InputSource};
 use crate::jobs::{self, SideJobReceiver, SideJobSender, side_jobs};
 use crate::pgn::framer::{Batch, Framer};
@@ -58,13 +58,13 @@ pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), Error> 
 }
 
 /// Runs the pipeline over `sources` on `pool` (with `threads` workers).
-/// `keep[i]`: the games of source `i` to keep, by the uncompressed offset of
-/// their first byte (a shard's part; every game when `keep` has no entry).
+/// `keep[i]`: the games of source `i` to keep (a shard's part; every game
+/// when `keep` has no entry).
 /// Returns what was read from each input, or the first read error, and the
 /// consumer's own result.
 pub fn run<S, O, C, NewState, Work, Finish>(
     sources: &[InputSource],
-    keep: &[Range<u64>],
+    keep: &[Cut],
     pool: &rayon::ThreadPool,
     threads: usize,
     bar: &ProgressBar,
@@ -100,6 +100,7 @@ where
     let offload = input::Offload {
         side_jobs: side_tx,
         frames_ahead: (threads + 1).min(8),
+        keep: None,
     };
     let workers = &workers;
     std::thread::scope(|scope| {
@@ -178,7 +179,7 @@ type Worked<O> = Result<O, WorkerPanicked>;
 
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
-    sources: (&[InputSource], &[Range<u64>]),
+    sources: (&[InputSource], &[Cut]),
     tx: Sender<(u64, usize, Batch)>,
     tickets: (Receiver<()>, usize),
     bar: &ProgressBar,
@@ -217,7 +218,7 @@ impl<R: std::io::Read> std::io::Read for TimedRead<R> {
 }
 
 fn frame_all(
-    (sources, keep): (&[InputSource], &[Range<u64>]),
+    (sources, keep): (&[InputSource], &[Cut]),
     tx: Sender<(u64, usize, Batch)>,
     (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
@@ -234,10 +235,11 @@ fn frame_all(
             path: path.clone(),
             source,
         };
+        let part = keep.get(index).map(|cut| Arc::new(cut.keep()));
+        let bounds = part.clone().unwrap_or_else(|| Arc::new(Keep::whole()));
+        opener.keeping(bounds.follows_frames().then(|| Arc::clone(&bounds)));
         let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
-            let part = keep.get(index).cloned();
-            let mut framer =
-                Framer::new(TimedRead(reader)).keeping(part.clone().unwrap_or(0..u64::MAX));
+            let mut framer = Framer::new(TimedRead(reader)).keeping(Arc::clone(&bounds));
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
@@ -267,7 +269,7 @@ fn frame_all(
                 uncompressed_bytes: framer.bytes_read(),
                 games,
                 truncated: framer.truncation().cloned(),
-                part: part.map(InputPart::from),
+                part: part.as_deref().map(InputPart::from),
             }))
         })?;
         match framed {

@@ -2,7 +2,6 @@
 //! tables, run the pipeline, merge the aggregates and write the summary.
 
 use std::fs;
-use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
@@ -11,7 +10,7 @@ use crate::check::process_batch;
 use crate::error::Error;
 use crate::import::tables::{TableConsumer, Writers, write_aggregates};
 use crate::import::worker::BatchTables;
-use crate::input::shard::{self, Shard};
+use crate::input::shard::{self, Cut, Shard};
 use crate::input::{self, InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
@@ -175,7 +174,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
 fn shard_parts(
     sources: Vec<InputSource>,
     shard: Option<Shard>,
-) -> Result<(Vec<InputSource>, Vec<Range<u64>>), Error> {
+) -> Result<(Vec<InputSource>, Vec<Cut>), Error> {
     let Some(shard) = shard else {
         return Ok((sources, Vec::new()));
     };

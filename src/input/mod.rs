@@ -330,6 +330,13 @@ impl Opener {
         }
     }
 
+    /// A shard's bounds tied to zstd frames, for the next source opened.
+    pub fn keeping(&mut self, keep: Option<Arc<shard::Keep>>) {
+        if let Some(offload) = self.offload.as_mut() {
+            offload.keep = keep;
+        }
+    }
+
     /// Decompresses the frames of multi-frame `.zst` inputs on the workers.
     pub fn offloading(mut self, offload: Offload) -> Opener {
         self.offload = Some(offload);

@@ -4,16 +4,23 @@
 //!
 //! The inputs are laid end to end by size on disk, and shard K owns the
 //! K-th of N equal stretches of that line. A file wholly inside a stretch
-//! goes to its shard whole; a plain (uncompressed) file that a boundary
-//! crosses is cut there: each shard keeps the games whose first byte lies in
-//! its stretch of the file. A compressed file, an archive entry or standard
-//! input cannot be cut without reading what comes before the cut, so it goes
-//! whole to the shard that owns its middle byte.
+//! goes to its shard whole. A file that a boundary crosses is cut there when
+//! it can be: a plain file at the boundary's byte, a multi-frame `.zst`
+//! (pzstd's layout, as lichess ships) at the first frame that starts at or
+//! after it. Each shard keeps the games whose first byte lies in its stretch
+//! of the text. The text before a shard's stretch is framed (not parsed), so
+//! that cuts fall at real game starts, as a whole-file framing finds them.
+//! Anything else (a single-frame `.zst`, `.gz`, `.bz2`, an archive entry)
+//! goes whole to the shard that owns its middle byte; standard input cannot
+//! be sharded.
 
 use std::fmt;
+use std::io::{BufReader, Read};
 use std::ops::Range;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicU64, Ordering};
 
+use super::zstd_frames;
 use super::{Compression, InputSource};
 
 /// `K/N`: this run is shard K (1-based) of N.
@@ -44,24 +51,139 @@ impl fmt::Display for Shard {
     }
 }
 
-/// One input as a shard sees it: the source and which games to keep, by the
-/// uncompressed offset of their first byte.
+/// One input as a shard sees it: the source and which games to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Part {
     pub source: InputSource,
-    pub keep: Range<u64>,
+    pub keep: Cut,
 }
 
-/// What the planner needs to know of an input: its size on disk and
-/// whether a shard boundary may cut it.
+/// Which games of an input a shard keeps, by the uncompressed offset of
+/// their first byte.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Cut {
+    /// The games that start in this range of the text.
+    Text(Range<u64>),
+    /// The games that start in the text of the frames that start in this
+    /// range of the compressed file (0: from the start; `u64::MAX`: to the
+    /// end): the text offsets are known once the frames are reached.
+    Frames(Range<u64>),
+}
+
+impl Cut {
+    /// Every game.
+    pub const WHOLE: Cut = Cut::Text(0..u64::MAX);
+
+    /// The bounds for one run over the input.
+    pub fn keep(&self) -> Keep {
+        match self {
+            Cut::Text(range) => Keep {
+                start: Bound::at(range.start),
+                end: Bound::at(range.end),
+            },
+            Cut::Frames(range) => Keep {
+                start: Bound::frame(range.start),
+                end: Bound::frame(range.end),
+            },
+        }
+    }
+}
+
+/// The bounds of a shard's part of an input during a run: text offsets,
+/// fixed or found as the frames they are tied to are reached.
+#[derive(Debug)]
+pub struct Keep {
+    start: Bound,
+    end: Bound,
+}
+
+#[derive(Debug)]
+struct Bound {
+    /// The first frame starting at or after this compressed offset gives
+    /// the text offset; none for a fixed bound.
+    frame_from: Option<u64>,
+    /// The text offset; `u64::MAX` while not reached (or at the end).
+    text: AtomicU64,
+}
+
+impl Bound {
+    fn at(text: u64) -> Bound {
+        Bound {
+            frame_from: None,
+            text: AtomicU64::new(text),
+        }
+    }
+
+    /// A frame bound: 0 and `u64::MAX` are the ends of the text.
+    fn frame(compressed: u64) -> Bound {
+        match compressed {
+            0 | u64::MAX => Bound::at(compressed),
+            _ => Bound {
+                frame_from: Some(compressed),
+                text: AtomicU64::new(u64::MAX),
+            },
+        }
+    }
+
+    fn reached(&self, frame_start: u64, text_at: u64) {
+        if self.frame_from.is_some_and(|from| frame_start >= from) {
+            // The first such frame has the least text offset.
+            self.text.fetch_min(text_at, Ordering::Relaxed);
+        }
+    }
+}
+
+impl Keep {
+    /// Every game (no shard).
+    pub fn whole() -> Keep {
+        Cut::WHOLE.keep()
+    }
+
+    /// Games that start before this text offset are not kept (`u64::MAX`:
+    /// none is, as far as the input has been read).
+    pub fn start(&self) -> u64 {
+        self.start.text.load(Ordering::Relaxed)
+    }
+
+    /// Games from this text offset on are not kept.
+    pub fn end(&self) -> u64 {
+        self.end.text.load(Ordering::Relaxed)
+    }
+
+    /// A zstd frame that starts at compressed offset `frame_start` begins at
+    /// text offset `text_at`: called by the reader before it hands out the
+    /// frame's text, so a bound is known before any game past it is framed.
+    pub fn frame_reached(&self, frame_start: u64, text_at: u64) {
+        self.start.reached(frame_start, text_at);
+        self.end.reached(frame_start, text_at);
+    }
+
+    /// Whether frames can move the bounds (the reader then reports them).
+    pub fn follows_frames(&self) -> bool {
+        self.start.frame_from.is_some() || self.end.frame_from.is_some()
+    }
+}
+
+/// How an input may be cut between shards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cuttable {
+    No,
+    /// Plain text: at any byte.
+    Bytes,
+    /// Several zstd frames: at frame starts.
+    Frames,
+}
+
+/// What the planner needs to know of an input: its size on disk and how a
+/// shard boundary may cut it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Extent {
     pub size: u64,
-    pub cuttable: bool,
+    pub cuttable: Cuttable,
 }
 
-/// The size of `source` and whether it is a plain file (cuttable). Standard
-/// input has no size: it cannot be sharded.
+/// The size of `source` and how it may be cut. Standard input has no size:
+/// it cannot be sharded.
 pub fn extent(source: &InputSource) -> Option<Extent> {
     match source {
         InputSource::Stdin => None,
@@ -69,31 +191,38 @@ pub fn extent(source: &InputSource) -> Option<Extent> {
             let size = std::fs::metadata(path).ok()?.len();
             Some(Extent {
                 size,
-                cuttable: is_plain(path),
+                cuttable: cuttable(path),
             })
         }
         InputSource::ZipEntry { size, .. } => Some(Extent {
             size: *size,
-            cuttable: false,
+            cuttable: Cuttable::No,
         }),
     }
 }
 
-/// Is the file plain text as stored (no compression we would undo)?
-fn is_plain(path: &std::path::Path) -> bool {
-    use std::io::Read;
-    let mut head = [0u8; 8];
-    let Ok(mut file) = std::fs::File::open(path) else {
-        return false;
+/// Plain text, several zstd frames, or neither (read from the head).
+fn cuttable(path: &std::path::Path) -> Cuttable {
+    let Ok(file) = std::fs::File::open(path) else {
+        return Cuttable::No;
     };
-    let mut filled = 0;
-    while filled < head.len() {
-        match file.read(head.get_mut(filled..).unwrap_or_default()) {
-            Ok(0) | Err(_) => break,
-            Ok(n) => filled += n,
-        }
+    let mut head = Vec::with_capacity(8);
+    if file.take(8).read_to_end(&mut head).is_err() {
+        return Cuttable::No;
     }
-    Compression::sniff(head.get(..filled).unwrap_or_default()) == Compression::None
+    match Compression::sniff(&head) {
+        Compression::None => Cuttable::Bytes,
+        Compression::Zstd => {
+            let frames = std::fs::File::open(path)
+                .is_ok_and(|file| zstd_frames::starts_with_frames(BufReader::new(file)));
+            if frames {
+                Cuttable::Frames
+            } else {
+                Cuttable::No
+            }
+        }
+        Compression::Gzip | Compression::Bzip2 => Cuttable::No,
+    }
 }
 
 /// The parts of `sources` (with their extents) that `shard` imports, in
@@ -112,25 +241,31 @@ pub fn plan(sources: &[(InputSource, Extent)], shard: Shard) -> Vec<Part> {
     for (source, extent) in sources {
         let (start, end) = (at, at + extent.size);
         at = end;
-        let keep = if extent.cuttable {
-            // The file's own cut for bound k: none before it (0), none
-            // after it (the part with its last byte runs to the end, as
-            // far as its text goes), else the bound's offset in the file.
-            let cut = |k: u32| -> u64 {
-                match k {
-                    0 => 0,
-                    k if k == shard.count => u64::MAX,
-                    k if bound(k) >= end => u64::MAX,
-                    k => bound(k).saturating_sub(start),
-                }
-            };
-            cut(shard.index - 1)..cut(shard.index)
-        } else {
-            let middle = start + extent.size / 2;
-            let owns = lo <= middle && (middle < hi || last);
-            if owns { 0..u64::MAX } else { 0..0 }
+        // The file's own cut for bound k: none before it (0), none after it
+        // (the part with its last byte runs to the end, as far as its text
+        // goes), else the bound's offset in the file.
+        let cut = |k: u32| -> u64 {
+            match k {
+                0 => 0,
+                k if k == shard.count => u64::MAX,
+                k if bound(k) >= end => u64::MAX,
+                k => bound(k).saturating_sub(start),
+            }
         };
-        if !keep.is_empty() {
+        let range = cut(shard.index - 1)..cut(shard.index);
+        let keep = match extent.cuttable {
+            Cuttable::Bytes => Cut::Text(range),
+            Cuttable::Frames => Cut::Frames(range),
+            Cuttable::No => {
+                let middle = start + extent.size / 2;
+                let owns = lo <= middle && (middle < hi || last);
+                Cut::Text(if owns { 0..u64::MAX } else { 0..0 })
+            }
+        };
+        let empty = match &keep {
+            Cut::Text(range) | Cut::Frames(range) => range.is_empty(),
+        };
+        if !empty {
             parts.push(Part {
                 source: source.clone(),
                 keep,
@@ -153,6 +288,12 @@ mod tests {
         Shard { index, count }
     }
 
+    fn range(cut: &Cut) -> Range<u64> {
+        match cut {
+            Cut::Text(range) | Cut::Frames(range) => range.clone(),
+        }
+    }
+
     #[test]
     fn shards_parse_as_k_of_n() {
         assert_eq!("2/8".parse(), Ok(shard(2, 8)));
@@ -170,7 +311,7 @@ mod tests {
             .filter(|&k| {
                 plan(sources, shard(k, count))
                     .iter()
-                    .any(|p| &p.source == source && p.keep.contains(&offset))
+                    .any(|p| &p.source == source && range(&p.keep).contains(&offset))
             })
             .collect()
     }
@@ -179,11 +320,15 @@ mod tests {
     fn every_offset_of_every_input_is_in_exactly_one_shard() {
         let plain = |size| Extent {
             size,
-            cuttable: true,
+            cuttable: Cuttable::Bytes,
+        };
+        let frames = |size| Extent {
+            size,
+            cuttable: Cuttable::Frames,
         };
         let packed = |size| Extent {
             size,
-            cuttable: false,
+            cuttable: Cuttable::No,
         };
         let sources = vec![
             (file("a.pgn"), plain(1000)),
@@ -192,6 +337,7 @@ mod tests {
             (file("d.pgn"), plain(7)),
             (file("e.pgn.gz"), packed(5000)),
             (file("f.pgn"), plain(2500)),
+            (file("g.pgn.zst"), frames(1800)),
         ];
         for count in [1, 2, 3, 7, 64] {
             for (i, (_, extent)) in sources.iter().enumerate() {
@@ -210,20 +356,41 @@ mod tests {
     }
 
     #[test]
+    fn frame_bounds_are_known_once_their_frame_is_reached() {
+        let keep = Cut::Frames(100..500).keep();
+        assert!(keep.follows_frames());
+        assert_eq!((keep.start(), keep.end()), (u64::MAX, u64::MAX));
+        keep.frame_reached(0, 0);
+        keep.frame_reached(60, 4000);
+        assert_eq!(keep.start(), u64::MAX);
+        // The first frame at or after compressed byte 100 starts the part.
+        keep.frame_reached(120, 8000);
+        keep.frame_reached(300, 20000);
+        assert_eq!((keep.start(), keep.end()), (8000, u64::MAX));
+        keep.frame_reached(510, 33000);
+        keep.frame_reached(900, 50000);
+        assert_eq!((keep.start(), keep.end()), (8000, 33000));
+        // From the start and to the end are fixed.
+        let whole = Cut::Frames(0..u64::MAX).keep();
+        assert!(!whole.follows_frames());
+        assert_eq!((whole.start(), whole.end()), (0, u64::MAX));
+    }
+
+    #[test]
     fn compressed_inputs_go_whole_to_the_shard_of_their_middle() {
         let sources = vec![
             (
                 file("a.pgn.zst"),
                 Extent {
                     size: 100,
-                    cuttable: false,
+                    cuttable: Cuttable::No,
                 },
             ),
             (
                 file("b.pgn.zst"),
                 Extent {
                     size: 300,
-                    cuttable: false,
+                    cuttable: Cuttable::No,
                 },
             ),
         ];
@@ -242,12 +409,19 @@ mod tests {
             file("a.pgn"),
             Extent {
                 size: 900,
-                cuttable: true,
+                cuttable: Cuttable::Bytes,
             },
         )];
         let keeps: Vec<_> = (1..=3)
             .map(|k| plan(&sources, shard(k, 3))[0].keep.clone())
             .collect();
-        assert_eq!(keeps, vec![0..300, 300..600, 600..u64::MAX]);
+        assert_eq!(
+            keeps,
+            vec![
+                Cut::Text(0..300),
+                Cut::Text(300..600),
+                Cut::Text(600..u64::MAX)
+            ]
+        );
     }
 }

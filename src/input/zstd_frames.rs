@@ -18,6 +18,7 @@ use std::io::{self, BufRead, Cursor, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::shard::Keep;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::profile::Stage;
 
@@ -38,6 +39,9 @@ const PATIENCE: Duration = Duration::from_millis(200);
 pub struct Offload {
     pub side_jobs: SideJobSender,
     pub frames_ahead: usize,
+    /// A shard's bounds tied to frames (`--shard`): told where each frame's
+    /// text begins.
+    pub keep: Option<Arc<Keep>>,
 }
 
 /// A frame's text, or its compressed bytes back when it holds more than
@@ -70,7 +74,12 @@ enum Piece {
 pub struct FramesReader<'a, R: BufRead> {
     source: Option<R>,
     offload: Offload,
-    in_flight: VecDeque<Arc<Decompressed>>,
+    /// Frames handed out, with the compressed offset each starts at.
+    in_flight: VecDeque<(u64, Arc<Decompressed>)>,
+    /// Compressed bytes taken from the source so far.
+    compressed: u64,
+    /// Text bytes handed out so far.
+    text: u64,
     /// The text being read: a frame's, or a too-large frame streaming.
     current: Box<dyn Read + 'a>,
     /// The streaming decoder of the rest, once a frame had to stream.
@@ -85,6 +94,8 @@ impl<'a, R: BufRead + 'a> FramesReader<'a, R> {
             source: Some(source),
             offload,
             in_flight: VecDeque::new(),
+            compressed: 0,
+            text: 0,
             current: Box::new(io::empty()),
             tail: None,
             stream,
@@ -97,11 +108,14 @@ impl<'a, R: BufRead + 'a> FramesReader<'a, R> {
             let Some(source) = self.source.as_mut() else {
                 return Ok(());
             };
-            match next_piece(source)? {
+            let (skipped, piece) = next_piece(source)?;
+            let start = self.compressed + skipped;
+            match piece {
                 Piece::Frame {
                     bytes,
                     content_size,
                 } => {
+                    self.compressed = start + bytes.len as u64;
                     let job = Deferred::new(Stage::ReadDecompress, move || {
                         decompress_frame(bytes, content_size)
                     });
@@ -109,7 +123,7 @@ impl<'a, R: BufRead + 'a> FramesReader<'a, R> {
                         .offload
                         .side_jobs
                         .send(Arc::clone(&job) as Arc<dyn SideJob>);
-                    self.in_flight.push_back(job);
+                    self.in_flight.push_back((start, job));
                 }
                 Piece::Stream(head) => {
                     if let Some(rest) = self.source.take() {
@@ -129,11 +143,15 @@ impl<'a, R: BufRead + 'a> Read for FramesReader<'a, R> {
         loop {
             let n = self.current.read(buf)?;
             if n > 0 || buf.is_empty() {
+                self.text += n as u64;
                 return Ok(n);
             }
             self.fill()?;
             match self.in_flight.pop_front() {
-                Some(job) => {
+                Some((start, job)) => {
+                    if let Some(keep) = &self.offload.keep {
+                        keep.frame_reached(start, self.text);
+                    }
                     let text = job
                         .wait_patiently(PATIENCE)
                         .map_err(|JobPanicked| io::Error::other("zstd decompression panicked"))??;
@@ -165,34 +183,49 @@ fn decompress_frame(bytes: Compressed, content_size: Option<u64>) -> io::Result<
     Ok(FrameText::Text(text))
 }
 
+/// Whether a zstd stream starts with two frames that decompress apart (the
+/// layout `--shard` can cut at frame starts).
+pub fn starts_with_frames(mut source: impl BufRead) -> bool {
+    let mut frames = 0;
+    while frames < 2 {
+        match next_piece(&mut source) {
+            Ok((_, Piece::Frame { .. })) => frames += 1,
+            _ => return false,
+        }
+    }
+    true
+}
+
 /// Reads the next frame (skipping skippable frames), or the start of one
-/// that must stream.
-fn next_piece(source: &mut impl BufRead) -> io::Result<Piece> {
+/// that must stream; with the bytes of the skippable frames before it.
+fn next_piece(source: &mut impl BufRead) -> io::Result<(u64, Piece)> {
+    let mut skipped = 0u64;
     loop {
         let mut head = Compressed::default();
         let magic = match head.field(source, 4)? {
             Some(bytes) => u32_le(&bytes),
-            None if head.len == 0 => return Ok(Piece::End),
-            None => return Ok(Piece::Stream(head)),
+            None if head.len == 0 => return Ok((skipped, Piece::End)),
+            None => return Ok((skipped, Piece::Stream(head))),
         };
         if magic & 0xFFFF_FFF0 == 0x184D_2A50 {
             // A skippable frame (pzstd's size hints): skip it.
             let Some(len) = head.field(source, 4)? else {
-                return Ok(Piece::Stream(head));
+                return Ok((skipped, Piece::Stream(head)));
             };
             let len = u64::from(u32_le(&len));
-            let skipped = io::copy(&mut source.by_ref().take(len), &mut io::sink())?;
-            if skipped < len {
+            let passed = io::copy(&mut source.by_ref().take(len), &mut io::sink())?;
+            if passed < len {
                 // Cut inside it: the streaming decoder reports the truncation.
-                return Ok(Piece::Stream(head));
+                return Ok((skipped, Piece::Stream(head)));
             }
+            skipped += 8 + len;
             continue;
         }
         if magic != ZSTD_MAGIC {
             // Not a frame: the streaming decoder says what is wrong.
-            return Ok(Piece::Stream(head));
+            return Ok((skipped, Piece::Stream(head)));
         }
-        return read_frame(source, head);
+        return Ok((skipped, read_frame(source, head)?));
     }
 }
 
@@ -364,6 +397,7 @@ mod tests {
         let offload = Offload {
             side_jobs: tx,
             frames_ahead: 3,
+            keep: None,
         };
         let mut reader =
             FramesReader::new(io::BufReader::new(Cursor::new(compressed)), offload, stream);

@@ -14,6 +14,9 @@
 //! memory bounded on pathological input; the worker rejects it.
 
 use std::io::{self, Read};
+use std::sync::Arc;
+
+use crate::input::shard::Keep;
 
 /// What follows each game in [`Batch::data`]. pgn-reader streams through a
 /// whole batch; the separator makes it end every game exactly where the
@@ -128,7 +131,7 @@ pub struct Framer<R> {
     /// Games kept: those whose first byte is at an offset in this range
     /// (a shard's part of the input). The others are framed all the same,
     /// so that offsets, lines and ordinals are those of the whole input.
-    keep: std::ops::Range<u64>,
+    keep: Arc<Keep>,
     /// A game at or past `keep.end` was reached: the part is done.
     past_part: bool,
 }
@@ -149,7 +152,7 @@ impl<R: Read> Framer<R> {
             max_game_bytes: MAX_GAME_BYTES,
             broken: None,
             truncation: None,
-            keep: 0..u64::MAX,
+            keep: Arc::new(Keep::whole()),
             past_part: false,
         }
     }
@@ -159,7 +162,7 @@ impl<R: Read> Framer<R> {
     /// are framed (not parsed), so offsets, lines and `game_index` stay
     /// those of the whole input; a cut at any offset gives every game to
     /// exactly one part, because the framing does not depend on the cut.
-    pub fn keeping(mut self, keep: std::ops::Range<u64>) -> Self {
+    pub fn keeping(mut self, keep: Arc<Keep>) -> Self {
         self.keep = keep;
         self
     }
@@ -192,10 +195,10 @@ impl<R: Read> Framer<R> {
     ) -> io::Result<bool> {
         while batch.data.len() < max_bytes && batch.games.len() < max_games && !self.past_part {
             match self.next_game()? {
-                Some(Frame { offset, .. }) if offset < self.keep.start => {
+                Some(Frame { offset, .. }) if offset < self.keep.start() => {
                     self.games_in_source += 1;
                 }
-                Some(Frame { offset, .. }) if offset >= self.keep.end => {
+                Some(Frame { offset, .. }) if offset >= self.keep.end() => {
                     self.past_part = true;
                 }
                 Some(Frame {

@@ -26,18 +26,20 @@ pub struct InputSummary {
 
 /// Which games of an input a shard kept: those whose first byte is at an
 /// uncompressed offset in `start..end` (`end` null: to the end of the
-/// input, and `uncompressed_bytes` is then the whole input's).
+/// input, and `uncompressed_bytes` is then the whole input's; `start` null:
+/// the part's first frame was never reached, so it kept no game).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct InputPart {
-    pub start: u64,
+    pub start: Option<u64>,
     pub end: Option<u64>,
 }
 
-impl From<std::ops::Range<u64>> for InputPart {
-    fn from(keep: std::ops::Range<u64>) -> InputPart {
+impl From<&crate::input::shard::Keep> for InputPart {
+    fn from(keep: &crate::input::shard::Keep) -> InputPart {
+        let known = |offset: u64| (offset != u64::MAX).then_some(offset);
         InputPart {
-            start: keep.start,
-            end: (keep.end != u64::MAX).then_some(keep.end),
+            start: known(keep.start()),
+            end: known(keep.end()),
         }
     }
 }

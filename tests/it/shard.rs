@@ -10,7 +10,6 @@ use pgnlake::import::{
     DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions, MergeOptions, run_import, run_merge,
 };
 use pgnlake::input::shard::Shard;
-use polars::prelude::*;
 
 use crate::common::{read_table, sample, shared_data};
 
@@ -97,8 +96,13 @@ fn summary(dir: &Path) -> serde_json::Value {
 }
 
 /// Splits `inputs` N ways for each N, checks that every game is in exactly
-/// one shard and that the merge equals the single import.
-fn check_shards_merge_into_one_import(inputs: &[PathBuf], counts: &[u32]) {
+/// one shard and that the merge equals the single import. Returns, by N and
+/// input, how many shards kept games of the input.
+fn check_shards_merge_into_one_import(
+    inputs: &[PathBuf],
+    counts: &[u32],
+) -> BTreeMap<(u32, String), usize> {
+    let mut split = BTreeMap::new();
     let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let single = root.path().join("single");
     let whole = run_import(&options(inputs, &single, None, 1)).unwrap_or_else(|e| panic!("{e}"));
@@ -106,6 +110,13 @@ fn check_shards_merge_into_one_import(inputs: &[PathBuf], counts: &[u32]) {
     assert_eq!(expected.len() as u64, whole.games_read);
     for &count in counts {
         let dirs = import_shards(inputs, &root.path().join(format!("of-{count}")), count);
+        for dir in &dirs {
+            let sources: std::collections::BTreeSet<String> =
+                places(dir).into_iter().map(|(source, _)| source).collect();
+            for source in sources {
+                *split.entry((count, source)).or_default() += 1;
+            }
+        }
         let mut seen: Vec<(String, i64)> = dirs.iter().flat_map(|d| places(d)).collect();
         seen.sort();
         assert_eq!(seen, expected, "{count} shards: each game once");
@@ -151,12 +162,18 @@ fn check_shards_merge_into_one_import(inputs: &[PathBuf], counts: &[u32]) {
             single_summary["opening_tree"]["rows"]
         );
     }
+    split
 }
 
 #[test]
 fn the_sample_split_any_number_of_ways_merges_into_the_single_import() {
     let inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];
-    check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+    let split = check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+    // The lichess file, most of the sample's bytes, is cut between shards.
+    let lichess = split
+        .iter()
+        .find(|((n, path), _)| *n == 7 && path.ends_with("lichess-2025-05-30games.pgn"));
+    assert!(lichess.is_some_and(|(_, &shards)| shards >= 4), "{split:?}");
 }
 
 #[test]
@@ -175,7 +192,50 @@ fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
     .iter()
     .map(|name| shared.join("corpus").join(name))
     .collect();
-    check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+    let split = check_shards_merge_into_one_import(&inputs, &[1, 2, 3, 7]);
+    // The plain files are cut; the single-frame .zst goes whole.
+    let twic = inputs[0].display().to_string();
+    let book = inputs[2].display().to_string();
+    assert!(split[&(7, twic)] >= 2, "{split:?}");
+    assert_eq!(split[&(7, book)], 1, "{split:?}");
+}
+
+/// Multi-frame `.zst` files are cut at frame starts: one in pzstd's layout
+/// (skippable frames before each), and one of 64 KiB frames cut at
+/// arbitrary bytes, so that most frames start inside a game.
+#[test]
+fn multi_frame_zstd_split_any_number_of_ways_merges_into_the_single_import() {
+    let Some(shared) = shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let text: Vec<u8> = ["twic0920.pgn", "lichess-2025-05-sample.pgn"]
+        .iter()
+        .flat_map(|name| std::fs::read(shared.join("corpus").join(name)).unwrap_or_default())
+        .collect();
+    let plain = dir.path().join("mix.pgn");
+    std::fs::write(&plain, &text).unwrap_or_else(|e| panic!("{e}"));
+    let pzstd = dir.path().join("pzstd.pgn.zst");
+    let packed = Command::new("pzstd")
+        .args(["-q", "-p", "2", "-1", "-o"])
+        .arg(&pzstd)
+        .arg(&plain)
+        .status();
+    assert!(
+        packed.is_ok_and(|status| status.success()),
+        "pzstd is missing: run scripts/test (or: apt-get install zstd)"
+    );
+    let mut frames = Vec::new();
+    for chunk in text.chunks(64 << 10) {
+        frames.extend(zstd::encode_all(chunk, 1).unwrap_or_else(|e| panic!("{e}")));
+    }
+    let small_frames = dir.path().join("frames.pgn.zst");
+    std::fs::write(&small_frames, frames).unwrap_or_else(|e| panic!("{e}"));
+    let split = check_shards_merge_into_one_import(&[pzstd, small_frames.clone()], &[1, 2, 3, 7]);
+    let name = small_frames.display().to_string();
+    assert!(split[&(7, name.clone())] >= 4, "{split:?}");
+    assert_eq!(split[&(1, name)], 1);
 }
 
 #[test]
