@@ -22,4 +22,5 @@ mod query;
 mod roundtrip;
 mod shard;
 mod shipped_queries;
+mod spark;
 mod tree_oracle;

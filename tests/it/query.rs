@@ -323,7 +323,7 @@ fn pyarrow_reads_every_table_with_the_documented_schema() {
 
 /// Same rows: equal columns and values, numbers compared as numbers
 /// (integers exactly, floats to 1e-9), in order.
-fn same_value(ours: &Value, theirs: &Value) -> bool {
+pub(crate) fn same_value(ours: &Value, theirs: &Value) -> bool {
     match (ours, theirs) {
         (Value::Number(a), Value::Number(b)) => match (a.as_i128(), b.as_i128()) {
             (Some(a), Some(b)) => a == b,
@@ -376,7 +376,7 @@ impl<'de> serde::Deserialize<'de> for OrderedRow {
 
 /// One statement through `pgnlake query --format json`: the column names
 /// (known when there is a row) and each row's values in column order.
-fn pgnlake_rows(data: &Path, sql: &str) -> (Vec<String>, Vec<Value>) {
+pub(crate) fn pgnlake_rows(data: &Path, sql: &str) -> (Vec<String>, Vec<Value>) {
     let data = data.to_string_lossy().into_owned();
     let text = stdout(&pgnlake(&[
         "query", "--data", &data, "--format", "json", "-e", sql,
@@ -396,7 +396,7 @@ fn pgnlake_rows(data: &Path, sql: &str) -> (Vec<String>, Vec<Value>) {
 
 /// Every portable recipe's statements, and three that read back the signed
 /// 64-bit keys, lists of (name, value) structs and nullable columns whole.
-fn portable_statements() -> Vec<(String, String)> {
+pub(crate) fn portable_statements() -> Vec<(String, String)> {
     let mut statements = Vec::new();
     for name in recipes() {
         let script = recipe(&name);
@@ -426,27 +426,45 @@ fn portable_statements() -> Vec<(String, String)> {
     statements
 }
 
-/// Runs `statements` in DuckDB over the tables in `data` and in `pgnlake
-/// query`, asserts the same columns and rows, and returns DuckDB's results.
-fn assert_duckdb_agrees(data: &Path, statements: &[(String, String)]) -> Value {
+/// `statements` as the oracles read them: `DIR/statements.json`, a list of
+/// `{"id", "sql"}`.
+pub(crate) fn statements_file(dir: &Path, statements: &[(String, String)]) -> PathBuf {
     let list: Vec<Value> = statements
         .iter()
         .map(|(id, sql)| serde_json::json!({"id": id, "sql": sql}))
         .collect();
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let file = dir.path().join("statements.json");
+    let file = dir.join("statements.json");
     std::fs::write(&file, Value::Array(list).to_string()).unwrap_or_else(|e| panic!("{e}"));
+    file
+}
+
+/// Runs `statements` in DuckDB over the tables in `data` and in `pgnlake
+/// query`, asserts the same columns and rows, and returns DuckDB's results.
+fn assert_duckdb_agrees(data: &Path, statements: &[(String, String)]) -> Value {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let file = statements_file(dir.path(), statements);
     let output = run_oracle(
         "parquet_readers.py",
         &["duckdb".as_ref(), data.as_os_str(), file.as_os_str()],
     )
     .join("\n");
     let duckdb: Value = serde_json::from_str(&output).unwrap_or_else(|e| panic!("{e}: {output}"));
+    assert_same_answers("DuckDB", data, statements, &duckdb);
+    duckdb
+}
 
+/// Asserts that `engine` (its results by statement id: `{columns, rows}`)
+/// gave the same columns and rows as `pgnlake query` over `data`.
+pub(crate) fn assert_same_answers(
+    engine: &str,
+    data: &Path,
+    statements: &[(String, String)],
+    results: &Value,
+) {
     for (id, sql) in statements {
         let (columns, rows) = pgnlake_rows(data, sql);
-        let theirs = &duckdb[id];
-        assert!(theirs.is_object(), "{id}: DuckDB gave no result");
+        let theirs = &results[id];
+        assert!(theirs.is_object(), "{id}: {engine} gave no result");
         let their_rows = theirs["rows"].as_array().cloned().unwrap_or_default();
         if !rows.is_empty() {
             assert_eq!(
@@ -459,11 +477,10 @@ fn assert_duckdb_agrees(data: &Path, statements: &[(String, String)]) -> Value {
         for (ours, theirs) in rows.iter().zip(&their_rows) {
             assert!(
                 same_value(ours, theirs),
-                "{id}: pgnlake {ours} ≠ DuckDB {theirs}"
+                "{id}: pgnlake {ours} ≠ {engine} {theirs}"
             );
         }
     }
-    duckdb
 }
 
 #[test]

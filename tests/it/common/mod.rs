@@ -154,12 +154,12 @@ pub fn python() -> &'static str {
     let checked = PYTHON.get_or_init(|| {
         let python = std::env::var("PGNLAKE_PYTHON").unwrap_or_else(|_| "python3".into());
         let imports = std::process::Command::new(&python)
-            .args(["-c", "import chess, duckdb, pyarrow"])
+            .args(["-c", "import chess, duckdb, pyarrow, pyspark"])
             .output();
         match imports {
             Ok(output) if output.status.success() => Ok(python),
             _ => Err(format!(
-                "{python} lacks python-chess, DuckDB or pyarrow: run scripts/test \
+                "{python} lacks python-chess, DuckDB, pyarrow or PySpark: run scripts/test \
                  (or: {python} -m pip install -r requirements-test.txt)"
             )),
         }

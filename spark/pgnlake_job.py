@@ -1,0 +1,366 @@
+"""pgnlake on Apache Spark: one archive imported as N shards, merged with Spark SQL.
+
+    spark-submit [--master ...] [--files /path/to/pgnlake] spark/pgnlake_job.py \
+        --out OUT [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
+        [--opening-min-games N] [--opening-plies N] [--piece-values V] \
+        INPUT...
+
+Each Spark task runs `pgnlake import INPUT... --shard K/N` (the binary decides
+which games are in shard K, the same way on every executor), then publishes
+its tables under OUT/_shards/TABLE/shard=K/ (a retried or speculative task
+replaces its own shard only). The driver then merges with Spark SQL:
+
+- games and rejects: every shard's rows, `game_id` rebased by the games read
+  in the shards before it (from their summaries), in `game_id` order;
+- openings, opening_lines, results, material, endgames: the counts summed per
+  key (SUM ... GROUP BY), minima and maxima taken, averages recomputed from
+  the sums, `--opening-min-games` applied after the sums, in the order
+  `pgnlake import` writes them;
+- summary.json: the shards' counts added up, each input once.
+
+The final tables are Parquet folders OUT/TABLE/ (part files in order) with
+the schema `pgnlake import` writes; they equal `pgnlake merge` of the shards
+and a single-machine import of the same inputs (CI checks it).
+
+INPUT paths must be readable at the same path on every executor (a shared
+file system, or an object store mounted as one); they are written to the
+`source` column as given, so give them as a single import would.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import uuid
+
+TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames"]
+
+# The orders of pgnlake's enumerations (src/pgn/time_control.rs TimeClass::ALL,
+# src/replay/mod.rs EndState::ALL, src/replay/draw.rs DrawReason::ALL, and the
+# declared results of src/stats/outcomes.rs RESULTS): `results` is sorted by
+# them. CI compares this job's tables with pgnlake's, so a change shows there.
+TIME_CLASSES = ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"]
+DECLARED = ["1-0", "0-1", "1/2-1/2", "*"]
+END_STATES = [
+    "checkmate",
+    "stalemate",
+    "insufficient_material",
+    "fivefold_repetition",
+    "seventyfive_moves",
+    "none",
+]
+DRAW_REASONS = [
+    "stalemate",
+    "insufficient_material",
+    "fivefold_repetition",
+    "seventyfive_moves",
+    "threefold_repetition",
+    "fifty_moves",
+    "perpetual_check",
+    "agreement_or_other",
+]
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("inputs", nargs="+", help="PGN files or folders (as executors see them)")
+    parser.add_argument("--out", required=True, help="output folder (shared by driver and executors)")
+    parser.add_argument("--pgnlake", default="pgnlake",
+                        help="the binary: a path on the executors, or the name of a file shipped "
+                             "with --files (default: pgnlake)")
+    parser.add_argument("--shards", type=int, help="number of shards (default: input bytes / --shard-bytes)")
+    parser.add_argument("--shard-bytes", type=int, default=1 << 30,
+                        help="input bytes per shard when --shards is not given (default 1 GiB)")
+    parser.add_argument("--opening-min-games", type=int, default=1)
+    parser.add_argument("--opening-plies", type=int)
+    parser.add_argument("--piece-values")
+    parser.add_argument("--memory-limit", help="per shard, as pgnlake import takes it")
+    parser.add_argument("--threads", type=int, help="pgnlake threads per task (default: spark.task.cpus)")
+    parser.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
+    return parser.parse_args(argv)
+
+
+def input_bytes(paths):
+    total = 0
+    for path in paths:
+        if os.path.isdir(path):
+            for root, _, files in os.walk(path):
+                total += sum(os.path.getsize(os.path.join(root, f)) for f in files)
+        elif os.path.exists(path):
+            total += os.path.getsize(path)
+    return total
+
+
+def binary(name):
+    """The pgnlake binary on this executor: shipped with --files, or a path."""
+    from pyspark import SparkFiles
+
+    try:
+        shipped = SparkFiles.get(os.path.basename(name))
+    except Exception:  # noqa: BLE001 - no SparkContext files on this worker
+        shipped = None
+    if shipped and os.path.isfile(shipped):
+        os.chmod(shipped, 0o755)
+        return shipped
+    return shutil.which(name) or name
+
+
+def publish(tmp_out, base, index):
+    """Moves a finished shard's tables under base/TABLE/shard=K/ (replacing an
+    earlier attempt's), each with a rename on the same file system."""
+    for table in TABLES + ["summary"]:
+        name = "summary.json" if table == "summary" else f"{table}.parquet"
+        folder = os.path.join(base, table)
+        os.makedirs(folder, exist_ok=True)
+        attempt = os.path.join(folder, f".shard={index}.{uuid.uuid4().hex}")
+        os.makedirs(attempt)
+        shutil.copyfile(os.path.join(tmp_out, name), os.path.join(attempt, name))
+        final = os.path.join(folder, f"shard={index}")
+        if os.path.exists(final):
+            old = os.path.join(folder, f".old-shard={index}.{uuid.uuid4().hex}")
+            os.rename(final, old)
+            shutil.rmtree(old, ignore_errors=True)
+        os.rename(attempt, final)
+
+
+def run_shard(index, count, options):
+    """One Spark task: import shard index/count, publish it, return its summary."""
+    with tempfile.TemporaryDirectory(prefix=f"pgnlake-shard{index}-") as tmp:
+        out = os.path.join(tmp, "out")
+        command = [binary(options["pgnlake"]), "import", *options["inputs"],
+                   "--shard", f"{index}/{count}", "--out", out, "--quiet",
+                   "--threads", str(options["threads"]), *options["import_args"]]
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        # 1: an input was cut short (its games before the cut are in the
+        # tables, as in a single run); anything else is a failure to retry.
+        if done.returncode not in (0, 1):
+            raise RuntimeError(f"shard {index}/{count}: {' '.join(command)}: exit "
+                               f"{done.returncode}: {done.stderr.strip()}")
+        publish(out, options["shards_dir"], index)
+        with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
+            return json.load(f)
+
+
+def move_order(uci):
+    """pgnlake's order of a position's moves: shakmaty's packed UCI move
+    (from | to << 6 | promotion << 12), as a Spark column expression."""
+    from pyspark.sql import functions as F
+
+    def square(at):
+        file = F.ascii(F.substring(uci, at, 1)) - F.lit(ord("a"))
+        rank = F.substring(uci, at + 1, 1).cast("int") - F.lit(1)
+        return file + rank * 8
+
+    promotion = (F.when(F.substring(uci, 5, 1) == "n", 2)
+                 .when(F.substring(uci, 5, 1) == "b", 3)
+                 .when(F.substring(uci, 5, 1) == "r", 4)
+                 .when(F.substring(uci, 5, 1) == "q", 5)
+                 .otherwise(0))
+    return square(1) + square(3) * 64 + promotion * 4096
+
+
+def place_in(names, column, nullable):
+    """A name's place in one of pgnlake's enumerations (null first when nullable)."""
+    from pyspark.sql import functions as F
+
+    expression = F.lit(None)
+    for i, name in enumerate(names):
+        expression = F.when(column == name, i + (1 if nullable else 0)).otherwise(expression)
+    return F.when(column.isNull(), 0).otherwise(expression) if nullable else expression
+
+
+def termination_hash(text):
+    """FNV-1a 64 of the text, | 1 (0 for null), as pgnlake keys `termination`."""
+    if text is None:
+        return 0
+    h = 0xCBF29CE484222325
+    for byte in text.encode("utf-8"):
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return (h | 1) - (1 << 64) if (h | 1) >= (1 << 63) else (h | 1)
+
+
+def merge(spark, shards_dir, summaries, out, min_games):
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    def shard_table(name):
+        return spark.read.parquet(os.path.join(shards_dir, name))
+
+    def write(frame, name):
+        frame.write.mode("overwrite").parquet(os.path.join(out, name))
+
+    # games, rejects: game_id rebased by the games read in earlier shards.
+    first_ids, total = [], 0
+    for summary in summaries:
+        first_ids.append((summary["shard"]["index"], total))
+        total += summary["games_read"]
+    shifts = spark.createDataFrame(first_ids, "shard INT, first_game_id BIGINT")
+    for name in ["games", "rejects"]:
+        table = shard_table(name)
+        columns = [c for c in table.columns if c != "shard"]
+        rebased = (table.join(F.broadcast(shifts), "shard")
+                   .withColumn("game_id", F.col("game_id") + F.col("first_game_id")))
+        write(rebased.select(*columns).orderBy("game_id"), name)
+
+    # openings: sums per (position, move); a position's earliest ply over all
+    # its moves; rows of fewer than min_games games out after the sums.
+    tree = shard_table("openings")
+    columns = [c for c in tree.columns if c != "shard"]
+    counts = ["games", "white_wins", "draws", "black_wins", "unfinished", "white_elo_sum",
+              "white_elo_count", "black_elo_sum", "black_elo_count"]
+    summed = tree.groupBy("position_key", "move_uci").agg(
+        F.min("epd").alias("epd"), F.min("ply").alias("ply"), F.min("move_san").alias("move_san"),
+        F.min("next_position_key").alias("next_position_key"),
+        *[F.sum(c).alias(c) for c in counts],
+        F.min("first_year").alias("first_year"), F.max("last_year").alias("last_year"))
+    position = Window.partitionBy("position_key")
+    summed = summed.withColumn("ply", F.min("ply").over(position))
+    kept = summed.where(F.col("games") >= min_games)
+    write(kept.select(*columns).orderBy("position_key", move_order(F.col("move_uci"))), "openings")
+
+    # opening_lines: sums per opening, ratios recomputed from them.
+    lines = shard_table("opening_lines")
+    columns = [c for c in lines.columns if c != "shard"]
+    sums = ["games", "white_wins", "draws", "black_wins", "unfinished", "white_elo_sum",
+            "white_elo_count", "black_elo_sum", "black_elo_count", "plies_sum", "elo_diff_sum",
+            "elo_diff_count"]
+    lines = lines.groupBy("eco", "opening_name", "opening_family").agg(*[F.sum(c).alias(c) for c in sums])
+    done = F.col("white_wins") + F.col("draws") + F.col("black_wins")
+    ratio = lambda num, den: F.when(den > 0, num.cast("double") / den.cast("double"))  # noqa: E731
+    lines = (lines
+             .withColumn("white_score", ratio(F.col("white_wins") + F.col("draws") / F.lit(2.0), done))
+             .withColumn("draw_rate", ratio(F.col("draws"), done))
+             .withColumn("avg_plies", ratio(F.col("plies_sum"), F.col("games")))
+             .withColumn("avg_elo_diff", ratio(F.col("elo_diff_sum"), F.col("elo_diff_count"))))
+    write(lines.select(*columns).orderBy("eco", "opening_name"), "opening_lines")
+
+    # results: sums per key, in pgnlake's key order.
+    results = shard_table("results")
+    columns = [c for c in results.columns if c != "shard"]
+    keys = ["year", "time_class", "rating_diff_bucket", "declared_result", "end_state",
+            "termination", "draw_reason"]
+    results = results.groupBy(*keys).agg(
+        *[F.sum(c).alias(c) for c in ["games", "white_wins", "draws", "black_wins", "unfinished"]])
+    hashed = F.udf(termination_hash, T.LongType())
+    order = [F.col("year").asc_nulls_first(),
+             place_in(TIME_CLASSES, F.col("time_class"), False),
+             F.col("rating_diff_bucket").asc_nulls_first(),
+             place_in(DECLARED, F.col("declared_result"), True),
+             place_in(END_STATES, F.col("end_state"), False),
+             place_in(DRAW_REASONS, F.col("draw_reason"), True),
+             # pgnlake compares the hash as unsigned: flip the sign bit.
+             F.when(F.col("termination").isNull(), F.lit(-(1 << 63)))
+              .otherwise(hashed(F.col("termination")).bitwiseXOR(F.lit(-(1 << 63))))]
+    write(results.orderBy(*order).select(*columns), "results")
+
+    material = shard_table("material")
+    columns = [c for c in material.columns if c != "shard"]
+    material = material.groupBy("checkpoint_ply", "material_diff").agg(
+        *[F.sum(c).alias(c) for c in ["games", "white_wins", "draws", "black_wins", "unfinished"]])
+    write(material.select(*columns).orderBy("checkpoint_ply", "material_diff"), "material")
+
+    endgames = shard_table("endgames")
+    columns = [c for c in endgames.columns if c != "shard"]
+    endgames = endgames.groupBy("endgame_signature").agg(
+        *[F.sum(c).alias(c) for c in ["games", "stronger_side_wins", "draws", "weaker_side_wins",
+                                      "unfinished", "plies_to_end_sum"]])
+    endgames = endgames.withColumn(
+        "avg_plies_to_end",
+        F.col("plies_to_end_sum").cast("double") / F.greatest(F.col("games"), F.lit(1)).cast("double"))
+    write(endgames.select(*columns).orderBy(F.col("games").desc(), "endgame_signature"), "endgames")
+
+    rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in TABLES}
+    dropped = summed.count() - rows["openings"]
+    return rows, dropped
+
+
+def merged_summary(summaries, rows, min_games, dropped):
+    """The shards' summaries as one run's (the same fields `pgnlake merge` writes)."""
+    first = dict(summaries[0])
+    add = lambda field: sum(s.get(field) or 0 for s in summaries)  # noqa: E731
+
+    def add_maps(field):
+        total = {}
+        for s in summaries:
+            for name, n in (s.get(field) or {}).items():
+                total[name] = total.get(name, 0) + n
+        return dict(sorted(total.items()))
+
+    inputs = []
+    for s in summaries:
+        for item in s["inputs"]:
+            part = item.get("part") or {}
+            last = inputs[-1] if inputs and inputs[-1]["path"] == item["path"] else None
+            if last is None:
+                inputs.append({k: v for k, v in item.items() if k != "part"})
+            else:
+                last["games"] += item["games"]
+                if part.get("end") is None:
+                    last["uncompressed_bytes"] = item["uncompressed_bytes"]
+                    last["truncated"] = item["truncated"]
+    read, accepted, rejected = add("games_read"), add("accepted"), add("rejected")
+    first.pop("shard", None)
+    first.update({
+        "merged_shards": len(summaries),
+        "inputs": inputs,
+        "games_read": read, "accepted": accepted, "rejected": rejected,
+        "balanced": all(s["balanced"] for s in summaries) and read == accepted + rejected
+                    and read == sum(i["games"] for i in inputs),
+        "rejected_by_reason": add_maps("rejected_by_reason"),
+        "end_states": add_maps("end_states"),
+        "result_checks": add_maps("result_checks"),
+        "elapsed_seconds": add("elapsed_seconds"),
+        "tables": {f"{name}.parquet": n for name, n in sorted(rows.items())},
+        "truncated_inputs": sum(1 for i in inputs if i.get("truncated")),
+    })
+    first["options"] = dict(first["options"], inputs=[i["path"] for i in inputs])
+    tree = dict(first["opening_tree"])
+    tree.update({"min_games": min_games, "rows": rows["openings"] + dropped, "rows_dropped": dropped})
+    first["opening_tree"] = tree
+    return first
+
+
+def main(argv=None):
+    from pyspark.sql import SparkSession
+
+    args = parse_args(argv)
+    builder = SparkSession.builder.appName("pgnlake")
+    if args.master:
+        builder = builder.master(args.master)
+    spark = builder.getOrCreate()
+    out = os.path.abspath(args.out)
+    shards_dir = os.path.join(out, "_shards")
+    count = args.shards or max(1, -(-input_bytes(args.inputs) // args.shard_bytes))
+    import_args = []
+    for flag, value in [("--opening-plies", args.opening_plies), ("--piece-values", args.piece_values),
+                        ("--memory-limit", args.memory_limit)]:
+        if value is not None:
+            import_args += [flag, str(value)]
+    options = {
+        "pgnlake": args.pgnlake,
+        # As given: they are the `source` column, as in a single import.
+        "inputs": args.inputs,
+        "shards_dir": shards_dir,
+        "threads": args.threads or int(spark.conf.get("spark.task.cpus", "1")),
+        "import_args": import_args,
+    }
+    summaries = (spark.sparkContext
+                 .parallelize(range(1, count + 1), count)
+                 .map(lambda k: run_shard(k, count, options))
+                 .collect())
+    summaries.sort(key=lambda s: s["shard"]["index"])
+    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games)
+    summary = merged_summary(summaries, rows, args.opening_min_games, dropped)
+    with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
+        json.dump(summary, f, indent=2)
+        f.write("\n")
+    print(f"pgnlake on Spark: {count} shards, games read {summary['games_read']} = accepted "
+          f"{summary['accepted']} + rejected {summary['rejected']}")
+    spark.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,109 @@
+//! The Spark job for real (`spark/pgnlake_job.py`, PySpark in `local[2]`):
+//! the sample and corpus files imported as shards on Spark's executors and
+//! merged with Spark SQL equal a single-machine import table by table, Spark
+//! reads every table without a decimal column, and Spark SQL answers every
+//! portable recipe in `queries/` with the rows `pgnlake query` gives.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+use crate::common::{import, python, run_oracle, shared_data};
+use crate::query::{assert_same_answers, portable_statements, statements_file};
+
+const TABLES: [&str; 7] = [
+    "games",
+    "rejects",
+    "openings",
+    "opening_lines",
+    "results",
+    "material",
+    "endgames",
+];
+
+fn inputs() -> Vec<PathBuf> {
+    let mut inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];
+    match shared_data() {
+        Some(shared) => inputs.extend(
+            ["twic0920.pgn", "lichess-2025-05-sample.pgn"]
+                .iter()
+                .map(|name| shared.join("corpus").join(name)),
+        ),
+        None => {
+            eprintln!("NOTICE: ../shared/data is absent; the Spark job runs on the sample only")
+        }
+    }
+    inputs
+}
+
+fn run_job(inputs: &[PathBuf], out: &Path, shards: u32) {
+    let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("spark/pgnlake_job.py");
+    let output = Command::new(python())
+        .arg(job)
+        .args([
+            "--master",
+            "local[2]",
+            "--pgnlake",
+            env!("CARGO_BIN_EXE_pgnlake"),
+        ])
+        .args(["--shards", &shards.to_string(), "--out"])
+        .arg(out)
+        .args(inputs)
+        .output()
+        .unwrap_or_else(|e| panic!("{}: {e}", python()));
+    assert!(
+        output.status.success(),
+        "the Spark job failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+fn summary(path: &Path) -> Value {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
+    let inputs = inputs();
+    let single = import(&inputs, 2);
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("spark");
+    run_job(&inputs, &out, 4);
+
+    let statements = portable_statements();
+    let file = statements_file(dir.path(), &statements);
+    let text = run_oracle(
+        "spark_tables.py",
+        &[
+            single.dir.path().as_os_str(),
+            out.as_os_str(),
+            file.as_os_str(),
+        ],
+    )
+    .join("\n");
+    let spark: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+
+    assert_eq!(
+        spark["decimals"],
+        serde_json::json!([]),
+        "Spark reads decimals"
+    );
+    for table in TABLES {
+        let schemas = &spark["schemas"][table];
+        assert_eq!(schemas["single"], schemas["spark"], "{table}: schema");
+        let rows = &spark["rows"][table];
+        assert_eq!(rows["equal"], true, "{table}: {rows}");
+    }
+    assert!(spark["rows"]["games"]["single"].as_u64() > Some(1000) || shared_data().is_none());
+
+    let ours = summary(&single.dir.path().join("summary.json"));
+    let theirs = summary(&out.join("summary.json"));
+    for field in ["games_read", "accepted", "rejected", "balanced", "tables"] {
+        assert_eq!(theirs[field], ours[field], "summary {field}");
+    }
+    assert_eq!(theirs["merged_shards"], 4);
+
+    assert_same_answers("Spark SQL", single.dir.path(), &statements, &spark["sql"]);
+}
