@@ -3,16 +3,15 @@
 //! exactly once and `merge` puts their tables back together as one run's.
 //!
 //! The inputs are laid end to end by size on disk, and shard K owns the
-//! K-th of N equal stretches of that line. A file wholly inside a stretch
-//! goes to its shard whole. A file that a boundary crosses is cut there when
-//! it can be: a plain file at the boundary's byte, a multi-frame `.zst`
-//! (pzstd's layout, as lichess ships) at the first frame that starts at or
-//! after it. Each shard keeps the games whose first byte lies in its stretch
+//! K-th of N equal stretches of that line. A file goes whole to the shard
+//! that owns its middle byte, unless it is larger than a stretch and can be
+//! cut: then each bound inside it cuts it, a plain file at the bound's byte,
+//! a multi-frame `.zst` (pzstd's layout, as lichess ships) at the first
+//! frame that starts at or after it. Each shard keeps the games whose first byte lies in its stretch
 //! of the text. The text before a shard's stretch is framed (not parsed), so
 //! that cuts fall at real game starts, as a whole-file framing finds them.
-//! Anything else (a single-frame `.zst`, `.gz`, `.bz2`, an archive entry)
-//! goes whole to the shard that owns its middle byte; standard input cannot
-//! be sharded.
+//! A single-frame `.zst`, `.gz`, `.bz2` or an archive entry is never cut;
+//! standard input cannot be sharded.
 
 use std::fmt;
 use std::io::{BufReader, Read};
@@ -253,10 +252,13 @@ pub fn plan(sources: &[(InputSource, Extent)], shard: Shard) -> Vec<Part> {
             }
         };
         let range = cut(shard.index - 1)..cut(shard.index);
+        // Only a file larger than a shard's stretch is cut: a shard that
+        // starts inside a file reads the file up to its part first.
+        let larger = u128::from(extent.size) * count > u128::from(total);
         let keep = match extent.cuttable {
-            Cuttable::Bytes => Cut::Text(range),
-            Cuttable::Frames => Cut::Frames(range),
-            Cuttable::No => {
+            Cuttable::Bytes if larger => Cut::Text(range),
+            Cuttable::Frames if larger => Cut::Frames(range),
+            Cuttable::Bytes | Cuttable::Frames | Cuttable::No => {
                 let middle = start + extent.size / 2;
                 let owns = lo <= middle && (middle < hi || last);
                 Cut::Text(if owns { 0..u64::MAX } else { 0..0 })
@@ -353,6 +355,24 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn files_no_larger_than_a_shard_go_whole() {
+        let names: Vec<String> = (0..10).map(|i| format!("{i}.pgn")).collect();
+        let sources: Vec<_> = names
+            .iter()
+            .map(|name| {
+                let extent = Extent {
+                    size: 100,
+                    cuttable: Cuttable::Bytes,
+                };
+                (file(name), extent)
+            })
+            .collect();
+        let parts: Vec<Part> = (1..=3).flat_map(|k| plan(&sources, shard(k, 3))).collect();
+        assert_eq!(parts.len(), 10);
+        assert!(parts.iter().all(|p| p.keep == Cut::WHOLE));
     }
 
     #[test]
