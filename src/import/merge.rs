@@ -14,7 +14,6 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::import::tables::{Writers, write_frame};
-use crate::sink::lock::OutputLock;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
@@ -34,6 +33,19 @@ pub struct MergeOptions {
     pub opening_min_games: u32,
 }
 
+/// The counts of games, results and ratings that `openings` and
+/// `opening_lines` share.
+const GAME_COUNTS: [&str; 8] = [
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "white_elo_sum",
+    "white_elo_count",
+    "black_elo_sum",
+    "black_elo_count",
+];
+
 /// Rows read from a shard's table at a time.
 const CHUNK_ROWS: usize = 1 << 15;
 
@@ -49,14 +61,7 @@ struct ShardDir {
 /// merged summary (also written to `summary.json`).
 pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
     let shards = read_shards(&options.dirs)?;
-    std::fs::create_dir_all(&options.out).map_err(|source| Error::OutputDir {
-        path: options.out.clone(),
-        source,
-    })?;
-    let _lock = OutputLock::for_folder(&options.out).map_err(|source| Error::Locked {
-        path: options.out.clone(),
-        source,
-    })?;
+    let _lock = super::run::open_output(&options.out)?;
     let mut writers = Writers::create(&options.out, &[])?;
     let merged = merge_tables(&shards, options.opening_min_games, &mut writers);
     let dropped = match merged {
@@ -385,23 +390,11 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
         })?;
         for_each_chunk(&dir.join("opening_lines.parquet"), |columns, rows| {
             let (eco, name) = (columns.text("eco")?, columns.text("opening_name")?);
-            let names = [
-                "games",
-                "white_wins",
-                "draws",
-                "black_wins",
-                "white_elo_sum",
-                "white_elo_count",
-                "black_elo_sum",
-                "black_elo_count",
-                "plies_sum",
-                "elo_diff_sum",
-                "elo_diff_count",
-            ];
-            let values = names.map(|n| columns.int(n));
-            let [g, ww, d, bw, wes, wec, bes, bec, ps, eds, edc] = values;
-            let (g, ww, d, bw, wes, wec, bes, bec, ps, eds, edc) =
-                (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?, ps?, eds?, edc?);
+            let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
+            let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
+            let [ps, eds, edc] =
+                ["plies_sum", "elo_diff_sum", "elo_diff_count"].map(|n| columns.int(n));
+            let (ps, eds, edc) = (ps?, eds?, edc?);
             for row in 0..rows {
                 let id = text_at(&eco, row)
                     .zip(text_at(&name, row))
@@ -489,17 +482,7 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
         columns.int("first_year")?,
         columns.int("last_year")?,
     );
-    let names = [
-        "games",
-        "white_wins",
-        "draws",
-        "black_wins",
-        "white_elo_sum",
-        "white_elo_count",
-        "black_elo_sum",
-        "black_elo_count",
-    ];
-    let [g, ww, d, bw, wes, wec, bes, bec] = names.map(|n| columns.int(n));
+    let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
     let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
     let narrow = |values: &[Option<i64>], row: usize| u32::try_from(count(values, row)).ok();
     let year =

@@ -56,15 +56,8 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         skipped_entries,
     } = input::discover(&options.inputs)?;
     let (sources, keep) = shard_parts(sources, options.shard)?;
-    fs::create_dir_all(&options.out).map_err(|source| Error::OutputDir {
-        path: options.out.clone(),
-        source,
-    })?;
     // Held to the end of the run: a second run on this folder refuses.
-    let _lock = OutputLock::for_folder(&options.out).map_err(|source| Error::Locked {
-        path: options.out.clone(),
-        source,
-    })?;
+    let _lock = open_output(&options.out)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
     let writers = Writers::create(&options.out, &names)?;
 
@@ -166,6 +159,18 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         summary.shard = options.shard;
         write_summary(&options.out, &summary)?;
         Ok(summary)
+    })
+}
+
+/// Creates the output folder if missing and locks it for this run.
+pub(super) fn open_output(out: &Path) -> Result<OutputLock, Error> {
+    fs::create_dir_all(out).map_err(|source| Error::OutputDir {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    OutputLock::for_folder(out).map_err(|source| Error::Locked {
+        path: out.to_path_buf(),
+        source,
     })
 }
 

@@ -8,19 +8,10 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
+use common::TABLES;
 use common::games::{layout, render};
 use polars::prelude::*;
 use proptest::prelude::*;
-
-const TABLES: [&str; 7] = [
-    "games",
-    "rejects",
-    "openings",
-    "opening_lines",
-    "results",
-    "material",
-    "endgames",
-];
 
 /// Columns that depend on how the input was split into files.
 const PLACE_COLUMNS: [&str; 5] = ["source", "game_index", "offset", "line", "token_line"];

@@ -11,17 +11,7 @@ use pgnlake::import::{
 };
 use pgnlake::input::shard::Shard;
 
-use crate::common::{read_table, sample, shared_data};
-
-const TABLES: [&str; 7] = [
-    "games",
-    "rejects",
-    "openings",
-    "opening_lines",
-    "results",
-    "material",
-    "endgames",
-];
+use crate::common::{TABLES, read_table, sample, shared_data};
 
 fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32) -> ImportOptions {
     ImportOptions {

@@ -9,18 +9,8 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{import, python, run_oracle, shared_data};
+use crate::common::{TABLES, import, python, run_oracle, shared_data};
 use crate::query::{assert_same_answers, portable_statements, statements_file};
-
-const TABLES: [&str; 7] = [
-    "games",
-    "rejects",
-    "openings",
-    "opening_lines",
-    "results",
-    "material",
-    "endgames",
-];
 
 fn inputs() -> Vec<PathBuf> {
     let mut inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];

@@ -16,7 +16,6 @@ Usage:
 """
 
 import datetime
-import decimal
 import json
 import pathlib
 import sys
@@ -25,23 +24,20 @@ import pyarrow.parquet as pq
 from pyspark.sql import Row, SparkSession
 from pyspark.sql import types as T
 
+import parquet_readers
+
 TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames"]
 
 
 def plain(value):
+    """As parquet_readers.plain, and Spark's rows (structs) as objects."""
     if isinstance(value, Row):
         return {k: plain(v) for k, v in value.asDict().items()}
-    if isinstance(value, decimal.Decimal):
-        return float(value)
-    if isinstance(value, float) and value != value:
-        return None
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, (list, tuple)) and not isinstance(value, Row):
         return [plain(v) for v in value]
-    if isinstance(value, dict):
-        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (datetime.date, datetime.datetime)):
         return value.isoformat()
-    return value
+    return parquet_readers.plain(value)
 
 
 def spark_columns(frame):

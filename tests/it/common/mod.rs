@@ -10,6 +10,17 @@ use pgnlake::import::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions
 use pgnlake::sink::summary::Summary;
 use polars::prelude::*;
 
+/// Every table an import writes.
+pub const TABLES: [&str; 7] = [
+    "games",
+    "rejects",
+    "openings",
+    "opening_lines",
+    "results",
+    "material",
+    "endgames",
+];
+
 pub fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("sample-data")
