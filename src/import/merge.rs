@@ -46,9 +46,6 @@ const GAME_COUNTS: [&str; 8] = [
     "black_elo_count",
 ];
 
-/// Rows read from a shard's table at a time.
-const CHUNK_ROWS: usize = 1 << 15;
-
 /// One shard's output folder and its summary.
 struct ShardDir {
     dir: PathBuf,
@@ -168,31 +165,32 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     Ok(shards)
 }
 
-/// A table's rows a chunk at a time, in file order.
+/// A table's rows a row group at a time, in file order: a merge holds one
+/// row group (up to 32,768 rows) of each shard's table at once.
 struct Chunks {
     path: PathBuf,
-    rows: usize,
+    /// Rows of each row group.
+    groups: std::vec::IntoIter<usize>,
     next: usize,
 }
 
 impl Chunks {
     fn open(path: &Path) -> Result<Chunks, Error> {
         let file = File::open(path).map_err(|e| read_error(path, e))?;
-        let rows = ParquetReader::new(file)
-            .num_rows()
-            .map_err(|e| read_error(path, e))?;
+        let mut reader = ParquetReader::new(file);
+        let metadata = reader.get_metadata().map_err(|e| read_error(path, e))?;
+        let groups: Vec<usize> = metadata.row_groups.iter().map(|g| g.num_rows()).collect();
         Ok(Chunks {
             path: path.to_path_buf(),
-            rows,
+            groups: groups.into_iter(),
             next: 0,
         })
     }
 
     fn next_chunk(&mut self) -> Result<Option<DataFrame>, Error> {
-        if self.next >= self.rows {
+        let Some(len) = self.groups.find(|&rows| rows > 0) else {
             return Ok(None);
-        }
-        let len = CHUNK_ROWS.min(self.rows - self.next);
+        };
         let file = File::open(&self.path).map_err(|e| read_error(&self.path, e))?;
         let frame = ParquetReader::new(file)
             .with_slice(Some((self.next, len)))

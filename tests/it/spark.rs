@@ -40,6 +40,8 @@ fn run_job(inputs: &[PathBuf], out: &Path, shards: u32) {
         .args(["--shards", &shards.to_string(), "--out"])
         .arg(out)
         .args(inputs)
+        // Local mode on loopback: no host name to look up.
+        .env("SPARK_LOCAL_IP", "127.0.0.1")
         .output()
         .unwrap_or_else(|e| panic!("{}: {e}", python()));
     assert!(
