@@ -1,6 +1,7 @@
 //! PGN stage: frame the byte stream into games, parse each game with
 //! pgn-reader, and audit its movetext tokens.
 
+pub mod annotations;
 pub mod encoding;
 pub mod framer;
 pub mod movetext;
