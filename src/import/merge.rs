@@ -5,15 +5,18 @@
 //! the shards' sorted files), `--opening-min-games` applied after the sums,
 //! and the summaries reconciled.
 
-use std::collections::{BTreeMap, BinaryHeap, HashMap};
+use std::collections::{BTreeMap, BinaryHeap, HashMap, VecDeque};
 use std::fs::File;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use polars::prelude::*;
 use serde_json::Value;
 
 use crate::error::Error;
 use crate::import::tables::{Writers, write_frame};
+use crate::jobs::{self, Deferred, JobPanicked};
+use crate::profile::Stage;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
@@ -60,7 +63,10 @@ pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
     let shards = read_shards(&options.dirs)?;
     let _lock = super::run::open_output(&options.out)?;
     let mut writers = Writers::create(&options.out, &[])?;
-    let merged = merge_tables(&shards, options.opening_min_games, &mut writers);
+    // On a pool: the tree's row groups are spelled and encoded in parallel,
+    // and the other tables' columns too.
+    let (pool, _) = crate::pipeline::worker_pool(0)?;
+    let merged = pool.install(|| merge_tables(&shards, options.opening_min_games, &mut writers));
     let dropped = match merged {
         Ok(dropped) => dropped,
         Err(e) => {
@@ -165,40 +171,51 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     Ok(shards)
 }
 
-/// A table's rows a row group at a time, in file order: a merge holds one
-/// row group (up to 32,768 rows) of each shard's table at once.
+/// A table's rows a row group at a time, in file order: a merge holds a
+/// row group or two (up to 32,768 rows each) of each shard's table at once.
 struct Chunks {
     path: PathBuf,
-    /// Rows of each row group.
-    groups: std::vec::IntoIter<usize>,
-    next: usize,
+    slices: std::vec::IntoIter<(usize, usize)>,
 }
 
 impl Chunks {
     fn open(path: &Path) -> Result<Chunks, Error> {
-        let file = File::open(path).map_err(|e| read_error(path, e))?;
-        let mut reader = ParquetReader::new(file);
-        let metadata = reader.get_metadata().map_err(|e| read_error(path, e))?;
-        let groups: Vec<usize> = metadata.row_groups.iter().map(|g| g.num_rows()).collect();
         Ok(Chunks {
             path: path.to_path_buf(),
-            groups: groups.into_iter(),
-            next: 0,
+            slices: row_groups(path)?.into_iter(),
         })
     }
 
     fn next_chunk(&mut self) -> Result<Option<DataFrame>, Error> {
-        let Some(len) = self.groups.find(|&rows| rows > 0) else {
-            return Ok(None);
-        };
-        let file = File::open(&self.path).map_err(|e| read_error(&self.path, e))?;
-        let frame = ParquetReader::new(file)
-            .with_slice(Some((self.next, len)))
-            .finish()
-            .map_err(|e| read_error(&self.path, e))?;
-        self.next += len;
-        Ok(Some(frame))
+        match self.slices.next() {
+            Some(slice) => read_slice(&self.path, slice).map(Some),
+            None => Ok(None),
+        }
     }
+}
+
+/// (first row, rows) of each row group of a table with rows.
+fn row_groups(path: &Path) -> Result<Vec<(usize, usize)>, Error> {
+    let file = File::open(path).map_err(|e| read_error(path, e))?;
+    let mut reader = ParquetReader::new(file);
+    let metadata = reader.get_metadata().map_err(|e| read_error(path, e))?;
+    let mut first = 0;
+    let mut slices = Vec::with_capacity(metadata.row_groups.len());
+    for rows in metadata.row_groups.iter().map(|g| g.num_rows()) {
+        if rows > 0 {
+            slices.push((first, rows));
+        }
+        first += rows;
+    }
+    Ok(slices)
+}
+
+fn read_slice(path: &Path, (first, rows): (usize, usize)) -> Result<DataFrame, Error> {
+    let file = File::open(path).map_err(|e| read_error(path, e))?;
+    ParquetReader::new(file)
+        .with_slice(Some((first, rows)))
+        .finish()
+        .map_err(|e| read_error(path, e))
 }
 
 fn read_error(path: &Path, error: impl std::fmt::Display) -> Error {
@@ -443,27 +460,62 @@ fn for_each_chunk(
     Ok(())
 }
 
-/// One shard's opening tree as a sorted stream of edges.
-struct TreeStream<'a> {
-    chunks: Chunks,
-    path: &'a Path,
+/// One shard's opening tree as a sorted stream of edges. Its next row
+/// groups are read and turned into edges on the pool while the merge goes
+/// on (reading the EPD and the move back is most of a merge's work).
+struct TreeStream {
+    path: Arc<PathBuf>,
+    slices: std::vec::IntoIter<(usize, usize)>,
+    ahead: VecDeque<Arc<Deferred<EdgesRead>>>,
     rows: std::vec::IntoIter<(EdgeKey, Edge)>,
 }
 
-impl TreeStream<'_> {
+/// A row group of a shard's tree as edges, or why it could not be read.
+type EdgesRead = Result<Vec<(EdgeKey, Edge)>, String>;
+
+/// Row groups of each shard's tree read ahead.
+const TREE_GROUPS_AHEAD: usize = 2;
+
+impl TreeStream {
+    fn open(path: &Path) -> Result<TreeStream, Error> {
+        Ok(TreeStream {
+            path: Arc::new(path.to_path_buf()),
+            slices: row_groups(path)?.into_iter(),
+            ahead: VecDeque::new(),
+            rows: Vec::new().into_iter(),
+        })
+    }
+
     fn next_edge(&mut self) -> Result<Option<(EdgeKey, Edge)>, Error> {
         loop {
             if let Some(edge) = self.rows.next() {
                 return Ok(Some(edge));
             }
-            let Some(frame) = self.chunks.next_chunk()? else {
+            while self.ahead.len() < TREE_GROUPS_AHEAD {
+                let Some(slice) = self.slices.next() else {
+                    break;
+                };
+                let path = Arc::clone(&self.path);
+                let job = Deferred::new(Stage::FinalMerge, move || {
+                    let frame = read_slice(&path, slice).map_err(|e| e.to_string())?;
+                    let columns = Columns {
+                        frame: &frame,
+                        path: &path,
+                    };
+                    tree_edges(&columns).map_err(|e| e.to_string())
+                });
+                let runner = Arc::clone(&job);
+                rayon::spawn(move || jobs::run_on_worker(runner.as_ref()));
+                self.ahead.push_back(job);
+            }
+            let Some(job) = self.ahead.pop_front() else {
                 return Ok(None);
             };
-            self.rows = tree_edges(&Columns {
-                frame: &frame,
-                path: self.path,
-            })?
-            .into_iter();
+            let edges = job
+                .wait()
+                .map_err(|JobPanicked| Error::Panicked("merge reader"))?
+                .map_err(Error::Usage)?;
+            self.rows = edges.into_iter();
         }
     }
 }
@@ -521,14 +573,9 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
 /// position's earliest ply over all its moves, then the rows of fewer than
 /// `min_games` games left out. Returns the rows left out.
 fn merge_tree(dirs: &[&Path], min_games: u32, writers: &mut Writers) -> Result<u64, Error> {
-    let paths: Vec<PathBuf> = dirs.iter().map(|d| d.join("openings.parquet")).collect();
-    let mut streams = Vec::with_capacity(paths.len());
-    for path in &paths {
-        streams.push(TreeStream {
-            chunks: Chunks::open(path)?,
-            path,
-            rows: Vec::new().into_iter(),
-        });
+    let mut streams = Vec::with_capacity(dirs.len());
+    for dir in dirs {
+        streams.push(TreeStream::open(&dir.join("openings.parquet"))?);
     }
     let mut heap = BinaryHeap::new();
     for (i, stream) in streams.iter_mut().enumerate() {
