@@ -8,6 +8,7 @@ use crate::check::{CheckedGame, check_game, for_each_game, game_place};
 use crate::pgn::Span;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
+use crate::pgn::tags;
 use crate::pgn::time_control::TimeClass;
 use crate::pgn::visitor::BatchParser;
 use crate::profile::{self, Stage, Timer};
@@ -157,7 +158,7 @@ fn process_game(
 }
 
 /// `?`, empty and non-numbers give null. The raw text of an unreadable
-/// rating stays in `extra_tags`.
+/// rating (or rating change) stays in `extra_tags`.
 fn parse_elo(value: &str) -> Option<i32> {
     value.trim().parse::<i32>().ok().filter(|&e| e > 0)
 }
@@ -191,17 +192,17 @@ fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text:
             "Opening" => &mut row.opening_tag,
             "Variant" => &mut row.variant,
             "Result" => &mut row.result_tag,
-            "WhiteElo" | "BlackElo" => {
-                let elo = if name == "WhiteElo" {
-                    &mut row.white_elo
-                } else {
-                    &mut row.black_elo
-                };
+            "WhiteElo" | "BlackElo" | "WhiteRatingDiff" | "BlackRatingDiff" => {
                 let value = span.of(text);
-                let parsed = parse_elo(value);
+                let (slot, parsed) = match name.as_ref() {
+                    "WhiteElo" => (&mut row.white_elo, parse_elo(value)),
+                    "BlackElo" => (&mut row.black_elo, parse_elo(value)),
+                    "WhiteRatingDiff" => (&mut row.white_rating_diff, tags::rating_diff(value)),
+                    _ => (&mut row.black_rating_diff, tags::rating_diff(value)),
+                };
                 let blank = matches!(value.trim(), "" | "?" | "-");
-                if elo.is_none() && (parsed.is_some() || blank) {
-                    *elo = parsed;
+                if slot.is_none() && (parsed.is_some() || blank) {
+                    *slot = parsed;
                 } else {
                     row.extra_tags.push((name, span));
                 }

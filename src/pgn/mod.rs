@@ -6,6 +6,7 @@ pub mod encoding;
 pub mod framer;
 pub mod movetext;
 pub mod result;
+pub mod tags;
 pub mod time_control;
 pub mod visitor;
 

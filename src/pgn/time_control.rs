@@ -89,6 +89,18 @@ impl TimeClass {
     }
 }
 
+/// The base time and increment of a `TimeControl` tag in whole seconds:
+/// `300+2` → (300, 2), `600` (sudden death) → (600, 0). None for anything
+/// else (`-`, `?`, several periods `40/7200:3600`, sandclock `*180`).
+pub fn base_and_increment(tag: &str) -> Option<(u64, u64)> {
+    let text = tag.trim();
+    if text.contains(['/', ':', '*']) {
+        return None;
+    }
+    let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+    Some((seconds(base)?, seconds(increment)?))
+}
+
 /// Whole seconds; lichess exports fractions of a minute as `15+0` already,
 /// but some sites write `0.5+0`: fractions are rounded down.
 fn seconds(text: &str) -> Option<u64> {
@@ -108,6 +120,16 @@ fn seconds(text: &str) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base_and_increment_of_simple_time_controls() {
+        assert_eq!(base_and_increment("300+3"), Some((300, 3)));
+        assert_eq!(base_and_increment(" 600 "), Some((600, 0)));
+        assert_eq!(base_and_increment("15+0"), Some((15, 0)));
+        for other in ["-", "?", "", "40/7200:3600", "*180", "1 in 3 days", "x+1"] {
+            assert_eq!(base_and_increment(other), None, "{other}");
+        }
+    }
 
     fn class(tag: &str) -> &'static str {
         TimeClass::of_tag(Some(tag)).as_str()

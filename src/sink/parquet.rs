@@ -16,6 +16,7 @@ use polars_parquet::write::ZstdLevel;
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::rows::{GameRow, Place, RejectRow};
 use crate::pgn::result::GameResult;
+use crate::pgn::{tags, time_control};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::color_name;
 use crate::replay::material::{CHECKPOINTS, Material};
@@ -152,6 +153,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
     columns.extend([
         col("event", values(rows, |r| r.tag(r.event))),
         col("site", values(rows, |r| r.tag(r.site))),
+        col(
+            "lichess_id",
+            values(rows, |r| r.tag(r.site).and_then(tags::lichess_id)),
+        ),
         col("date", values(rows, |r| r.tag(r.date))),
         col("year", values(rows, |r| r.year)),
         col("round", values(rows, |r| r.tag(r.round))),
@@ -159,9 +164,19 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("black", values(rows, |r| r.tag(r.black))),
         col("white_elo", values(rows, |r| r.white_elo)),
         col("black_elo", values(rows, |r| r.black_elo)),
+        col("white_rating_diff", values(rows, |r| r.white_rating_diff)),
+        col("black_rating_diff", values(rows, |r| r.black_rating_diff)),
         col("white_title", values(rows, |r| r.tag(r.white_title))),
         col("black_title", values(rows, |r| r.tag(r.black_title))),
         col("time_control", values(rows, |r| r.tag(r.time_control))),
+        col(
+            "base_seconds",
+            values(rows, |r| clock_of(r).map(|(base, _)| base)),
+        ),
+        col(
+            "increment_seconds",
+            values(rows, |r| clock_of(r).map(|(_, increment)| increment)),
+        ),
         col("time_class", values(rows, |r| r.time_class.as_str())),
         col("termination", values(rows, |r| r.tag(r.termination))),
         col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
@@ -263,6 +278,12 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         extra_tags_column(rows)?,
     ]);
     table_frame(rows.len(), columns)
+}
+
+/// Base and increment of the game's `TimeControl`, in seconds.
+fn clock_of(row: &GameRow) -> Option<(u64, u64)> {
+    row.tag(row.time_control)
+        .and_then(time_control::base_and_increment)
 }
 
 fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {

@@ -39,6 +39,9 @@ pub struct GameRow {
     pub black: Option<Span>,
     pub white_elo: Option<i32>,
     pub black_elo: Option<i32>,
+    /// `WhiteRatingDiff` / `BlackRatingDiff` (lichess), when readable.
+    pub white_rating_diff: Option<i32>,
+    pub black_rating_diff: Option<i32>,
     pub white_title: Option<Span>,
     pub black_title: Option<Span>,
     pub time_control: Option<Span>,

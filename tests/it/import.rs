@@ -525,6 +525,29 @@ fn lichess_games_match_python_chess() {
     assert_eq!(i32_at(&games, "black_elo", 0), Some(1132));
     assert_eq!(str_at(&games, "eco_tag", 0).as_deref(), Some("C46"));
     assert_eq!(str_at(&games, "time_control", 0).as_deref(), Some("300+3"));
+    // The lichess tags as columns: game id, rating changes, clock.
+    assert_eq!(str_at(&games, "lichess_id", 0).as_deref(), Some("ENPo6ReH"));
+    assert_eq!(i32_at(&games, "white_rating_diff", 0), Some(-5));
+    assert_eq!(i32_at(&games, "black_rating_diff", 0), Some(5));
+    assert_eq!(i64_at(&games, "base_seconds", 0), Some(300));
+    assert_eq!(i64_at(&games, "increment_seconds", 0), Some(3));
+    assert_eq!(
+        distinct(&games, "lichess_id").len(),
+        30,
+        "every game has its own id"
+    );
+    for (i, (white, black)) in [(-5, 5), (-4, 5)].into_iter().enumerate() {
+        assert_eq!(
+            i32_at(&games, "white_rating_diff", i),
+            Some(white),
+            "game {i}"
+        );
+        assert_eq!(
+            i32_at(&games, "black_rating_diff", i),
+            Some(black),
+            "game {i}"
+        );
+    }
     for (row, plies, fen, end_state) in [
         (
             0,
