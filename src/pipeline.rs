@@ -235,8 +235,8 @@ fn frame_all(
             path: path.clone(),
             source,
         };
-        let part = keep.get(index).map(|cut| Arc::new(cut.keep()));
-        let bounds = part.clone().unwrap_or_else(|| Arc::new(Keep::whole()));
+        let cut = keep.get(index);
+        let bounds = Arc::new(cut.map_or_else(Keep::whole, Cut::keep));
         opener.keeping(bounds.follows_frames().then(|| Arc::clone(&bounds)));
         let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
             let mut framer = Framer::new(TimedRead(reader)).keeping(Arc::clone(&bounds));
@@ -269,7 +269,7 @@ fn frame_all(
                 uncompressed_bytes: framer.bytes_read(),
                 games,
                 truncated: framer.truncation().cloned(),
-                part: part.as_deref().map(InputPart::from),
+                part: cut.map(|_| InputPart::from(bounds.as_ref())),
             }))
         })?;
         match framed {

@@ -298,13 +298,7 @@ fn text_at(values: &[Option<String>], row: usize) -> Option<&str> {
 fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> {
     let mut merged: BTreeMap<ResultKey, ResultValue> = BTreeMap::new();
     for dir in dirs {
-        let path = dir.join("results.parquet");
-        let mut chunks = Chunks::open(&path)?;
-        while let Some(frame) = chunks.next_chunk()? {
-            let columns = Columns {
-                frame: &frame,
-                path: &path,
-            };
+        for_each_chunk(&dir.join("results.parquet"), |columns, rows| {
             let (year, bucket) = (columns.int("year")?, columns.int("rating_diff_bucket")?);
             let (time_class, declared) = (
                 columns.text("time_class")?,
@@ -313,8 +307,8 @@ fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> 
             let (end_state, termination) =
                 (columns.text("end_state")?, columns.text("termination")?);
             let draw_reason = columns.text("draw_reason")?;
-            let counts = count_columns(&columns)?;
-            for row in 0..frame.height() {
+            let counts = count_columns(columns)?;
+            for row in 0..rows {
                 let key_row = ResultRow {
                     year: small(&year, row),
                     time_class: text_at(&time_class, row).unwrap_or_default(),
@@ -332,7 +326,8 @@ fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> 
                 });
                 value.counts += &counts(row);
             }
-        }
+            Ok(())
+        })?;
     }
     let path = writer.path().to_path_buf();
     write_results(merged.into_iter().map(Ok), writer).map_err(Error::write(&path))?;

@@ -72,7 +72,7 @@ pub fn position_key(pos: &Chess) -> u64 {
 /// unsigned: `CAST(position_key AS UBIGINT)` in DuckDB, `k & 0xFFFFFFFFFFFFFFFF`
 /// in Python.
 pub fn stored_key(key: u64) -> i64 {
-    i64::from_ne_bytes(key.to_ne_bytes())
+    key.cast_signed()
 }
 
 impl OpeningIndex {

@@ -149,6 +149,7 @@ fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
 
 /// The `games` table for `rows`.
 pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
+    let clocks: Vec<Option<(u64, u64)>> = rows.iter().map(clock_of).collect();
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
         col("event", values(rows, |r| r.tag(r.event))),
@@ -169,13 +170,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("white_title", values(rows, |r| r.tag(r.white_title))),
         col("black_title", values(rows, |r| r.tag(r.black_title))),
         col("time_control", values(rows, |r| r.tag(r.time_control))),
-        col(
-            "base_seconds",
-            values(rows, |r| clock_of(r).map(|(base, _)| base)),
-        ),
+        col("base_seconds", values(&clocks, |c| c.map(|(base, _)| base))),
         col(
             "increment_seconds",
-            values(rows, |r| clock_of(r).map(|(_, increment)| increment)),
+            values(&clocks, |c| c.map(|(_, increment)| increment)),
         ),
         col("time_class", values(rows, |r| r.time_class.as_str())),
         col("termination", values(rows, |r| r.tag(r.termination))),

@@ -333,11 +333,7 @@ pub fn unpack_move(mv: u16) -> UciMove {
 }
 
 fn pack_move(m: Move) -> u16 {
-    pack_uci(m.to_uci(CastlingMode::Standard))
-}
-
-fn pack_uci(uci: UciMove) -> u16 {
-    u16::from_le_bytes(PackedUciMove::pack(uci).to_bytes())
+    u16::from_le_bytes(PackedUciMove::pack(m.to_uci(CastlingMode::Standard)).to_bytes())
 }
 
 /// What one game contributes besides its moves.
