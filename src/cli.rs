@@ -123,7 +123,8 @@ pub struct ImportArgs {
     /// PGN files (plain, .zst, .gz, .bz2), folders (searched recursively), or - for stdin.
     #[arg(required = true)]
     pub inputs: Vec<PathBuf>,
-    /// Folder for the tables (games, rejects, openings, opening_lines) and summary.json.
+    /// Folder for the tables (games, rejects, openings, opening_lines, results,
+    /// material, endgames; moves with --moves) and summary.json.
     #[arg(long, short)]
     pub out: PathBuf,
     /// Worker threads (default: one per core).
@@ -153,6 +154,10 @@ pub struct ImportArgs {
     /// plain files at game starts; `pgnlake merge` puts the shards together.
     #[arg(long, value_name = "K/N")]
     pub shard: Option<crate::input::shard::Shard>,
+    /// Also write moves.parquet: one row per mainline ply of every accepted
+    /// game (SAN, UCI, position key, material, clock, move time, evaluation, NAGs).
+    #[arg(long)]
+    pub moves: bool,
 }
 
 /// Explore one position of the opening tree of an import.

@@ -40,7 +40,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
             // A Cursor never fails to read.
             Ok(false) | Err(_) => break,
         }
-        let output = process_batch(&batch, &mut aggregates);
+        let output = process_batch(&batch, &mut aggregates, true);
         assert_eq!(
             output.games.len() + output.rejects.len(),
             batch.games.len(),

@@ -3,6 +3,7 @@
 //! one batch loop; a failure becomes the game's rejects row (`reject`), an
 //! accepted game the import's games row and aggregates (`row`).
 
+mod moves;
 mod reject;
 mod row;
 
@@ -25,9 +26,7 @@ pub use row::{BatchOutput, counted_result, process_batch};
 pub(crate) struct CheckedGame {
     pub game: ParsedGame,
     pub report: MovetextReport,
-    /// The start position (the replay consumed its own copy); `clean`
-    /// reads it.
-    #[cfg_attr(not(feature = "tables"), allow(dead_code))]
+    /// The start position (the replay consumed its own copy).
     pub start: Chess,
     pub start_fen: Option<String>,
     pub chess960: bool,

@@ -4,20 +4,24 @@
 
 use std::borrow::Cow;
 
+use shakmaty::Position;
+
 use crate::check::{CheckedGame, check_game, for_each_game, game_place};
 use crate::pgn::Span;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
-use crate::pgn::time_control::TimeClass;
+use crate::pgn::annotations::{AnnotationCounts, GameClocks};
+use crate::pgn::time_control::{self, TimeClass};
 use crate::pgn::visitor::BatchParser;
 use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::draw::draw_reason;
-use crate::replay::material::material_facts;
+use crate::check::moves::GameMoves;
+use crate::replay::material::{PieceValues, material_facts};
 use crate::replay::openings;
-use crate::sink::rows::{GameRow, RejectRow};
+use crate::sink::rows::{GameRow, MoveRow, RejectRow};
 use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;
 use crate::stats::{Aggregates, RunCounts};
@@ -27,17 +31,30 @@ use crate::stats::{Aggregates, RunCounts};
 pub struct BatchOutput {
     pub games: Vec<GameRow>,
     pub rejects: Vec<RejectRow>,
+    /// Every mainline ply of the accepted games (with `--moves` only).
+    pub moves: Vec<MoveRow>,
     pub counts: RunCounts,
 }
 
 /// Parses, audits and replays every game of a batch, in order, and adds
-/// the accepted games to the worker's aggregates.
-pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOutput {
+/// the accepted games to the worker's aggregates; with `moves`, one row
+/// per mainline ply of each accepted game too.
+pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool) -> BatchOutput {
     let mut out = BatchOutput::default();
+    let values = aggregates.options.piece_values;
+    let mut move_rows = moves.then(|| (Vec::new(), values));
     for_each_game(
         batch,
         false,
-        |raw, next, parser, replayer| match process_game(batch, raw, next, parser, replayer) {
+        |raw, next, parser, replayer| match process_game(
+            batch,
+            raw,
+            next,
+            parser,
+            replayer,
+            &mut out.counts.annotations,
+            move_rows.as_mut(),
+        ) {
             Ok(mut row) => {
                 let mut timer = Timer::start();
                 add_to_aggregates(&mut row, replayer, aggregates);
@@ -52,6 +69,9 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>) -> BatchOut
             }
         },
     );
+    if let Some((rows, _)) = move_rows {
+        out.moves = rows;
+    }
     out
 }
 
@@ -123,14 +143,16 @@ fn process_game(
     next: usize,
     parser: &mut BatchParser<'_>,
     replayer: &mut Replayer,
+    annotation_counts: &mut AnnotationCounts,
+    move_rows: Option<&mut (Vec<MoveRow>, PieceValues)>,
 ) -> Result<GameRow, Box<RejectRow>> {
     let CheckedGame {
         mut game,
         report,
+        start,
         start_fen,
         chess960,
         replayed,
-        ..
     } = check_game(batch, raw, next, parser, replayer)?;
     let mut timer = Timer::start();
     let declared = Declared {
@@ -151,7 +173,24 @@ fn process_game(
         ..GameRow::default()
     };
     fill_tags(&mut row, &mut game.tags, &game.tag_text);
+    row.clocks = GameClocks::of(&game.annotations, start.turn());
+    annotation_counts.add_game(&game.annotations);
     row.text = std::mem::take(&mut game.tag_text);
+    if let Some((rows, values)) = move_rows {
+        let game_moves = GameMoves {
+            game_id: raw.game_id,
+            start: &start,
+            chess960,
+            increment_ms: row
+                .tag(row.time_control)
+                .and_then(time_control::base_and_increment)
+                .and_then(|(_, increment)| i64::try_from(increment).ok())
+                .map(|seconds| seconds * 1000),
+            annotations: &game.annotations,
+            nags: &game.nags,
+        };
+        game_moves.push_rows(replayer, values, rows);
+    }
     parser.recycle(game);
     profile::lap(&mut timer, Stage::Statistics);
     Ok(row)
@@ -176,7 +215,15 @@ fn parse_year(date: &str) -> Option<i32> {
 /// Moves tag values into their columns; every other tag (and every repeat
 /// of a column's tag) goes to `extra_tags`.
 fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text: &str) {
+    let (mut utc_date, mut utc_time) = (None, None);
     for (name, span) in tags.drain(..) {
+        // Kept in `extra_tags` as written too: `utc_timestamp` is derived
+        // from them, as `year` is from `date`.
+        match name.as_ref() {
+            "UTCDate" => utc_date = utc_date.or(Some(span)),
+            "UTCTime" => utc_time = utc_time.or(Some(span)),
+            _ => {}
+        }
         let slot = match name.as_ref() {
             "Event" => &mut row.event,
             "Site" => &mut row.site,
@@ -220,6 +267,9 @@ fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text:
         }
     }
     row.year = row.date.map(|d| d.of(text)).and_then(parse_year);
+    row.utc_timestamp_ms = utc_date
+        .zip(utc_time)
+        .and_then(|(date, time)| tags::utc_timestamp_ms(date.of(text), time.of(text)));
 }
 
 #[cfg(test)]
@@ -247,6 +297,8 @@ mod tests {
             ("Foo", "bar"),
             ("White", "B"),
             ("Date", "2001.01.01"),
+            ("UTCDate", "2001.01.02"),
+            ("UTCTime", "00:00:01"),
         ] {
             let start = text.len() as u32;
             text.push_str(value);
@@ -263,6 +315,7 @@ mod tests {
         assert_eq!(row.white_elo, Some(2500));
         assert_eq!(row.black_elo, None);
         assert_eq!(row.year, Some(2001));
+        assert_eq!(row.utc_timestamp_ms, Some(978_393_601_000));
         let extras: Vec<(&str, &str)> = row
             .extra_tags
             .iter()
@@ -270,7 +323,13 @@ mod tests {
             .collect();
         assert_eq!(
             extras,
-            vec![("BlackElo", "x"), ("Foo", "bar"), ("White", "B")]
+            vec![
+                ("BlackElo", "x"),
+                ("Foo", "bar"),
+                ("White", "B"),
+                ("UTCDate", "2001.01.02"),
+                ("UTCTime", "00:00:01")
+            ]
         );
     }
 }

@@ -18,6 +18,7 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         memory_limit: args.memory_limit,
         piece_values: args.piece_values,
         shard: args.shard,
+        moves: args.moves,
     };
     if options.shard.is_some() && options.opening_min_games > 1 {
         return Err(Error::Usage(

@@ -62,7 +62,7 @@ struct ShardDir {
 pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
     let shards = read_shards(&options.dirs)?;
     let _lock = super::run::open_output(&options.out)?;
-    let mut writers = Writers::create(&options.out, &[])?;
+    let mut writers = Writers::create(&options.out, &[], moves_of_first(&shards))?;
     // On a pool: the tree's row groups are spelled and encoded in parallel,
     // and the other tables' columns too.
     let (pool, _) = crate::pipeline::worker_pool(0)?;
@@ -75,6 +75,7 @@ pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
         }
     };
     let tables = writers.finish()?;
+    super::run::remove_stale_tables(&options.out, &tables)?;
     let summary = merged_summary(&shards, &tables, options.opening_min_games, dropped);
     super::run::write_summary(&options.out, &summary)?;
     Ok(summary)
@@ -89,6 +90,9 @@ fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> R
             ("rejects", &mut writers.rejects),
         ] {
             copy_rebased(&shard.dir.join(format!("{table}.parquet")), shift, writer)?;
+        }
+        if let Some(writer) = writers.moves.as_mut() {
+            copy_rebased(&shard.dir.join("moves.parquet"), shift, writer)?;
         }
         first_game_id += i64::try_from(shard.games_read).unwrap_or(i64::MAX);
     }
@@ -154,6 +158,13 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
                 "{place}: imported with other --piece-values or --opening-plies than the first shard"
             )));
         }
+        if !same(shard, "moves") {
+            return Err(Error::Usage(format!(
+                "{place}: imported with{} --moves, the first shard with{}",
+                if shard.summary["options"]["moves"] == Value::Bool(true) { "" } else { "out" },
+                if moves_of_first(&shards) { "" } else { "out" },
+            )));
+        }
     }
     let indexes: Vec<u64> = shards.iter().map(|s| s.index).collect();
     if let Some(missing) = (1..=count).find(|k| !indexes.contains(k)) {
@@ -169,6 +180,12 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
         )));
     }
     Ok(shards)
+}
+
+fn moves_of_first(shards: &[ShardDir]) -> bool {
+    shards
+        .first()
+        .is_some_and(|s| s.summary["options"]["moves"] == Value::Bool(true))
 }
 
 /// A table's rows a row group at a time, in file order: a merge holds a
@@ -728,7 +745,12 @@ fn merged_summary(
         object.insert("accepted".into(), accepted.into());
         object.insert("rejected".into(), rejected.into());
         object.insert("balanced".into(), balanced.into());
-        for field in ["rejected_by_reason", "end_states", "result_checks"] {
+        for field in [
+            "rejected_by_reason",
+            "end_states",
+            "result_checks",
+            "annotations",
+        ] {
             object.insert(field.into(), add_maps(field));
         }
         let skipped: Vec<Value> = shards

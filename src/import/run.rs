@@ -17,6 +17,7 @@ use crate::pipeline;
 use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
 use crate::sink::lock::OutputLock;
+use crate::sink::tables;
 use crate::sink::summary::{Options, Summary, TreeSummary};
 use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
 
@@ -39,6 +40,8 @@ pub struct ImportOptions {
     pub piece_values: PieceValues,
     /// `--shard K/N`: import this shard of the inputs only.
     pub shard: Option<Shard>,
+    /// `--moves`: also write `moves.parquet`, one row per mainline ply.
+    pub moves: bool,
 }
 
 /// Default `--opening-min-games`: every row.
@@ -59,7 +62,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     // Held to the end of the run: a second run on this folder refuses.
     let _lock = open_output(&options.out)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
-    let writers = Writers::create(&options.out, &names)?;
+    let writers = Writers::create(&options.out, &names, options.moves)?;
 
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
@@ -74,7 +77,8 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let workers = pipeline::Workers {
         new_state: || Aggregates::new(aggregate_options, &spill),
         work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
-            BatchTables::new(process_batch(batch, aggregates), &names)
+            let output = process_batch(batch, aggregates, options.moves);
+            BatchTables::new(output, &names, options.moves)
         },
         finish: |aggregates| {
             if let Ok(mut finished) = finished_aggregates.lock() {
@@ -140,6 +144,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     }
     crate::interrupt::commit(|| {
         let tables = writers.finish()?;
+        remove_stale_tables(&options.out, &tables)?;
         let mut summary = Summary::new(
             Options {
                 inputs: names,
@@ -148,6 +153,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                 strict: options.strict,
                 quiet: options.quiet,
                 piece_values: options.piece_values.into(),
+                moves: options.moves,
             },
             inputs,
             &counts,
@@ -160,6 +166,22 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         write_summary(&options.out, &summary)?;
         Ok(summary)
     })
+}
+
+/// Removes the tables an earlier run left in `dir` that this run did not
+/// write (their rows would not match the new games), saying so on stderr.
+pub(super) fn remove_stale_tables(
+    dir: &Path,
+    written: &std::collections::BTreeMap<&'static str, u64>,
+) -> Result<(), Error> {
+    let removed = tables::remove_stale(dir, written.keys().copied()).map_err(Error::write(dir))?;
+    for path in removed {
+        eprintln!(
+            "pgnlake: removed {} (an earlier run's table; this run did not write it)",
+            path.display()
+        );
+    }
+    Ok(())
 }
 
 /// Creates the output folder if missing and locks it for this run.

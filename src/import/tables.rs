@@ -17,6 +17,7 @@ use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pipeline;
 use crate::profile::Stage;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
+use crate::sink::moves::{MOVES_ROW_GROUP_ROWS, moves_frame};
 use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
 use crate::sink::parquet::{TableWriter, games_frame, rejects_frame};
@@ -35,10 +36,12 @@ pub(super) struct Writers {
     pub(super) results: TableWriter,
     pub(super) material: TableWriter,
     pub(super) endgames: TableWriter,
+    /// `moves.parquet`, with `--moves` only.
+    pub(super) moves: Option<TableWriter>,
 }
 
 impl Writers {
-    pub(super) fn create(dir: &Path, names: &[String]) -> Result<Writers, Error> {
+    pub(super) fn create(dir: &Path, names: &[String], moves: bool) -> Result<Writers, Error> {
         let open = |name: &str, frame: PolarsResult<DataFrame>| {
             let path = dir.join(format!("{name}.parquet"));
             let schema = frame
@@ -59,10 +62,17 @@ impl Writers {
             results: open("results", results_frame(&[]))?,
             material: open("material", material_frame(&MaterialTable::default()))?,
             endgames: open("endgames", endgames_frame(Vec::new()))?,
+            moves: match moves {
+                true => Some(open("moves", moves_frame(&[]))?),
+                false => None,
+            },
         })
     }
 
     pub(super) fn abandon(self) {
+        if let Some(moves) = self.moves {
+            let _ = moves.abandon();
+        }
         for writer in [
             self.games,
             self.rejects,
@@ -79,6 +89,7 @@ impl Writers {
     /// Renames every table to its final name; rows per table.
     pub(super) fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
         let mut tables = BTreeMap::new();
+        let moves = self.moves.map(|writer| ("moves.parquet", writer));
         for (name, writer) in [
             ("games.parquet", self.games),
             ("rejects.parquet", self.rejects),
@@ -87,7 +98,10 @@ impl Writers {
             ("results.parquet", self.results),
             ("material.parquet", self.material),
             ("endgames.parquet", self.endgames),
-        ] {
+        ]
+        .into_iter()
+        .chain(moves)
+        {
             let path = writer.path().to_path_buf();
             let rows = writer.finish().map_err(Error::write(&path))?;
             tables.insert(name, rows);
@@ -230,6 +244,7 @@ fn stack_and_encode(
 enum Table {
     Games,
     Rejects,
+    Moves,
 }
 
 /// Row groups encoding at most, before the consumer waits for the oldest:
@@ -249,6 +264,7 @@ pub(super) struct TableConsumer {
     pub(super) counts: RunCounts,
     games: RowGroup,
     rejects: RowGroup,
+    moves: RowGroup,
     encoding: VecDeque<(Table, Arc<Encoding>)>,
     side_jobs: Option<SideJobSender>,
     pub(super) writers: Writers,
@@ -260,6 +276,7 @@ impl TableConsumer {
             counts: RunCounts::default(),
             games: RowGroup::new(),
             rejects: RowGroup::new(),
+            moves: RowGroup::new(),
             encoding: VecDeque::new(),
             side_jobs: None,
             writers,
@@ -270,6 +287,7 @@ impl TableConsumer {
     pub(super) fn finish(mut self) -> Result<Self, Error> {
         self.seal(Table::Games);
         self.seal(Table::Rejects);
+        self.seal(Table::Moves);
         // The workers are gone: what none has started is encoded here.
         while !self.encoding.is_empty() {
             self.append_oldest(Duration::ZERO)?;
@@ -277,18 +295,23 @@ impl TableConsumer {
         Ok(self)
     }
 
-    fn writer(&mut self, table: Table) -> &mut TableWriter {
+    /// The table's writer (none for the moves table without `--moves`).
+    fn writer(&mut self, table: Table) -> Option<&mut TableWriter> {
         match table {
-            Table::Games => &mut self.writers.games,
-            Table::Rejects => &mut self.writers.rejects,
+            Table::Games => Some(&mut self.writers.games),
+            Table::Rejects => Some(&mut self.writers.rejects),
+            Table::Moves => self.writers.moves.as_mut(),
         }
     }
 
     fn seal(&mut self, table: Table) {
-        let encoder = self.writer(table).encoder();
+        let Some(encoder) = self.writer(table).map(|w| w.encoder()) else {
+            return;
+        };
         let group = match table {
             Table::Games => &mut self.games,
             Table::Rejects => &mut self.rejects,
+            Table::Moves => &mut self.moves,
         };
         if let Some(job) = group.seal(encoder) {
             // Without workers (after the run) the consumer runs it when it waits.
@@ -305,7 +328,9 @@ impl TableConsumer {
         let Some((table, job)) = self.encoding.pop_front() else {
             return Ok(());
         };
-        let writer = self.writer(table);
+        let Some(writer) = self.writer(table) else {
+            return Ok(());
+        };
         let path = writer.path().to_path_buf();
         let encoded = job
             .wait_patiently(patience)
@@ -323,11 +348,17 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
         self.counts += &tables.counts;
         self.games.push(tables.games);
         self.rejects.push(tables.rejects);
+        if let Some(moves) = tables.moves {
+            self.moves.push(moves);
+        }
         if self.games.rows >= GAMES_ROW_GROUP_ROWS {
             self.seal(Table::Games);
         }
         if self.rejects.rows >= GAMES_ROW_GROUP_ROWS {
             self.seal(Table::Rejects);
+        }
+        if self.moves.rows >= MOVES_ROW_GROUP_ROWS {
+            self.seal(Table::Moves);
         }
         while self.encoding.front().is_some_and(|(_, job)| job.is_done())
             || self.encoding.len() > ENCODING_AHEAD

@@ -24,7 +24,82 @@ pub struct Annotation {
     pub malformed: u32,
 }
 
+/// Whose move ply `ply` (1-based) is, from the side to move at the start.
+pub fn mover(ply: u32, start_turn: Color) -> Color {
+    if ply % 2 == 1 { start_turn } else { !start_turn }
+}
+
+/// A game's annotations as the `games` columns see them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GameClocks {
+    pub has_clocks: bool,
+    pub has_evals: bool,
+    /// The clock after each side's last move that gives one.
+    pub white_final_ms: Option<i64>,
+    pub black_final_ms: Option<i64>,
+}
+
+impl GameClocks {
+    /// From a game's annotations by ply (in ply order).
+    pub fn of(annotations: &[(u32, Annotation)], start_turn: Color) -> GameClocks {
+        let mut clocks = GameClocks::default();
+        for &(ply, annotation) in annotations {
+            clocks.has_evals |= annotation.eval_cp.is_some() || annotation.eval_mate.is_some();
+            if let Some(ms) = annotation.clock_ms {
+                clocks.has_clocks = true;
+                match mover(ply, start_turn) {
+                    Color::White => clocks.white_final_ms = Some(ms),
+                    Color::Black => clocks.black_final_ms = Some(ms),
+                }
+            }
+        }
+        clocks
+    }
+}
+
+/// Values read from the comments of a run's accepted games, for the
+/// summary: sums that add up over batches and shards.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct AnnotationCounts {
+    pub clocks: u64,
+    pub move_times: u64,
+    pub evals: u64,
+    /// Values that were there but did not parse (left null).
+    pub malformed: u64,
+}
+
+impl AnnotationCounts {
+    pub fn add_game(&mut self, annotations: &[(u32, Annotation)]) {
+        for (_, a) in annotations {
+            self.clocks += u64::from(a.clock_ms.is_some());
+            self.move_times += u64::from(a.move_time_ms.is_some());
+            self.evals += u64::from(a.eval_cp.is_some() || a.eval_mate.is_some());
+            self.malformed += u64::from(a.malformed);
+        }
+    }
+}
+
+impl std::ops::AddAssign<&AnnotationCounts> for AnnotationCounts {
+    fn add_assign(&mut self, other: &AnnotationCounts) {
+        self.clocks += other.clocks;
+        self.move_times += other.move_times;
+        self.evals += other.evals;
+        self.malformed += other.malformed;
+    }
+}
+
 impl Annotation {
+    /// Whether a comment may hold a value at all: a `[%…]` command, a TCEC
+    /// `d=…` list, or a cutechess score (`+0.31/18`, `-M5/30`). The rest
+    /// (prose, `book`) is not decoded.
+    pub fn may_hold_values(comment: &[u8]) -> bool {
+        if memchr::memmem::find(comment, b"[%").is_some() {
+            return true;
+        }
+        let text = comment.trim_ascii_start();
+        text.starts_with(b"d=") || cutechess_score(text).is_some()
+    }
+
     /// Reads one comment of a move played by `mover`, adding what it says.
     pub fn read_comment(&mut self, comment: &str, mover: Color) {
         let mut rest = comment;
@@ -83,6 +158,9 @@ impl Annotation {
     /// cutechess-cli: `+0.31/18 2.1s`, `-M5/30 0.4s`, `+M3/12`, `book`; the
     /// score is the mover's, turned into White's.
     fn cutechess(&mut self, text: &str, mover: Color) {
+        if cutechess_score(text.as_bytes()).is_none() {
+            return;
+        }
         let mut words = text.split_whitespace();
         let Some(score) = words.next() else { return };
         let Some((value, depth)) = score.split_once('/') else {
@@ -133,6 +211,23 @@ impl Annotation {
             }
         }
     }
+}
+
+/// The first word of a cutechess comment when it looks like a score and
+/// depth: a sign or digit, then a decimal number or `M` and a mate
+/// distance, `/`, then digits (`+0.31/18`, `-M5/30`, `0.00/1`). Prose such
+/// as `1/2-1/2 agreed` does not.
+fn cutechess_score(text: &[u8]) -> Option<&[u8]> {
+    let word = text.split(|b| b.is_ascii_whitespace()).next()?;
+    let slash = memchr::memchr(b'/', word)?;
+    let (value, depth) = (word.get(..slash)?, word.get(slash + 1..)?);
+    let unsigned = value.strip_prefix(b"+").or_else(|| value.strip_prefix(b"-")).unwrap_or(value);
+    let score_like = match unsigned.strip_prefix(b"M") {
+        Some(mate) => !mate.is_empty(),
+        None => unsigned.contains(&b'.') && unsigned.first().is_some_and(u8::is_ascii_digit),
+    };
+    let depth_like = depth.first().is_some_and(u8::is_ascii_digit);
+    (score_like && depth_like).then_some(word)
 }
 
 /// `H:MM:SS`, `H:MM:SS.s`, `MM:SS` as milliseconds.
@@ -289,5 +384,45 @@ mod tests {
             0
         );
         assert_eq!(read(&["Good move!"], Color::White), Annotation::default());
+        assert_eq!(read(&["1/2-1/2 agreed"], Color::White), Annotation::default());
+    }
+
+    #[test]
+    fn final_clocks_per_side() {
+        let at = |clock: i64| Annotation {
+            clock_ms: Some(clock),
+            ..Annotation::default()
+        };
+        let eval = Annotation {
+            eval_cp: Some(20),
+            ..Annotation::default()
+        };
+        let game = [(1, at(300)), (2, at(290)), (3, at(250)), (4, eval)];
+        let clocks = GameClocks::of(&game, Color::White);
+        assert_eq!(
+            clocks,
+            GameClocks {
+                has_clocks: true,
+                has_evals: true,
+                white_final_ms: Some(250),
+                black_final_ms: Some(290),
+            }
+        );
+        // From a FEN with Black to move, ply 1 is Black's.
+        let clocks = GameClocks::of(&game[..1], Color::Black);
+        assert_eq!((clocks.white_final_ms, clocks.black_final_ms), (None, Some(300)));
+        let mut counts = AnnotationCounts::default();
+        counts.add_game(&game);
+        assert_eq!((counts.clocks, counts.evals, counts.malformed), (3, 1, 0));
+    }
+
+    #[test]
+    fn only_comments_that_may_hold_values_are_decoded() {
+        for yes in ["[%clk 0:01:00]", " d=3, mt=1", "+0.31/18 2.1s", "-M5/30", "0.00/1"] {
+            assert!(Annotation::may_hold_values(yes.as_bytes()), "{yes}");
+        }
+        for no in ["book", "Good move!", "1/2-1/2 agreed", "", "White resigns", "M/3"] {
+            assert!(!Annotation::may_hold_values(no.as_bytes()), "{no}");
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! PGN stage, tag values with a meaning beyond their text: the lichess game
-//! id in a `Site` URL and the rating changes lichess writes, read once so
+//! id in a `Site` URL, the rating changes lichess writes and the UTC time a
+//! game started (`UTCDate` + `UTCTime`), read once so
 //! that analysts filter on columns instead of parsing `extra_tags`.
 
 /// The 8-character game id of a lichess game URL
@@ -25,9 +26,91 @@ pub fn rating_diff(value: &str) -> Option<i32> {
     digits.parse().ok()
 }
 
+/// Milliseconds since 1970-01-01 00:00 UTC of a `UTCDate` (`2025.05.01`)
+/// and `UTCTime` (`00:00:06`) pair; None unless both are complete and valid
+/// (`2025.05.??`, `25:00:00`, February 30th).
+pub fn utc_timestamp_ms(date: &str, time: &str) -> Option<i64> {
+    let mut day = date.trim().split(['.', '-']);
+    let (year, month, mday) = (day.next()?, day.next()?, day.next()?);
+    if day.next().is_some() || year.len() != 4 || month.len() != 2 || mday.len() != 2 {
+        return None;
+    }
+    let (year, month, mday) = (number(year)?, number(month)?, number(mday)?);
+    if !(1..=12).contains(&month) || mday < 1 || mday > days_in_month(year, month) {
+        return None;
+    }
+    let mut clock = time.trim().split(':');
+    let (hour, minute, second) = (clock.next()?, clock.next()?, clock.next()?);
+    if clock.next().is_some() || [hour, minute, second].iter().any(|p| p.len() != 2) {
+        return None;
+    }
+    let (hour, minute, second) = (number(hour)?, number(minute)?, number(second)?);
+    if hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    let days = days_from_civil(year, month, mday);
+    Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000)
+}
+
+/// Digits only (no sign, no spaces).
+fn number(text: &str) -> Option<i64> {
+    if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse().ok()
+}
+
+fn days_in_month(year: i64, month: i64) -> i64 {
+    match month {
+        2 if year % 4 == 0 && (year % 100 != 0 || year % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
+/// `days_from_civil`).
+fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
+    let year = if month <= 2 { year - 1 } else { year };
+    let era = year.div_euclid(400);
+    let year_of_era = year - era * 400;
+    let shifted_month = (month + 9) % 12;
+    let day_of_year = (153 * shifted_month + 2) / 5 + day - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn utc_timestamps_from_lichess_tags() {
+        assert_eq!(utc_timestamp_ms("1970.01.01", "00:00:00"), Some(0));
+        // date -u -d '2025-05-01 00:00:06' +%s
+        assert_eq!(
+            utc_timestamp_ms("2025.05.01", "00:00:06"),
+            Some(1_746_057_606_000)
+        );
+        assert_eq!(
+            utc_timestamp_ms("2000.02.29", "23:59:59"),
+            Some(951_868_799_000)
+        );
+        assert_eq!(utc_timestamp_ms("1969.12.31", "23:59:59"), Some(-1000));
+        for (date, time) in [
+            ("2025.05.??", "00:00:06"),
+            ("2025.02.29", "00:00:00"),
+            ("2025.05.01", "24:00:00"),
+            ("2025.05.01", "0:00:06"),
+            ("2025.5.1", "00:00:06"),
+            ("2025.05.01", ""),
+            ("????.??.??", "??:??:??"),
+            ("2025.05.01.01", "00:00:06"),
+        ] {
+            assert_eq!(utc_timestamp_ms(date, time), None, "{date} {time}");
+        }
+    }
 
     #[test]
     fn lichess_ids_come_from_game_urls_only() {

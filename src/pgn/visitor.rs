@@ -9,8 +9,10 @@ use std::io::{self, Read};
 use std::ops::ControlFlow;
 
 use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::Color;
 
 use crate::pgn::Span;
+use crate::pgn::annotations::{Annotation, mover};
 use crate::pgn::encoding;
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
@@ -87,6 +89,12 @@ pub struct ParsedGame {
     pub lines: Vec<VarLine>,
     /// Variations nested deeper than [`MAX_VARIATION_DEPTH`], skipped whole.
     pub too_deep_variations: u32,
+    /// What the comments after mainline moves say (clocks, evaluations),
+    /// by ply (1-based), in ply order; only plies with a comment. Read
+    /// when notes are not kept (`import`).
+    pub annotations: Vec<(u32, Annotation)>,
+    /// NAGs of mainline moves by ply, in order (when notes are not kept).
+    pub nags: Vec<(u32, u8)>,
 }
 
 /// Deepest variation nesting kept. Deeper ones are skipped (pgn-reader skips
@@ -150,6 +158,9 @@ struct Collect {
     partial: Vec<u8>,
     /// Variations being read, innermost last.
     open: Vec<VarLine>,
+    /// Black moves first (a `FEN` tag says so): tells whose move a
+    /// comment follows.
+    black_starts: bool,
 }
 
 impl Collect {
@@ -181,6 +192,8 @@ impl Visitor for Collect {
         game.variations = 0;
         game.too_deep_variations = 0;
         game.lines.clear();
+        game.annotations.clear();
+        game.nags.clear();
         self.partial.clear();
         self.open.clear();
         ControlFlow::Continue(game)
@@ -218,6 +231,7 @@ impl Visitor for Collect {
     }
 
     fn begin_movetext(&mut self, game: ParsedGame) -> ControlFlow<Self::Output, ParsedGame> {
+        self.black_starts = start_turn(game.text(game.fen)) == Color::Black;
         ControlFlow::Continue(game)
     }
 
@@ -242,6 +256,8 @@ impl Visitor for Collect {
                 m.nags.push(nag.0);
             }
             // A NAG before a variation's first move annotates nothing.
+        } else if let Some(ply) = mainline_ply(game) {
+            game.nags.push((ply, nag.0));
         }
         ControlFlow::Continue(())
     }
@@ -251,9 +267,8 @@ impl Visitor for Collect {
         _game: &mut ParsedGame,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        if self.notes {
-            self.partial.extend_from_slice(comment.as_bytes());
-        }
+        // Kept whole in both modes: a piece alone could read as a value.
+        self.partial.extend_from_slice(comment.as_bytes());
         ControlFlow::Continue(())
     }
 
@@ -273,6 +288,18 @@ impl Visitor for Collect {
                 },
                 None => self.note(game, NoteKind::Comment(text)),
             }
+        } else if let Some(ply) = mainline_ply(game) {
+            let whole = if self.partial.is_empty() {
+                comment.as_bytes()
+            } else {
+                self.partial.extend_from_slice(comment.as_bytes());
+                &self.partial
+            };
+            let start_turn = Color::from_white(!self.black_starts);
+            annotate(game, ply, start_turn, whole);
+            self.partial.clear();
+        } else {
+            self.partial.clear();
         }
         ControlFlow::Continue(())
     }
@@ -326,6 +353,41 @@ impl Visitor for Collect {
             let _ = self.end_variation(&mut game);
         }
         game
+    }
+}
+
+/// The side to move of a `FEN` tag (White without one; a FEN that does not
+/// parse rejects the game later).
+pub fn start_turn(fen: Option<&str>) -> Color {
+    match fen.and_then(|f| f.split_whitespace().nth(1)) {
+        Some("b") => Color::Black,
+        _ => Color::White,
+    }
+}
+
+/// The mainline ply a comment or NAG follows (none before the first move).
+fn mainline_ply(game: &ParsedGame) -> Option<u32> {
+    u32::try_from(game.sans.len()).ok().filter(|&n| n > 0)
+}
+
+/// Reads a comment after mainline ply `ply` into the game's annotations.
+/// Only comments that may hold a value are decoded: most of a lichess
+/// export's are `[%clk …]`, most of an OTB archive's are prose.
+fn annotate(game: &mut ParsedGame, ply: u32, start_turn: Color, comment: &[u8]) {
+    if !Annotation::may_hold_values(comment) {
+        return;
+    }
+    let text = String::from_utf8_lossy(comment);
+    let mover = mover(ply, start_turn);
+    match game.annotations.last_mut() {
+        Some((last, annotation)) if *last == ply => annotation.read_comment(&text, mover),
+        _ => {
+            let mut annotation = Annotation::default();
+            annotation.read_comment(&text, mover);
+            if annotation != Annotation::default() {
+                game.annotations.push((ply, annotation));
+            }
+        }
     }
 }
 

@@ -93,7 +93,7 @@ impl Material {
     }
 
     /// Applies the material change of `m`, played by `mover`.
-    fn play(&mut self, m: &Move, mover: Color) {
+    pub(super) fn play(&mut self, m: &Move, mover: Color) {
         match *m {
             Move::Normal {
                 capture, promotion, ..

@@ -6,6 +6,7 @@ pub mod audit;
 pub mod draw;
 pub mod keyhash;
 pub mod material;
+pub mod moves;
 pub mod openings;
 pub mod reject;
 pub mod resolve;

@@ -5,6 +5,8 @@
 pub mod encode;
 pub mod lock;
 #[cfg(feature = "tables")]
+pub mod moves;
+#[cfg(feature = "tables")]
 pub mod openings;
 #[cfg(feature = "tables")]
 pub mod outcomes;
@@ -17,3 +19,4 @@ pub mod pgn;
 pub mod results;
 pub mod rows;
 pub mod summary;
+pub mod tables;

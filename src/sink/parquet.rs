@@ -100,15 +100,24 @@ fn signature_column(
     rows: &[GameRow],
     material: impl Fn(&GameRow) -> Option<Material>,
 ) -> PolarsResult<Column> {
+    formatted_column(name, rows, |row, buffer| {
+        material(row).map(|m| m.write_signature(Color::White, buffer))
+    })
+}
+
+/// A text column whose values `write` formats (None: null), through one
+/// buffer rather than a String per row.
+pub(crate) fn formatted_column<R>(
+    name: &str,
+    rows: &[R],
+    write: impl Fn(&R, &mut String) -> Option<()>,
+) -> PolarsResult<Column> {
     let mut array = MutableBinaryViewArray::<str>::with_capacity(rows.len());
     let mut buffer = String::with_capacity(40);
     for row in rows {
-        match material(row) {
-            Some(m) => {
-                buffer.clear();
-                m.write_signature(Color::White, &mut buffer);
-                array.push_value(buffer.as_str());
-            }
+        buffer.clear();
+        match write(row, &mut buffer) {
+            Some(()) => array.push_value(buffer.as_str()),
             None => array.push_null(),
         }
     }
@@ -143,7 +152,7 @@ fn place_columns<'a>(
     ]
 }
 
-fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
+pub(crate) fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> {
     rows.iter().map(f).collect()
 }
 
@@ -160,6 +169,8 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         ),
         col("date", values(rows, |r| r.tag(r.date))),
         col("year", values(rows, |r| r.year)),
+        col("utc_timestamp", values(rows, |r| r.utc_timestamp_ms))
+            .cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?,
         col("round", values(rows, |r| r.tag(r.round))),
         col("white", values(rows, |r| r.tag(r.white))),
         col("black", values(rows, |r| r.tag(r.black))),
@@ -176,6 +187,16 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
             values(&clocks, |c| c.map(|(_, increment)| increment)),
         ),
         col("time_class", values(rows, |r| r.time_class.as_str())),
+        col("has_clocks", values(rows, |r| r.clocks.has_clocks)),
+        col("has_evals", values(rows, |r| r.clocks.has_evals)),
+        col(
+            "clock_white_final_ms",
+            values(rows, |r| r.clocks.white_final_ms),
+        ),
+        col(
+            "clock_black_final_ms",
+            values(rows, |r| r.clocks.black_final_ms),
+        ),
         col("termination", values(rows, |r| r.tag(r.termination))),
         col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
         col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),

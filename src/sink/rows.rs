@@ -4,12 +4,14 @@
 use std::borrow::Cow;
 
 use crate::pgn::Span;
+use crate::pgn::annotations::GameClocks;
 use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::MaterialFacts;
+use crate::replay::moves::MoveFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 
@@ -64,6 +66,10 @@ pub struct GameRow {
     pub draw_reason: Option<DrawReason>,
     pub encoding_repaired: bool,
     pub extra_tags: Vec<(Cow<'static, str>, Span)>,
+    /// `UTCDate` + `UTCTime` as milliseconds since the epoch (UTC).
+    pub utc_timestamp_ms: Option<i64>,
+    /// What the move comments say about clocks and evaluations.
+    pub clocks: GameClocks,
 }
 
 impl GameRow {
@@ -88,4 +94,21 @@ pub struct RejectRow {
     pub date: Option<String>,
     pub encoding_repaired: bool,
     pub raw_pgn: String,
+}
+
+/// One mainline ply of an accepted game (`moves.parquet`, `--moves`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MoveRow {
+    pub game_id: u64,
+    /// The ply and the facts of the move, as replay found them.
+    pub facts: MoveFacts,
+    /// The opening tree's key of the position before the move.
+    pub position_key: u64,
+    pub clock_ms: Option<i64>,
+    pub move_time_ms: Option<i64>,
+    pub eval_cp: Option<i32>,
+    pub eval_mate: Option<i32>,
+    pub eval_depth: Option<i32>,
+    /// Numeric annotation glyphs (`$1` = `!`), in the order written.
+    pub nags: Vec<u8>,
 }

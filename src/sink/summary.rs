@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
+use crate::pgn::annotations::AnnotationCounts;
 use crate::stats::RunCounts;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -90,6 +91,8 @@ pub struct Options {
     pub strict: bool,
     pub quiet: bool,
     pub piece_values: PieceValueNames,
+    /// `--moves`: the run wrote `moves.parquet`.
+    pub moves: bool,
 }
 
 /// How the opening tree was built.
@@ -151,6 +154,9 @@ pub struct Summary {
     pub rejected_by_reason: BTreeMap<&'static str, u64>,
     pub end_states: BTreeMap<&'static str, u64>,
     pub result_checks: BTreeMap<&'static str, u64>,
+    /// Values read from the comments of accepted games (clocks, move
+    /// times, evaluations) and those that did not parse (left null).
+    pub annotations: AnnotationCounts,
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
     pub tables: BTreeMap<&'static str, u64>,
@@ -191,6 +197,7 @@ impl Summary {
             rejected_by_reason: counts.rejected_by_reason(),
             end_states: counts.end_states(),
             result_checks: counts.result_checks(),
+            annotations: counts.annotations,
             elapsed_seconds,
             games_per_second: if elapsed_seconds > 0.0 {
                 counts.read as f64 / elapsed_seconds
@@ -228,6 +235,14 @@ impl Summary {
         section(&mut out, "end states", &self.end_states);
         section(&mut out, "result checks", &self.result_checks);
         out.push_str(&skipped_entries_text(&self.skipped_entries));
+        let a = &self.annotations;
+        if *a != AnnotationCounts::default() {
+            let _ = writeln!(
+                out,
+                "annotations: {} clocks, {} move times, {} evaluations, {} malformed (left null)",
+                a.clocks, a.move_times, a.evals, a.malformed
+            );
+        }
         let _ = writeln!(
             out,
             "elapsed {:.2} s, {:.0} games/s{}",

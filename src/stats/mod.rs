@@ -11,6 +11,7 @@ pub mod tree;
 use std::collections::BTreeMap;
 use std::ops::AddAssign;
 
+use crate::pgn::annotations::AnnotationCounts;
 use crate::replay::EndState;
 use crate::replay::audit::ResultCheck;
 use crate::replay::openings::OpeningMatch;
@@ -30,6 +31,8 @@ pub struct RunCounts {
     by_reason: [u64; RejectReason::ALL.len()],
     by_end_state: [u64; EndState::ALL.len()],
     by_result_check: [u64; ResultCheck::ALL.len()],
+    /// Clocks, evaluations and move times read from accepted games.
+    pub annotations: AnnotationCounts,
 }
 
 impl RunCounts {
@@ -158,6 +161,7 @@ impl AddAssign<&RunCounts> for RunCounts {
         add_slots(&mut self.by_reason, &other.by_reason);
         add_slots(&mut self.by_end_state, &other.by_end_state);
         add_slots(&mut self.by_result_check, &other.by_result_check);
+        self.annotations += &other.annotations;
     }
 }
 

@@ -209,6 +209,7 @@ fn piece_values_change_the_material_and_are_recorded() {
         piece_values: pgnlake::replay::material::PieceValues::parse("1,3,3,5,10")
             .unwrap_or_default(),
         shard: None,
+        moves: false,
     };
     let summary = pgnlake::import::run_import(&options).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(summary.options.piece_values.queen, 10);

@@ -25,6 +25,7 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         memory_limit: DEFAULT_MEMORY_LIMIT,
         piece_values: Default::default(),
         shard,
+        moves: true,
     }
 }
 

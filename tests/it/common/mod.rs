@@ -66,6 +66,7 @@ pub fn import_with(
         memory_limit,
         piece_values: Default::default(),
         shard: None,
+        moves: false,
     };
     let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
     Imported { dir, summary }
