@@ -76,6 +76,8 @@ def parse_args(argv=None):
     parser.add_argument("--opening-min-games", type=int, default=1)
     parser.add_argument("--opening-plies", type=int)
     parser.add_argument("--piece-values")
+    parser.add_argument("--moves", action="store_true",
+                        help="also write the moves table (pgnlake import --moves)")
     parser.add_argument("--memory-limit", help="per shard, as pgnlake import takes it")
     parser.add_argument("--threads", type=int, help="pgnlake threads per task (default: spark.task.cpus)")
     parser.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
@@ -107,10 +109,15 @@ def binary(name):
     return shutil.which(name) or name
 
 
-def publish(tmp_out, base, index):
+def tables_of(moves):
+    """The tables a run writes: moves.parquet with --moves only."""
+    return TABLES + (["moves"] if moves else [])
+
+
+def publish(tmp_out, base, index, tables):
     """Moves a finished shard's tables under base/TABLE/shard=K/ (replacing an
     earlier attempt's), each with a rename on the same file system."""
-    for table in TABLES + ["summary"]:
+    for table in tables + ["summary"]:
         name = "summary.json" if table == "summary" else f"{table}.parquet"
         folder = os.path.join(base, table)
         os.makedirs(folder, exist_ok=True)
@@ -138,7 +145,7 @@ def run_shard(index, count, options):
         if done.returncode not in (0, 1):
             raise RuntimeError(f"shard {index}/{count}: {' '.join(command)}: exit "
                                f"{done.returncode}: {done.stderr.strip()}")
-        publish(out, options["shards_dir"], index)
+        publish(out, options["shards_dir"], index, options["tables"])
         with open(os.path.join(out, "summary.json"), encoding="utf-8") as f:
             return json.load(f)
 
@@ -181,7 +188,7 @@ def termination_hash(text):
     return (h | 1) - (1 << 64) if (h | 1) >= (1 << 63) else (h | 1)
 
 
-def merge(spark, shards_dir, summaries, out, min_games):
+def merge(spark, shards_dir, summaries, out, min_games, tables):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -192,18 +199,20 @@ def merge(spark, shards_dir, summaries, out, min_games):
     def write(frame, name):
         frame.write.mode("overwrite").parquet(os.path.join(out, name))
 
-    # games, rejects: game_id rebased by the games read in earlier shards.
+    # games, rejects (and moves): game_id rebased by the games read in
+    # earlier shards.
     first_ids, total = [], 0
     for summary in summaries:
         first_ids.append((summary["shard"]["index"], total))
         total += summary["games_read"]
     shifts = spark.createDataFrame(first_ids, "shard INT, first_game_id BIGINT")
-    for name in ["games", "rejects"]:
+    for name in [t for t in ["games", "rejects", "moves"] if t in tables]:
         table = shard_table(name)
         columns = [c for c in table.columns if c != "shard"]
         rebased = (table.join(F.broadcast(shifts), "shard")
                    .withColumn("game_id", F.col("game_id") + F.col("first_game_id")))
-        write(rebased.select(*columns).orderBy("game_id"), name)
+        order = ["game_id", "ply"] if name == "moves" else ["game_id"]
+        write(rebased.select(*columns).orderBy(*order), name)
 
     # openings: sums per (position, move); a position's earliest ply over all
     # its moves; rows of fewer than min_games games out after the sums.
@@ -272,7 +281,7 @@ def merge(spark, shards_dir, summaries, out, min_games):
         F.col("plies_to_end_sum").cast("double") / F.greatest(F.col("games"), F.lit(1)).cast("double"))
     write(endgames.select(*columns).orderBy(F.col("games").desc(), "endgame_signature"), "endgames")
 
-    rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in TABLES}
+    rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in tables}
     dropped = summed.count() - rows["openings"]
     return rows, dropped
 
@@ -312,6 +321,7 @@ def merged_summary(summaries, rows, min_games, dropped):
         "rejected_by_reason": add_maps("rejected_by_reason"),
         "end_states": add_maps("end_states"),
         "result_checks": add_maps("result_checks"),
+        "annotations": add_maps("annotations"),
         "elapsed_seconds": add("elapsed_seconds"),
         "tables": {f"{name}.parquet": n for name, n in sorted(rows.items())},
         "truncated_inputs": sum(1 for i in inputs if i.get("truncated")),
@@ -339,6 +349,9 @@ def main(argv=None):
                         ("--memory-limit", args.memory_limit)]:
         if value is not None:
             import_args += [flag, str(value)]
+    if args.moves:
+        import_args.append("--moves")
+    tables = tables_of(args.moves)
     options = {
         "pgnlake": args.pgnlake,
         # As given: they are the `source` column, as in a single import.
@@ -346,13 +359,14 @@ def main(argv=None):
         "shards_dir": shards_dir,
         "threads": args.threads or int(spark.conf.get("spark.task.cpus", "1")),
         "import_args": import_args,
+        "tables": tables,
     }
     summaries = (spark.sparkContext
                  .parallelize(range(1, count + 1), count)
                  .map(lambda k: run_shard(k, count, options))
                  .collect())
     summaries.sort(key=lambda s: s["shard"]["index"])
-    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games)
+    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables)
     summary = merged_summary(summaries, rows, args.opening_min_games, dropped)
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)

@@ -193,8 +193,8 @@ impl Annotation {
             let value = value.trim();
             match name.trim() {
                 "d" => self.depth = self.checked(value.parse().ok()),
-                "mt" => self.move_time_ms = self.checked(value.parse().ok()),
-                "tl" => self.clock_ms = self.checked(value.parse().ok()),
+                "mt" => self.move_time_ms = self.checked(tcec_ms(value)),
+                "tl" => self.clock_ms = self.checked(tcec_ms(value)),
                 "wv" => {
                     let negative = value.starts_with('-');
                     let unsigned = value.trim_start_matches(['+', '-']);
@@ -228,6 +228,11 @@ fn cutechess_score(text: &[u8]) -> Option<&[u8]> {
     };
     let depth_like = depth.first().is_some_and(u8::is_ascii_digit);
     (score_like && depth_like).then_some(word)
+}
+
+/// A TCEC time: milliseconds (`29343`), or `HH:MM:SS` in older seasons.
+fn tcec_ms(value: &str) -> Option<i64> {
+    value.parse().ok().or_else(|| clock_ms(value))
 }
 
 /// `H:MM:SS`, `H:MM:SS.s`, `MM:SS` as milliseconds.
@@ -368,6 +373,9 @@ mod tests {
         );
         let a = read(&["d=12, mt=100, tl=5000, wv=-M3, pv=e4"], Color::White);
         assert_eq!(a.eval_mate, Some(-3));
+        // Older seasons write the times as clocks.
+        let a = read(&["d=20, mt=00:00:56, tl=00:15:04, wv=0.12"], Color::White);
+        assert_eq!((a.move_time_ms, a.clock_ms, a.malformed), (Some(56_000), Some(904_000), 0));
     }
 
     #[test]

@@ -69,9 +69,9 @@ proptest! {
             })
             .collect();
 
-        let reference = common::import_with(std::slice::from_ref(&one), 1, 20, 1 << 30);
-        let threads = common::import_with(&[one], 2, 20, 1 << 30);
-        let spilled = common::import_with(&parts, 2, 20, 16 << 10);
+        let reference = common::import_with_moves(std::slice::from_ref(&one), 1, 20, 1 << 30);
+        let threads = common::import_with_moves(&[one], 2, 20, 1 << 30);
+        let spilled = common::import_with_moves(&parts, 2, 20, 16 << 10);
         let expected = tables(&reference);
         prop_assert_eq!(&tables(&threads), &expected);
         prop_assert_eq!(&tables(&spilled), &expected);

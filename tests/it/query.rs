@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{import, recipes, run_oracle};
+use common::{import, import_moves, recipes, run_oracle};
 use pgnlake::read::query::{engine, split_statements};
 use serde_json::Value;
 
@@ -23,7 +23,7 @@ fn manifest() -> &'static Path {
 /// `source` columns and snapshots do not depend on where the clone is.
 fn data() -> &'static Path {
     static RUN: OnceLock<common::Imported> = OnceLock::new();
-    RUN.get_or_init(|| import(&[PathBuf::from("sample-data")], 2))
+    RUN.get_or_init(|| import_moves(&[PathBuf::from("sample-data")], 2))
         .dir
         .path()
 }
@@ -305,7 +305,7 @@ fn pyarrow_reads_every_table_with_the_documented_schema() {
                 .insert(column.to_owned(), kind.to_owned());
         }
     }
-    assert_eq!(read.len(), 7, "{:?}", read.keys());
+    assert_eq!(read.len(), 8, "{:?}", read.keys());
     // No unsigned column anywhere: Spark, BigQuery and Trino read UINT_64
     // as a decimal.
     let unsigned: Vec<String> = read

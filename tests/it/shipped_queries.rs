@@ -5,7 +5,7 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::{Imported, import, rows, str_at, u64_at};
+use common::{Imported, import, import_moves, rows, str_at, u64_at};
 use pgnlake::read::query::{Tables, place, split_statements};
 use polars::prelude::*;
 
@@ -49,7 +49,7 @@ fn number_at(frame: &DataFrame, column: &str, row: usize) -> Option<u64> {
 }
 
 fn sample_run() -> Imported {
-    import(
+    import_moves(
         &[Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     )

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{TABLES, import, python, run_oracle, shared_data};
+use crate::common::{TABLES, import_moves, python, run_oracle, shared_data};
 use crate::query::{assert_same_answers, portable_statements, statements_file};
 
 fn inputs() -> Vec<PathBuf> {
@@ -37,7 +37,7 @@ fn run_job(inputs: &[PathBuf], out: &Path, shards: u32) {
             "--pgnlake",
             env!("CARGO_BIN_EXE_pgnlake"),
         ])
-        .args(["--shards", &shards.to_string(), "--out"])
+        .args(["--moves", "--shards", &shards.to_string(), "--out"])
         .arg(out)
         .args(inputs)
         // Local mode on loopback: no host name to look up.
@@ -59,7 +59,7 @@ fn summary(path: &Path) -> Value {
 #[test]
 fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
     let inputs = inputs();
-    let single = import(&inputs, 2);
+    let single = import_moves(&inputs, 2);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("spark");
     run_job(&inputs, &out, 4);

@@ -38,6 +38,8 @@ def words(t):
         return "string"
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
         return f"list<{words(t.value_type)}>"
+    if pa.types.is_timestamp(t):
+        return f"timestamp<{t.unit}, {t.tz}>"
     if pa.types.is_struct(t):
         fields = ", ".join(f"{t.field(i).name}: {words(t.field(i).type)}" for i in range(t.num_fields))
         return f"struct<{fields}>"

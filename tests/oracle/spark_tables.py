@@ -26,7 +26,7 @@ from pyspark.sql import types as T
 
 import parquet_readers
 
-TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames"]
+TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames", "moves"]
 
 
 def plain(value):

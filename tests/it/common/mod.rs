@@ -10,8 +10,8 @@ use pgnlake::import::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions
 use pgnlake::sink::summary::Summary;
 use polars::prelude::*;
 
-/// Every table an import writes.
-pub const TABLES: [&str; 7] = [
+/// Every table an import writes (`moves` with `--moves`: [`import_moves`]).
+pub const TABLES: [&str; 8] = [
     "games",
     "rejects",
     "openings",
@@ -19,6 +19,7 @@ pub const TABLES: [&str; 7] = [
     "results",
     "material",
     "endgames",
+    "moves",
 ];
 
 pub fn sample(name: &str) -> PathBuf {
@@ -48,16 +49,44 @@ pub fn import(inputs: &[PathBuf], threads: usize) -> Imported {
     import_with(inputs, threads, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
 }
 
+/// An import with `--moves`: every table of [`TABLES`].
+pub fn import_moves(inputs: &[PathBuf], threads: usize) -> Imported {
+    import_with_moves(inputs, threads, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
+}
+
+/// [`import_with`], and `--moves`.
+pub fn import_with_moves(
+    inputs: &[PathBuf],
+    threads: usize,
+    opening_plies: usize,
+    memory_limit: u64,
+) -> Imported {
+    run(ImportOptions {
+        moves: true,
+        ..options(inputs, threads, opening_plies, memory_limit)
+    })
+}
+
 pub fn import_with(
     inputs: &[PathBuf],
     threads: usize,
     opening_plies: usize,
     memory_limit: u64,
 ) -> Imported {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
-    let options = ImportOptions {
+    run(options(inputs, threads, opening_plies, memory_limit))
+}
+
+/// The import options the helpers start from, into a new temporary folder
+/// (set as `out` by [`run`]).
+fn options(
+    inputs: &[PathBuf],
+    threads: usize,
+    opening_plies: usize,
+    memory_limit: u64,
+) -> ImportOptions {
+    ImportOptions {
         inputs: inputs.to_vec(),
-        out: dir.path().to_path_buf(),
+        out: PathBuf::new(),
         threads,
         quiet: true,
         strict: false,
@@ -67,6 +96,14 @@ pub fn import_with(
         piece_values: Default::default(),
         shard: None,
         moves: false,
+    }
+}
+
+fn run(options: ImportOptions) -> Imported {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("tempdir: {e}"));
+    let options = ImportOptions {
+        out: dir.path().to_path_buf(),
+        ..options
     };
     let summary = run_import(&options).unwrap_or_else(|e| panic!("import failed: {e}"));
     Imported { dir, summary }
