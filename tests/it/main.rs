@@ -15,6 +15,7 @@ mod fuzz_regressions;
 mod import;
 mod layering;
 mod material_oracle;
+mod moves;
 mod openings;
 mod outcomes;
 mod properties;

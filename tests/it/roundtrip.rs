@@ -39,7 +39,7 @@ proptest! {
                 Ok(true) => {}
                 _ => break,
             }
-            let out = process_batch(&batch, &mut aggregates);
+            let out = process_batch(&batch, &mut aggregates, false);
             prop_assert!(out.rejects.is_empty(), "rejected: {:?}\n{pgn}", out.rejects.first().map(|r| &r.message));
             got.extend(out.games.into_iter().map(|g| {
                 (g.replayed.moves_uci, g.replayed.plies, g.replayed.end_state.as_str())
