@@ -341,6 +341,9 @@ def main(argv=None):
     if args.master:
         builder = builder.master(args.master)
     spark = builder.getOrCreate()
+    # `utc_timestamp` as pgnlake writes it: Parquet TIMESTAMP(MILLIS, UTC),
+    # not Spark's default INT96.
+    spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MILLIS")
     out = os.path.abspath(args.out)
     shards_dir = os.path.join(out, "_shards")
     count = args.shards or max(1, -(-input_bytes(args.inputs) // args.shard_bytes))

@@ -899,7 +899,7 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 91);
+    assert_eq!(run.summary.games_read, 95);
     // The two Chinese scoresheets are not SAN: import rejects them.
     assert!(run.summary.inputs[0].path.ends_with("chinese-notation.pgn"));
     assert!(run.summary.inputs[1].path.ends_with("edge-cases.pgn"));

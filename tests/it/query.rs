@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{import, import_moves, recipes, run_oracle};
+use common::{import_moves, recipes, run_oracle};
 use pgnlake::read::query::{engine, split_statements};
 use serde_json::Value;
 
@@ -88,7 +88,7 @@ fn the_questions_users_ask_first_are_answered() {
     ] {
         assert!(recipes().contains(&name.to_owned()), "{name}");
     }
-    // The totals agree with the import's own count (91 read).
+    // The totals agree with the import's own count (95 read).
     let totals = stdout(&query(&[
         "--format",
         "csv",
@@ -96,7 +96,7 @@ fn the_questions_users_ask_first_are_answered() {
         "SELECT 'accepted' AS status, COUNT(*) AS games FROM games \
          UNION ALL SELECT 'rejected' AS status, COUNT(*) AS games FROM rejects",
     ]));
-    assert_eq!(totals, "status,games\naccepted,78\nrejected,13\n");
+    assert_eq!(totals, "status,games\naccepted,82\nrejected,13\n");
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn table_format_cuts_at_the_limit_and_says_so() {
     ]));
     assert_eq!(
         output,
-        "game_id  plies\n-------  -----\n      2      4\n      3      4\n78 rows (2 shown; --limit 2)\n"
+        "game_id  plies\n-------  -----\n      2      4\n      3      4\n82 rows (2 shown; --limit 2)\n"
     );
 }
 
@@ -163,7 +163,7 @@ fn errors_are_one_line_and_exit_2() {
     assert!(
         missing_table.contains("-e: statement 1 (line 1): table \"gmes\" does not exist in")
             && missing_table.ends_with(
-                "(tables: endgames, games, material, opening_lines, openings, rejects, results)"
+                "(tables: endgames, games, material, moves, opening_lines, openings, rejects, results)"
             ),
         "{missing_table}"
     );
@@ -520,7 +520,7 @@ fn pyarrow_reads_integers_lists_and_nulls_as_written() {
     )
     .join("\n");
     let theirs: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(ours.len(), 78);
+    assert_eq!(ours.len(), 82);
     assert_eq!(ours.len(), theirs.len());
     for (a, b) in ours.iter().zip(&theirs) {
         assert!(same_value(a, b), "pgnlake {a} ≠ pyarrow {b}");
@@ -537,7 +537,7 @@ fn duckdb_agrees_on_corpus_archives() {
         return;
     };
     let corpus = shared.join("corpus");
-    let run = import(
+    let run = import_moves(
         &[
             corpus.join("twic0920.pgn"),
             corpus.join("lichess-2025-05-sample.pgn"),
