@@ -910,13 +910,25 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     );
     assert!(run.summary.inputs[3].path.ends_with("openings.pgn"));
     assert!(run.summary.inputs[4].path.ends_with("results.pgn"));
+    assert!(
+        run.summary.inputs[5]
+            .path
+            .ends_with("time-and-eval-comments.pgn")
+    );
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 91);
-    assert_eq!(value["accepted"], 78);
+    assert_eq!(value["games_read"], 95);
+    assert_eq!(value["accepted"], 82);
     assert_eq!(value["rejected"], 13);
     assert_eq!(value["balanced"], true);
-    assert_eq!(value["tables"]["games.parquet"], 78);
+    assert_eq!(value["tables"]["games.parquet"], 82);
+    assert_eq!(value["tables"]["moves.parquet"], serde_json::Value::Null);
+    assert_eq!(value["options"]["moves"], false);
+    // 1,742 lichess clocks and 84 evaluations, and the comment fixture's.
+    assert_eq!(
+        value["annotations"],
+        serde_json::json!({"clocks": 1750, "move_times": 7, "evals": 92, "malformed": 1})
+    );
     assert_eq!(value["tables"]["rejects.parquet"], 13);
     assert_eq!(value["rejected_by_reason"]["unknown_token"], 4);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
