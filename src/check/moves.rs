@@ -30,35 +30,45 @@ impl GameMoves<'_> {
         let mut nags = self.nags.iter().peekable();
         // Each side's clock after its previous move (None: not known).
         let mut previous_clock = [None; 2];
-        for_each_move(self.start, replayer.moves(), self.chess960, values, |facts| {
-            let ply = facts.ply;
-            let annotation = annotations
-                .next_if(|(at, _)| *at == ply)
-                .map_or_else(Annotation::default, |(_, a)| *a);
-            let mut move_nags = Vec::new();
-            while let Some((_, nag)) = nags.next_if(|(at, _)| *at == ply) {
-                move_nags.push(*nag);
-            }
-            let side = usize::from(facts.mover == Color::Black);
-            let clock_ms = annotation.clock_ms;
-            let move_time_ms = annotation.move_time_ms.or_else(|| {
-                spent(previous_clock.get(side).copied().flatten(), clock_ms, self.increment_ms)
-            });
-            if let Some(slot) = previous_clock.get_mut(side) {
-                *slot = clock_ms;
-            }
-            rows.push(MoveRow {
-                game_id: self.game_id,
-                facts,
-                position_key: keys.get(ply as usize - 1).copied().unwrap_or_default(),
-                clock_ms,
-                move_time_ms,
-                eval_cp: annotation.eval_cp,
-                eval_mate: annotation.eval_mate,
-                eval_depth: annotation.depth,
-                nags: move_nags,
-            });
-        });
+        for_each_move(
+            self.start,
+            replayer.moves(),
+            self.chess960,
+            values,
+            |facts| {
+                let ply = facts.ply;
+                let annotation = annotations
+                    .next_if(|(at, _)| *at == ply)
+                    .map_or_else(Annotation::default, |(_, a)| *a);
+                let mut move_nags = Vec::new();
+                while let Some((_, nag)) = nags.next_if(|(at, _)| *at == ply) {
+                    move_nags.push(*nag);
+                }
+                let side = usize::from(facts.mover == Color::Black);
+                let clock_ms = annotation.clock_ms;
+                let move_time_ms = annotation.move_time_ms.or_else(|| {
+                    spent(
+                        previous_clock.get(side).copied().flatten(),
+                        clock_ms,
+                        self.increment_ms,
+                    )
+                });
+                if let Some(slot) = previous_clock.get_mut(side) {
+                    *slot = clock_ms;
+                }
+                rows.push(MoveRow {
+                    game_id: self.game_id,
+                    facts,
+                    position_key: keys.get(ply as usize - 1).copied().unwrap_or_default(),
+                    clock_ms,
+                    move_time_ms,
+                    eval_cp: annotation.eval_cp,
+                    eval_mate: annotation.eval_mate,
+                    eval_depth: annotation.depth,
+                    nags: move_nags,
+                });
+            },
+        );
     }
 }
 
@@ -77,7 +87,10 @@ mod tests {
 
     #[test]
     fn move_time_from_clocks_and_increment() {
-        assert_eq!(spent(Some(300_000), Some(301_000), Some(3_000)), Some(2_000));
+        assert_eq!(
+            spent(Some(300_000), Some(301_000), Some(3_000)),
+            Some(2_000)
+        );
         assert_eq!(spent(Some(300_000), Some(290_000), Some(0)), Some(10_000));
         assert_eq!(spent(None, Some(290_000), Some(0)), None);
         assert_eq!(spent(Some(300_000), None, Some(0)), None);

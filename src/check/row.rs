@@ -6,19 +6,19 @@ use std::borrow::Cow;
 
 use shakmaty::Position;
 
+use crate::check::moves::GameMoves;
 use crate::check::{CheckedGame, check_game, for_each_game, game_place};
 use crate::pgn::Span;
+use crate::pgn::annotations::{AnnotationCounts, GameClocks};
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
-use crate::pgn::annotations::{AnnotationCounts, GameClocks};
 use crate::pgn::time_control::{self, TimeClass};
 use crate::pgn::visitor::BatchParser;
 use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::draw::draw_reason;
-use crate::check::moves::GameMoves;
 use crate::replay::material::{PieceValues, material_facts};
 use crate::replay::openings;
 use crate::sink::rows::{GameRow, MoveRow, RejectRow};

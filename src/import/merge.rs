@@ -161,7 +161,11 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
         if !same(shard, "moves") {
             return Err(Error::Usage(format!(
                 "{place}: imported with{} --moves, the first shard with{}",
-                if shard.summary["options"]["moves"] == Value::Bool(true) { "" } else { "out" },
+                if shard.summary["options"]["moves"] == Value::Bool(true) {
+                    ""
+                } else {
+                    "out"
+                },
                 if moves_of_first(&shards) { "" } else { "out" },
             )));
         }

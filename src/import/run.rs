@@ -17,8 +17,8 @@ use crate::pipeline;
 use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
 use crate::sink::lock::OutputLock;
-use crate::sink::tables;
 use crate::sink::summary::{Options, Summary, TreeSummary};
+use crate::sink::tables;
 use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
 
 /// What `pgnlake import` was asked to do.

@@ -26,7 +26,11 @@ pub struct Annotation {
 
 /// Whose move ply `ply` (1-based) is, from the side to move at the start.
 pub fn mover(ply: u32, start_turn: Color) -> Color {
-    if ply % 2 == 1 { start_turn } else { !start_turn }
+    if ply % 2 == 1 {
+        start_turn
+    } else {
+        !start_turn
+    }
 }
 
 /// A game's annotations as the `games` columns see them.
@@ -221,7 +225,10 @@ fn cutechess_score(text: &[u8]) -> Option<&[u8]> {
     let word = text.split(|b| b.is_ascii_whitespace()).next()?;
     let slash = memchr::memchr(b'/', word)?;
     let (value, depth) = (word.get(..slash)?, word.get(slash + 1..)?);
-    let unsigned = value.strip_prefix(b"+").or_else(|| value.strip_prefix(b"-")).unwrap_or(value);
+    let unsigned = value
+        .strip_prefix(b"+")
+        .or_else(|| value.strip_prefix(b"-"))
+        .unwrap_or(value);
     let score_like = match unsigned.strip_prefix(b"M") {
         Some(mate) => !mate.is_empty(),
         None => unsigned.contains(&b'.') && unsigned.first().is_some_and(u8::is_ascii_digit),
@@ -375,7 +382,10 @@ mod tests {
         assert_eq!(a.eval_mate, Some(-3));
         // Older seasons write the times as clocks.
         let a = read(&["d=20, mt=00:00:56, tl=00:15:04, wv=0.12"], Color::White);
-        assert_eq!((a.move_time_ms, a.clock_ms, a.malformed), (Some(56_000), Some(904_000), 0));
+        assert_eq!(
+            (a.move_time_ms, a.clock_ms, a.malformed),
+            (Some(56_000), Some(904_000), 0)
+        );
     }
 
     #[test]
@@ -383,7 +393,7 @@ mod tests {
         let a = read(&["[%clk 5:xx] [%eval abc] [%emt ]"], Color::White);
         assert_eq!((a.clock_ms, a.eval_cp, a.move_time_ms), (None, None, None));
         assert_eq!(a.malformed, 3);
-        let a = read(&["+x.31/18 2.1s"], Color::White);
+        let a = read(&["+0.3.1/18 2.1s"], Color::White);
         assert_eq!((a.eval_cp, a.depth), (None, Some(18)));
         assert_eq!(a.malformed, 1);
         // Prose is no annotation.
@@ -392,7 +402,10 @@ mod tests {
             0
         );
         assert_eq!(read(&["Good move!"], Color::White), Annotation::default());
-        assert_eq!(read(&["1/2-1/2 agreed"], Color::White), Annotation::default());
+        assert_eq!(
+            read(&["1/2-1/2 agreed"], Color::White),
+            Annotation::default()
+        );
     }
 
     #[test]
@@ -418,7 +431,10 @@ mod tests {
         );
         // From a FEN with Black to move, ply 1 is Black's.
         let clocks = GameClocks::of(&game[..1], Color::Black);
-        assert_eq!((clocks.white_final_ms, clocks.black_final_ms), (None, Some(300)));
+        assert_eq!(
+            (clocks.white_final_ms, clocks.black_final_ms),
+            (None, Some(300))
+        );
         let mut counts = AnnotationCounts::default();
         counts.add_game(&game);
         assert_eq!((counts.clocks, counts.evals, counts.malformed), (3, 1, 0));
@@ -426,10 +442,23 @@ mod tests {
 
     #[test]
     fn only_comments_that_may_hold_values_are_decoded() {
-        for yes in ["[%clk 0:01:00]", " d=3, mt=1", "+0.31/18 2.1s", "-M5/30", "0.00/1"] {
+        for yes in [
+            "[%clk 0:01:00]",
+            " d=3, mt=1",
+            "+0.31/18 2.1s",
+            "-M5/30",
+            "0.00/1",
+        ] {
             assert!(Annotation::may_hold_values(yes.as_bytes()), "{yes}");
         }
-        for no in ["book", "Good move!", "1/2-1/2 agreed", "", "White resigns", "M/3"] {
+        for no in [
+            "book",
+            "Good move!",
+            "1/2-1/2 agreed",
+            "",
+            "White resigns",
+            "M/3",
+        ] {
             assert!(!Annotation::may_hold_values(no.as_bytes()), "{no}");
         }
     }

@@ -86,9 +86,13 @@ mod tests {
         let pos = start.pos.clone();
         replayer.replay(start, &sans).expect("legal test game");
         let mut out = Vec::new();
-        for_each_move(&pos, replayer.moves(), false, &PieceValues::default(), |f| {
-            out.push(f)
-        });
+        for_each_move(
+            &pos,
+            replayer.moves(),
+            false,
+            &PieceValues::default(),
+            |f| out.push(f),
+        );
         out
     }
 
@@ -98,14 +102,26 @@ mod tests {
         let row = |i: usize| facts.get(i).copied().expect("ply");
         assert_eq!(facts.len(), 9);
         assert_eq!(row(0).uci.to_string(), "e2e4");
-        assert_eq!((row(1).ply, row(1).move_number, row(1).mover), (2, 1, Color::Black));
-        assert_eq!((row(2).san.to_string(), row(2).is_capture), ("exd5".into(), true));
+        assert_eq!(
+            (row(1).ply, row(1).move_number, row(1).mover),
+            (2, 1, Color::Black)
+        );
+        assert_eq!(
+            (row(2).san.to_string(), row(2).is_capture),
+            ("exd5".into(), true)
+        );
         assert_eq!(row(2).material_diff, 1);
         assert_eq!(row(3).material_diff, 0);
-        assert_eq!((row(5).san.to_string(), row(5).is_check()), ("Qe5+".into(), true));
+        assert_eq!(
+            (row(5).san.to_string(), row(5).is_check()),
+            ("Qe5+".into(), true)
+        );
         assert_eq!((row(5).piece, row(5).move_number), (Role::Queen, 3));
         assert_eq!(row(7).material_diff, -3);
-        assert_eq!((row(8).san.to_string(), row(8).material_diff), ("Ncxe2".into(), 6));
+        assert_eq!(
+            (row(8).san.to_string(), row(8).material_diff),
+            ("Ncxe2".into(), 6)
+        );
     }
 
     #[test]

@@ -49,10 +49,7 @@ pub fn moves_frame(rows: &[MoveRow]) -> PolarsResult<DataFrame> {
             "promotion",
             values(rows, |r| r.facts.promotion.map(piece_letter)),
         ),
-        col(
-            "position_key",
-            values(rows, |r| stored_key(r.position_key)),
-        ),
+        col("position_key", values(rows, |r| stored_key(r.position_key))),
         col("material_diff", values(rows, |r| r.facts.material_diff)),
         col("clock_ms", values(rows, |r| r.clock_ms)),
         col("move_time_ms", values(rows, |r| r.move_time_ms)),

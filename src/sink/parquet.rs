@@ -169,8 +169,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         ),
         col("date", values(rows, |r| r.tag(r.date))),
         col("year", values(rows, |r| r.year)),
-        col("utc_timestamp", values(rows, |r| r.utc_timestamp_ms))
-            .cast(&DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC)))?,
+        col("utc_timestamp", values(rows, |r| r.utc_timestamp_ms)).cast(&DataType::Datetime(
+            TimeUnit::Milliseconds,
+            Some(TimeZone::UTC),
+        ))?,
         col("round", values(rows, |r| r.tag(r.round))),
         col("white", values(rows, |r| r.tag(r.white))),
         col("black", values(rows, |r| r.tag(r.black))),

@@ -46,7 +46,12 @@ mod tests {
     #[test]
     fn only_table_files_not_written_are_removed() -> io::Result<()> {
         let dir = tempfile::tempdir()?;
-        for name in ["games.parquet", "moves.parquet", "notes.txt", "mine.parquet"] {
+        for name in [
+            "games.parquet",
+            "moves.parquet",
+            "notes.txt",
+            "mine.parquet",
+        ] {
             std::fs::write(dir.path().join(name), b"x")?;
         }
         let removed = remove_stale(dir.path(), ["games.parquet", "rejects.parquet"])?;

@@ -58,7 +58,11 @@ fn moves_of(run: &Imported, event: &str) -> Vec<String> {
                 .get_as_series(i)
                 .and_then(|s| {
                     let values = s.i32().ok()?;
-                    Some((0..values.len()).filter_map(|i| values.get(i)).collect::<Vec<_>>())
+                    Some(
+                        (0..values.len())
+                            .filter_map(|i| values.get(i))
+                            .collect::<Vec<_>>(),
+                    )
                 })
                 .unwrap_or_default()
                 .iter()
@@ -126,7 +130,10 @@ fn games_get_clock_columns_and_the_utc_timestamp() {
     let lichess = common::row_by_event(&games, "Comments: lichess");
     let at = |frame: &DataFrame, column: &str| common::i64_at(frame, column, 0);
     // date -u -d '2025-05-01 12:34:56' +%s
-    assert_eq!(timestamps.i64().ok().and_then(|t| t.get(0)), Some(1_746_102_896_000));
+    assert_eq!(
+        timestamps.i64().ok().and_then(|t| t.get(0)),
+        Some(1_746_102_896_000)
+    );
     assert_eq!(common::bool_at(&lichess, "has_clocks", 0), Some(true));
     assert_eq!(common::bool_at(&lichess, "has_evals", 0), Some(true));
     assert_eq!(at(&lichess, "clock_white_final_ms"), Some(57_300));
@@ -175,7 +182,10 @@ fn an_import_without_moves_removes_an_earlier_moves_table() {
     let second = run(&[]);
     assert!(second.status.success(), "{second:?}");
     assert!(!out.join("moves.parquet").exists());
-    assert!(out.join("notes.parquet").exists(), "a file pgnlake did not write");
+    assert!(
+        out.join("notes.parquet").exists(),
+        "a file pgnlake did not write"
+    );
     let stderr = String::from_utf8_lossy(&second.stderr);
     let expected = format!(
         "pgnlake: removed {} (an earlier run's table; this run did not write it)\n",
