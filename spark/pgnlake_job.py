@@ -2,7 +2,7 @@
 
     spark-submit [--master ...] [--files /path/to/pgnlake] spark/pgnlake_job.py \
         --out OUT [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
-        [--opening-min-games N] [--opening-plies N] [--piece-values V] \
+        [--opening-min-games N] [--opening-plies N] [--piece-values V] [--moves] \
         INPUT...
 
 Each Spark task runs `pgnlake import INPUT... --shard K/N` (the binary decides
@@ -10,8 +10,9 @@ which games are in shard K, the same way on every executor), then publishes
 its tables under OUT/_shards/TABLE/shard=K/ (a retried or speculative task
 replaces its own shard only). The driver then merges with Spark SQL:
 
-- games and rejects: every shard's rows, `game_id` rebased by the games read
-  in the shards before it (from their summaries), in `game_id` order;
+- games and rejects (and moves, with --moves): every shard's rows, `game_id`
+  rebased by the games read in the shards before it (from their summaries),
+  in `game_id` order (moves: `game_id`, `ply`);
 - openings, opening_lines, results, material, endgames: the counts summed per
   key (SUM ... GROUP BY), minima and maxima taken, averages recomputed from
   the sums, `--opening-min-games` applied after the sums, in the order

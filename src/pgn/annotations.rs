@@ -93,51 +93,59 @@ impl std::ops::AddAssign<&AnnotationCounts> for AnnotationCounts {
 }
 
 impl Annotation {
-    /// Whether a comment may hold a value at all: a `[%…]` command, a TCEC
-    /// `d=…` list, or a cutechess score (`+0.31/18`, `-M5/30`). The rest
-    /// (prose, `book`) is not decoded.
-    pub fn may_hold_values(comment: &[u8]) -> bool {
-        if memchr::memmem::find(comment, b"[%").is_some() {
-            return true;
-        }
-        let text = comment.trim_ascii_start();
-        text.starts_with(b"d=") || cutechess_score(text).is_some()
-    }
-
-    /// Reads one comment of a move played by `mover`, adding what it says.
-    pub fn read_comment(&mut self, comment: &str, mover: Color) {
+    /// Reads one comment (its bytes as written) of a move played by
+    /// `mover`, adding what it says. Runs on every comment of every game:
+    /// bytes, no allocation, no UTF-8 decoding (every value is ASCII).
+    pub fn read_comment(&mut self, comment: &[u8], mover: Color) {
         let mut rest = comment;
         let mut commands = false;
-        while let Some(at) = rest.find("[%") {
+        while let Some(at) = find_byte(b'[', rest) {
+            let after = rest.get(at + 1..).unwrap_or_default();
+            let Some(body) = after.strip_prefix(b"%") else {
+                rest = after;
+                continue;
+            };
             commands = true;
-            let after = rest.get(at + 2..).unwrap_or_default();
-            let end = after.find(']').unwrap_or(after.len());
-            self.command(after.get(..end).unwrap_or_default());
-            rest = after.get(end..).unwrap_or_default();
+            let end = find_byte(b']', body).unwrap_or(body.len());
+            self.command(body.get(..end).unwrap_or_default());
+            rest = body.get(end..).unwrap_or_default();
         }
         if commands {
             return;
         }
-        let text = comment.trim();
-        if text.starts_with("d=") {
+        let text = comment.trim_ascii();
+        if text.starts_with(b"d=") {
             self.tcec(text);
-        } else {
+        } else if cutechess_score(text).is_some() {
             self.cutechess(text, mover);
         }
     }
 
     /// A `[%name value]` command (without the brackets).
-    fn command(&mut self, command: &str) {
-        let mut words = command.split_whitespace();
-        let (Some(name), value) = (words.next(), words.next()) else {
-            return;
-        };
-        let value = value.unwrap_or_default();
+    fn command(&mut self, command: &[u8]) {
+        let command = command.trim_ascii();
+        let name_end = command
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(command.len());
+        let name = command.get(..name_end).unwrap_or_default();
+        let rest = command
+            .get(name_end..)
+            .unwrap_or_default()
+            .trim_ascii_start();
+        let value_end = rest
+            .iter()
+            .position(u8::is_ascii_whitespace)
+            .unwrap_or(rest.len());
+        let value = rest.get(..value_end).unwrap_or_default();
         match name {
-            "clk" => self.clock_ms = self.checked(clock_ms(value)),
-            "clkc" => self.clock_ms = self.checked(value.parse::<i64>().ok().map(|cs| cs * 10)),
-            "emt" => self.move_time_ms = self.checked(clock_ms(value)),
-            "eval" => self.lichess_eval(value),
+            b"clk" => self.clock_ms = self.checked(clock_ms(value)),
+            b"clkc" => {
+                let ms = integer(value).and_then(|cs| cs.checked_mul(10));
+                self.clock_ms = self.checked(ms);
+            }
+            b"emt" => self.move_time_ms = self.checked(clock_ms(value)),
+            b"eval" => self.lichess_eval(value),
             _ => {}
         }
     }
@@ -151,70 +159,96 @@ impl Annotation {
 
     /// `0.17`, `-1.5`, `#3`, `#-3` (White's point of view), optionally
     /// followed by `,depth`.
-    fn lichess_eval(&mut self, value: &str) {
-        let value = value.split(',').next().unwrap_or_default();
-        match value.strip_prefix('#') {
-            Some(mate) => self.eval_mate = self.checked(mate.parse().ok()),
+    fn lichess_eval(&mut self, value: &[u8]) {
+        let (value, depth) = match memchr::memchr(b',', value) {
+            Some(comma) => (
+                value.get(..comma).unwrap_or_default(),
+                value.get(comma + 1..),
+            ),
+            None => (value, None),
+        };
+        match value.strip_prefix(b"#") {
+            Some(mate) => self.eval_mate = self.checked(small(mate)),
             None => self.eval_cp = self.checked(pawns_to_cp(value)),
+        }
+        if let Some(depth) = depth {
+            self.depth = self.checked(small(depth));
         }
     }
 
-    /// cutechess-cli: `+0.31/18 2.1s`, `-M5/30 0.4s`, `+M3/12`, `book`; the
-    /// score is the mover's, turned into White's.
-    fn cutechess(&mut self, text: &str, mover: Color) {
-        if cutechess_score(text.as_bytes()).is_none() {
-            return;
-        }
-        let mut words = text.split_whitespace();
+    /// cutechess-cli: `+0.31/18 2.1s`, `-M5/30 0.4s`, `+M3/12`; the score
+    /// is the mover's, turned into White's.
+    fn cutechess(&mut self, text: &[u8], mover: Color) {
+        let mut words = words(text);
         let Some(score) = words.next() else { return };
-        let Some((value, depth)) = score.split_once('/') else {
+        let Some(slash) = memchr::memchr(b'/', score) else {
             return;
         };
+        let (value, depth) = (
+            score.get(..slash).unwrap_or_default(),
+            score.get(slash + 1..).unwrap_or_default(),
+        );
         let sign = if mover == Color::White { 1 } else { -1 };
-        let unsigned = value.trim_start_matches(['+', '-']);
-        let negative = value.starts_with('-');
-        if let Some(mate) = unsigned.strip_prefix('M') {
-            let moves: Option<i32> = mate.parse().ok();
-            let moves = moves.map(|m| if negative { -m } else { m } * sign);
-            self.eval_mate = self.checked(moves);
-        } else {
-            let cp = pawns_to_cp(value).map(|cp| cp * sign);
-            self.eval_cp = self.checked(cp);
+        match signed_mate(value) {
+            Some(mate) => self.eval_mate = self.checked(mate.map(|m| m * sign)),
+            None => self.eval_cp = self.checked(pawns_to_cp(value).map(|cp| cp * sign)),
         }
-        self.depth = self.checked(depth.parse().ok());
-        if let Some(time) = words.next().and_then(|w| w.strip_suffix('s')) {
+        self.depth = self.checked(small(depth));
+        if let Some(time) = words.next().and_then(|w| w.strip_suffix(b"s")) {
             self.move_time_ms = self.checked(seconds_to_ms(time));
         }
     }
 
     /// TCEC: `d=35, sd=59, mt=29343, tl=1616163, s=…, n=…, pv=…, tb=…, h=…,
     /// ph=…, wv=1.50, …`: `wv` is White's evaluation (`M5`, `-M3` for mates).
-    fn tcec(&mut self, text: &str) {
-        for field in text.split(',') {
-            let Some((name, value)) = field.split_once('=') else {
+    fn tcec(&mut self, text: &[u8]) {
+        for field in text.split(|&b| b == b',') {
+            let Some(equals) = memchr::memchr(b'=', field) else {
                 continue;
             };
-            let value = value.trim();
-            match name.trim() {
-                "d" => self.depth = self.checked(value.parse().ok()),
-                "mt" => self.move_time_ms = self.checked(tcec_ms(value)),
-                "tl" => self.clock_ms = self.checked(tcec_ms(value)),
-                "wv" => {
-                    let negative = value.starts_with('-');
-                    let unsigned = value.trim_start_matches(['+', '-']);
-                    match unsigned.strip_prefix('M') {
-                        Some(mate) => {
-                            let moves: Option<i32> = mate.parse().ok();
-                            self.eval_mate =
-                                self.checked(moves.map(|m| if negative { -m } else { m }));
-                        }
-                        None => self.eval_cp = self.checked(pawns_to_cp(value)),
-                    }
-                }
+            let name = field.get(..equals).unwrap_or_default().trim_ascii();
+            let value = field.get(equals + 1..).unwrap_or_default().trim_ascii();
+            match name {
+                b"d" => self.depth = self.checked(small(value)),
+                b"mt" => self.move_time_ms = self.checked(tcec_ms(value)),
+                b"tl" => self.clock_ms = self.checked(tcec_ms(value)),
+                b"wv" => match signed_mate(value) {
+                    Some(mate) => self.eval_mate = self.checked(mate),
+                    None => self.eval_cp = self.checked(pawns_to_cp(value)),
+                },
                 _ => {}
             }
         }
     }
+}
+
+/// The first `needle` in `haystack`: a plain loop for the short comments
+/// of online games (`[%clk 0:05:00]`), where memchr's setup costs more than
+/// the scan, memchr for long ones (TCEC's kilobyte of engine output).
+fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+    if haystack.len() < 64 {
+        haystack.iter().position(|&b| b == needle)
+    } else {
+        memchr::memchr(needle, haystack)
+    }
+}
+
+/// Words separated by ASCII whitespace.
+fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    text.split(u8::is_ascii_whitespace)
+        .filter(|w| !w.is_empty())
+}
+
+/// `M5`, `+M5`, `-M3`: Some(the signed mate distance, None when the digits
+/// do not parse); None when the value is no mate.
+fn signed_mate(value: &[u8]) -> Option<Option<i32>> {
+    let (negative, unsigned) = match value.first() {
+        Some(b'-') => (true, value.get(1..).unwrap_or_default()),
+        Some(b'+') => (false, value.get(1..).unwrap_or_default()),
+        _ => (false, value),
+    };
+    let mate = unsigned.strip_prefix(b"M")?;
+    Some(small(mate).map(|m| if negative { -m } else { m }))
 }
 
 /// The first word of a cutechess comment when it looks like a score and
@@ -237,70 +271,116 @@ fn cutechess_score(text: &[u8]) -> Option<&[u8]> {
     (score_like && depth_like).then_some(word)
 }
 
-/// A TCEC time: milliseconds (`29343`), or `HH:MM:SS` in older seasons.
-fn tcec_ms(value: &str) -> Option<i64> {
-    value.parse().ok().or_else(|| clock_ms(value))
+/// A TCEC time: milliseconds (`29343`; negative once a flag fell), or
+/// `HH:MM:SS` in older seasons.
+fn tcec_ms(value: &[u8]) -> Option<i64> {
+    integer(value).or_else(|| clock_ms(value))
 }
 
-/// `H:MM:SS`, `H:MM:SS.s`, `MM:SS` as milliseconds.
-fn clock_ms(text: &str) -> Option<i64> {
-    let mut total = 0i64;
-    let mut parts = 0;
-    for (i, part) in text.split(':').enumerate() {
-        parts += 1;
-        let last = i == text.matches(':').count();
-        let value = if last {
-            seconds_to_ms(part)?
-        } else {
-            part.parse::<i64>()
-                .ok()
-                .filter(|n| *n >= 0)?
-                .checked_mul(1000)?
-        };
-        total = total
-            .checked_mul(if i == 0 { 1 } else { 60 })?
-            .checked_add(value)?;
+/// ASCII digits with an optional sign, as i64.
+fn integer(text: &[u8]) -> Option<i64> {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, text.get(1..)?),
+        Some(b'+') => (false, text.get(1..)?),
+        _ => (false, text),
+    };
+    let value = unsigned(digits)?;
+    Some(if negative { -value } else { value })
+}
+
+/// ASCII digits only (at least one, at most 18), as i64.
+fn unsigned(digits: &[u8]) -> Option<i64> {
+    if digits.is_empty() || digits.len() > 18 || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
     }
-    (parts >= 2).then_some(total)
+    Some(
+        digits
+            .iter()
+            .fold(0i64, |n, d| n * 10 + i64::from(d - b'0')),
+    )
+}
+
+/// A depth or mate distance: a signed integer that fits i32.
+fn small(text: &[u8]) -> Option<i32> {
+    integer(text).and_then(|n| i32::try_from(n).ok())
+}
+
+/// `H:MM:SS`, `H:MM:SS.s`, `MM:SS` as milliseconds: one pass over the
+/// bytes (a lichess export has one on every move).
+fn clock_ms(text: &[u8]) -> Option<i64> {
+    let (mut total, mut field, mut digits, mut colons) = (0i64, 0i64, 0u32, 0u32);
+    let (mut fraction_ms, mut scale) = (0i64, None::<i64>);
+    for &byte in text {
+        match (byte, scale) {
+            (b'0'..=b'9', None) => {
+                field = field * 10 + i64::from(byte - b'0');
+                digits += 1;
+            }
+            (b'0'..=b'9', Some(s)) => {
+                fraction_ms += i64::from(byte - b'0') * s;
+                scale = Some(s / 10);
+            }
+            (b':', None) if digits > 0 => {
+                total = total * 60 + field;
+                (field, digits, colons) = (0, 0, colons + 1);
+            }
+            (b'.', None) if digits > 0 => scale = Some(100),
+            _ => return None,
+        }
+        if digits > 9 || colons > 2 {
+            return None;
+        }
+    }
+    (digits > 0 && colons > 0).then_some((total * 60 + field) * 1000 + fraction_ms)
 }
 
 /// `12`, `7.3`, `0.25` seconds as milliseconds (digits only, no sign).
-fn seconds_to_ms(text: &str) -> Option<i64> {
-    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
-    if whole.is_empty() || !whole.bytes().all(|b| b.is_ascii_digit()) {
+fn seconds_to_ms(text: &[u8]) -> Option<i64> {
+    let (whole, fraction) = split_point(text);
+    let mut ms = unsigned(whole)?.checked_mul(1000)?;
+    if !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    if !fraction.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut ms = whole.parse::<i64>().ok()?.checked_mul(1000)?;
     let mut scale = 100;
-    for digit in fraction.bytes().take(3) {
+    for digit in fraction.iter().take(3) {
         ms += i64::from(digit - b'0') * scale;
         scale /= 10;
     }
     Some(ms)
 }
 
+/// The digits before and after a decimal point (none: all before).
+fn split_point(text: &[u8]) -> (&[u8], &[u8]) {
+    match memchr::memchr(b'.', text) {
+        Some(point) => (
+            text.get(..point).unwrap_or_default(),
+            text.get(point + 1..).unwrap_or_default(),
+        ),
+        None => (text, &[]),
+    }
+}
+
 /// `0.17`, `-1.5`, `+2` pawns as centipawns, rounded half away from zero.
-fn pawns_to_cp(text: &str) -> Option<i32> {
-    let negative = text.starts_with('-');
-    let digits = text.trim_start_matches(['+', '-']);
-    let (whole, fraction) = digits.split_once('.').unwrap_or((digits, ""));
-    let valid = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if whole.is_empty() && fraction.is_empty() || !valid(whole) || !valid(fraction) {
+fn pawns_to_cp(text: &[u8]) -> Option<i32> {
+    let (negative, digits) = match text.first() {
+        Some(b'-') => (true, text.get(1..).unwrap_or_default()),
+        Some(b'+') => (false, text.get(1..).unwrap_or_default()),
+        _ => (false, text),
+    };
+    let (whole, fraction) = split_point(digits);
+    if whole.is_empty() && fraction.is_empty() || !fraction.iter().all(u8::is_ascii_digit) {
         return None;
     }
-    let whole: i64 = if whole.is_empty() {
+    let whole = if whole.is_empty() {
         0
     } else {
-        whole.parse().ok()?
+        unsigned(whole)?
     };
     let mut hundredths = whole.checked_mul(100)?;
-    let mut digits = fraction.bytes();
+    let mut digits = fraction.iter();
     hundredths += digits.next().map_or(0, |d| i64::from(d - b'0') * 10);
     hundredths += digits.next().map_or(0, |d| i64::from(d - b'0'));
-    if digits.next().is_some_and(|d| d >= b'5') {
+    if digits.next().is_some_and(|d| *d >= b'5') {
         hundredths += 1;
     }
     let cp = i32::try_from(hundredths).ok()?;
@@ -314,7 +394,7 @@ mod tests {
     fn read(comments: &[&str], mover: Color) -> Annotation {
         let mut annotation = Annotation::default();
         for comment in comments {
-            annotation.read_comment(comment, mover);
+            annotation.read_comment(comment.as_bytes(), mover);
         }
         annotation
     }
@@ -334,7 +414,7 @@ mod tests {
         let a = read(&["[%eval -1.5,23] [%clkc 12345]"], Color::White);
         assert_eq!(
             (a.clock_ms, a.eval_cp, a.depth),
-            (Some(123_450), Some(-150), None)
+            (Some(123_450), Some(-150), Some(23))
         );
         assert_eq!(read(&["[%eval 0.005]"], Color::White).eval_cp, Some(1));
         assert_eq!(
@@ -440,17 +520,24 @@ mod tests {
         assert_eq!((counts.clocks, counts.evals, counts.malformed), (3, 1, 0));
     }
 
-    #[test]
-    fn only_comments_that_may_hold_values_are_decoded() {
-        for yes in [
-            "[%clk 0:01:00]",
-            " d=3, mt=1",
-            "+0.31/18 2.1s",
-            "-M5/30",
-            "0.00/1",
-        ] {
-            assert!(Annotation::may_hold_values(yes.as_bytes()), "{yes}");
+    proptest::proptest! {
+        /// Every clock lichess or ChessBase can write reads back exactly.
+        #[test]
+        fn clocks_round_trip(tenths in 0i64..(100 * 3600 * 10), fraction: bool) {
+            let (hours, minutes) = (tenths / 36_000, tenths / 600 % 60);
+            let (seconds, tenth) = (tenths / 10 % 60, tenths % 10);
+            let text = if fraction {
+                format!("{hours}:{minutes:02}:{seconds:02}.{tenth}")
+            } else {
+                format!("{hours}:{minutes:02}:{seconds:02}")
+            };
+            let expected = if fraction { tenths * 100 } else { tenths / 10 * 1000 };
+            proptest::prop_assert_eq!(clock_ms(text.as_bytes()), Some(expected));
         }
+    }
+
+    #[test]
+    fn prose_and_book_moves_say_nothing() {
         for no in [
             "book",
             "Good move!",
@@ -458,8 +545,16 @@ mod tests {
             "",
             "White resigns",
             "M/3",
+            "[not %a command]",
         ] {
-            assert!(!Annotation::may_hold_values(no.as_bytes()), "{no}");
+            assert_eq!(read(&[no], Color::White), Annotation::default(), "{no}");
         }
+        // Depth after the lichess evaluation.
+        assert_eq!(read(&["[%eval 0.25,18]"], Color::White).depth, Some(18));
+        // Negative time left in TCEC once a flag fell.
+        assert_eq!(
+            read(&["d=1, tl=-11, wv=0.00"], Color::White).clock_ms,
+            Some(-11)
+        );
     }
 }

@@ -370,20 +370,15 @@ fn mainline_ply(game: &ParsedGame) -> Option<u32> {
     u32::try_from(game.sans.len()).ok().filter(|&n| n > 0)
 }
 
-/// Reads a comment after mainline ply `ply` into the game's annotations.
-/// Only comments that may hold a value are decoded: most of a lichess
-/// export's are `[%clk …]`, most of an OTB archive's are prose.
+/// Reads a comment after mainline ply `ply` into the game's annotations
+/// (only plies whose comments say something get an entry).
 fn annotate(game: &mut ParsedGame, ply: u32, start_turn: Color, comment: &[u8]) {
-    if !Annotation::may_hold_values(comment) {
-        return;
-    }
-    let text = String::from_utf8_lossy(comment);
     let mover = mover(ply, start_turn);
     match game.annotations.last_mut() {
-        Some((last, annotation)) if *last == ply => annotation.read_comment(&text, mover),
+        Some((last, annotation)) if *last == ply => annotation.read_comment(comment, mover),
         _ => {
             let mut annotation = Annotation::default();
-            annotation.read_comment(&text, mover);
+            annotation.read_comment(comment, mover);
             if annotation != Annotation::default() {
                 game.annotations.push((ply, annotation));
             }

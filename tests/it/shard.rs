@@ -302,6 +302,21 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
         "no folder",
         pgnlake(&["merge", &at("nowhere"), "-o", &at("m3")]),
     );
+    let (code, _) = pgnlake(&[
+        "import",
+        &results,
+        "--shard",
+        "2/2",
+        "-o",
+        &at("s2"),
+        "-q",
+        "--moves",
+    ]);
+    assert_eq!(code, Some(0));
+    refusals.insert(
+        "moves in one shard",
+        pgnlake(&["merge", &at("s1"), &at("s2"), "-o", &at("m4")]),
+    );
     for (what, (code, stderr)) in &refusals {
         assert_eq!(*code, Some(2), "{what}: {stderr}");
         // clap's own usage errors add a hint line.
@@ -314,4 +329,11 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
     assert!(refusals["not a shard"].1.contains("not a shard"));
     assert!(refusals["stdin"].1.contains("standard input"));
     assert!(refusals["min games"].1.contains("pgnlake merge"));
+    assert!(
+        refusals["moves in one shard"]
+            .1
+            .contains("imported with --moves, the first shard without"),
+        "{}",
+        refusals["moves in one shard"].1
+    );
 }

@@ -1,0 +1,84 @@
+#!/usr/bin/env bash
+# Cost of the move comments and of the moves table (issue 17), against the
+# bare floor (examples/floor.rs) in the same minute, runs interleaved.
+#   benches/moves.sh [RUNS]            (default 5)
+#   BASE=/path/to/older/pgnlake benches/moves.sh   also runs an older build
+#                                      (the import before comments were read)
+# Inputs: pgnmentor (plain text; few comments), the lichess export sample
+# repeated to 201,480 games (a [%clk] on every move, some [%eval]), and the
+# TCEC sample (a 1 KB engine comment on every move). Prints per input the
+# median CPU µs per game and its ratio to the floor, for the default import
+# (every games column, comments read), `--moves`, and BASE; and the median
+# wall, games/s and peak RSS.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
+
+runs=${1:-5}
+corpus=../shared/data/corpus
+if [ ! -f "$corpus/pgnmentor-players.pgn.zst" ]; then
+  echo "benchmark skipped: $corpus is absent" >&2
+  exit 0
+fi
+cargo build --release --locked --quiet --bin pgnlake --example floor
+bin="$CARGO_TARGET_DIR/release/pgnlake"
+floor="$CARGO_TARGET_DIR/release/examples/floor"
+base=${BASE:-}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+zstd -dq "$corpus/pgnmentor-players.pgn.zst" -o "$tmp/pgnmentor.pgn"
+for _ in $(seq 460); do cat "$corpus/lichess-2025-05-sample.pgn"; echo; done > "$tmp/lichess-x460.pgn"
+zstd -dq "$corpus/tcec-engine-sample.pgn.zst" -o "$tmp/tcec.pgn"
+inputs=("$tmp/pgnmentor.pgn" "$tmp/lichess-x460.pgn" "$tmp/tcec.pgn")
+
+results="$tmp/results.txt"
+timed() { # NAME INPUT COMMAND...
+  local name=$1 input=$2
+  shift 2
+  rm -rf "$tmp/out"
+  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr"
+  echo "$(basename "$input") $name $(cat "$tmp/time")" >> "$results"
+}
+for run in $(seq "$runs"); do
+  for input in "${inputs[@]}"; do
+    timed floor "$input" "$floor" "$input"
+    if [ -n "$base" ]; then
+      timed base "$input" "$base" import "$input" --out "$tmp/out" --quiet
+    fi
+    timed import "$input" "$bin" import "$input" --out "$tmp/out" --quiet
+    timed import-moves "$input" "$bin" import "$input" --out "$tmp/out" --quiet --moves
+  done
+done
+for input in "${inputs[@]}"; do
+  echo "$(basename "$input") $("$floor" "$input" | awk '{print $2}')" >> "$tmp/games.txt"
+done
+python3 - "$results" "$tmp/games.txt" "$runs" <<'PY'
+import statistics, sys
+path, games_path, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+games = dict((name, int(n)) for name, n in (line.split() for line in open(games_path)))
+rows = {}
+for line in open(path):
+    input_, name, wall, user, sys_, rss = line.split()
+    rows.setdefault(input_, {}).setdefault(name, []).append(
+        (float(wall), float(user) + float(sys_), int(rss)))
+print(f"medians of {runs} interleaved runs")
+for input_, by_name in rows.items():
+    n = games[input_]
+    print(f"\n{input_}: {n:,} games")
+    print(f"  {'run':<14}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}"
+          f"{'× floor CPU':>13}{'peak RSS':>12}")
+    floor_cpu = statistics.median(c for _, c, _ in by_name["floor"])
+    cpu_ratio = {}
+    for name, runs_ in by_name.items():
+        wall = statistics.median(w for w, _, _ in runs_)
+        cpu = statistics.median(c for _, c, _ in runs_)
+        rss = max(r for _, _, r in runs_) / 1024
+        cpu_ratio[name] = cpu / floor_cpu
+        print(f"  {name:<14}{wall:>8.2f}{n / wall:>10,.0f}{cpu:>8.1f}{cpu / n * 1e6:>13.2f}"
+              f"{cpu / floor_cpu:>13.3f}{rss:>8.0f} MiB")
+    if "base" in cpu_ratio:
+        print(f"  import / base, CPU per game (as ratios to the floor): "
+              f"{cpu_ratio['import'] / cpu_ratio['base']:.3f}")
+    print(f"  --moves / import, CPU per game: {cpu_ratio['import-moves'] / cpu_ratio['import']:.3f}")
+PY
