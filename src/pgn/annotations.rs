@@ -107,7 +107,14 @@ impl Annotation {
             };
             commands = true;
             let end = find_byte(b']', body).unwrap_or(body.len());
-            self.command(body.get(..end).unwrap_or_default());
+            let command = body.get(..end).unwrap_or_default();
+            // Nearly every comment of a lichess export is `[%clk H:MM:SS]`.
+            match command.strip_prefix(b"clk ") {
+                Some(clock) if clock.first().is_some_and(u8::is_ascii_digit) => {
+                    self.clock_ms = self.checked(clock_ms(clock.trim_ascii_end()));
+                }
+                _ => self.command(command),
+            }
             rest = body.get(end..).unwrap_or_default();
         }
         if commands {
@@ -202,7 +209,13 @@ impl Annotation {
     /// TCEC: `d=35, sd=59, mt=29343, tl=1616163, s=…, n=…, pv=…, tb=…, h=…,
     /// ph=…, wv=1.50, …`: `wv` is White's evaluation (`M5`, `-M3` for mates).
     fn tcec(&mut self, text: &[u8]) {
-        for field in text.split(|&b| b == b',') {
+        // Fields are found with memchr: the comment is a kilobyte (the
+        // principal variation), on every move of every game.
+        let mut start = 0;
+        let ends = memchr::memchr_iter(b',', text).chain(std::iter::once(text.len()));
+        for end in ends {
+            let field = text.get(start..end).unwrap_or_default();
+            start = end + 1;
             let Some(equals) = memchr::memchr(b'=', field) else {
                 continue;
             };
