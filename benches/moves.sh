@@ -33,13 +33,8 @@ zstd -dq "$corpus/tcec-engine-sample.pgn.zst" -o "$tmp/tcec.pgn"
 inputs=("$tmp/pgnmentor.pgn" "$tmp/lichess-x460.pgn" "$tmp/tcec.pgn")
 
 results="$tmp/results.txt"
-timed() { # NAME INPUT COMMAND...
-  local name=$1 input=$2
-  shift 2
-  rm -rf "$tmp/out"
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr"
-  echo "$(basename "$input") $name $(cat "$tmp/time")" >> "$results"
-}
+# shellcheck source=benches/timed.sh
+source benches/timed.sh
 for run in $(seq "$runs"); do
   for input in "${inputs[@]}"; do
     timed floor "$input" "$floor" "$input"

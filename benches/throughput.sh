@@ -34,13 +34,8 @@ pzstd -q -p 2 -3 "$tmp/pgnmentor.pgn" -o "$tmp/pgnmentor-pzstd.pgn.zst"
 inputs=("$corpus" "$tmp/pgnmentor.pgn" "$tmp/pgnmentor-pzstd.pgn.zst")
 
 results="$tmp/results.txt"
-timed() { # NAME INPUT COMMAND...
-  local name=$1 input=$2
-  shift 2
-  rm -rf "$tmp/out"
-  /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" "$@" > /dev/null 2> "$tmp/stderr"
-  echo "$(basename "$input") $name $(cat "$tmp/time")" >> "$results"
-}
+# shellcheck source=benches/timed.sh
+source benches/timed.sh
 for run in $(seq "$runs"); do
   for input in "${inputs[@]}"; do
     timed floor "$input" "$floor" "$input"
