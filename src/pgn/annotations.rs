@@ -97,6 +97,10 @@ impl Annotation {
     /// `mover`, adding what it says. Runs on every comment of every game:
     /// bytes, no allocation, no UTF-8 decoding (every value is ASCII).
     pub fn read_comment(&mut self, comment: &[u8], mover: Color) {
+        if let Some(ms) = lichess_clock_only(comment) {
+            self.clock_ms = Some(ms);
+            return;
+        }
         let mut rest = comment;
         let mut commands = false;
         while let Some(at) = find_byte(b'[', rest) {
@@ -233,6 +237,25 @@ impl Annotation {
             }
         }
     }
+}
+
+/// A comment that is `[%clk H:MM:SS]` and nothing else, as lichess writes
+/// after nearly every move of its exports: read at fixed offsets, the one
+/// shape that decides the cost of reading a lichess month.
+fn lichess_clock_only(comment: &[u8]) -> Option<i64> {
+    let clock = comment
+        .trim_ascii()
+        .strip_prefix(b"[%clk ")?
+        .strip_suffix(b"]")?;
+    let &[h, b':', m1, m2, b':', s1, s2] = clock else {
+        return None;
+    };
+    let digits = [h, m1, m2, s1, s2];
+    if !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let [h, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));
+    Some(((h * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
 }
 
 /// The first `needle` in `haystack`: a plain loop for the short comments
@@ -547,6 +570,36 @@ mod tests {
             let expected = if fraction { tenths * 100 } else { tenths / 10 * 1000 };
             proptest::prop_assert_eq!(clock_ms(text.as_bytes()), Some(expected));
         }
+    }
+
+    #[test]
+    fn the_lichess_clock_shortcut_reads_as_the_general_path() {
+        for comment in [" [%clk 0:05:00] ", "[%clk 1:59:59]", "[%clk 9:00:01]"] {
+            let mut general = Annotation::default();
+            let clock = comment
+                .trim()
+                .trim_start_matches("[%")
+                .trim_end_matches(']');
+            general.command(clock.as_bytes());
+            assert_eq!(
+                lichess_clock_only(comment.as_bytes()),
+                general.clock_ms,
+                "{comment}"
+            );
+        }
+        for other in [
+            "[%clk 0:05:00.1]",
+            "[%clk 10:05:00]",
+            "[%clk 0:5:00]",
+            "[%eval 1] [%clk 0:05:00]",
+            "[%clk 0:0x:00]",
+        ] {
+            assert_eq!(lichess_clock_only(other.as_bytes()), None, "{other}");
+        }
+        assert_eq!(
+            read(&["[%clk 0:00:07]"], Color::White).clock_ms,
+            Some(7_000)
+        );
     }
 
     #[test]

@@ -377,10 +377,16 @@ fn annotate(game: &mut ParsedGame, ply: u32, start_turn: Color, comment: &[u8]) 
     match game.annotations.last_mut() {
         Some((last, annotation)) if *last == ply => annotation.read_comment(comment, mover),
         _ => {
-            let mut annotation = Annotation::default();
-            annotation.read_comment(comment, mover);
-            if annotation != Annotation::default() {
-                game.annotations.push((ply, annotation));
+            // Read in place: copying the struct after its fields were just
+            // written stalls (store forwarding), on every move of a lichess
+            // export.
+            game.annotations.push((ply, Annotation::default()));
+            let said_nothing = game.annotations.last_mut().is_some_and(|(_, annotation)| {
+                annotation.read_comment(comment, mover);
+                *annotation == Annotation::default()
+            });
+            if said_nothing {
+                game.annotations.pop();
             }
         }
     }
