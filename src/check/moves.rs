@@ -2,7 +2,7 @@
 //! as moves rows, the replay's facts of each move joined with what its
 //! comments say (clock, move time, evaluation) and its NAGs.
 
-use shakmaty::{Chess, Color};
+use shakmaty::{ByColor, Chess};
 
 use crate::pgn::annotations::Annotation;
 use crate::replay::Replayer;
@@ -29,7 +29,7 @@ impl GameMoves<'_> {
         let mut annotations = self.annotations.iter().peekable();
         let mut nags = self.nags.iter().peekable();
         // Each side's clock after its previous move (None: not known).
-        let mut previous_clock = [None; 2];
+        let mut previous_clock: ByColor<Option<i64>> = ByColor::default();
         for_each_move(
             self.start,
             replayer.moves(),
@@ -44,18 +44,11 @@ impl GameMoves<'_> {
                 while let Some((_, nag)) = nags.next_if(|(at, _)| *at == ply) {
                     move_nags.push(*nag);
                 }
-                let side = usize::from(facts.mover == Color::Black);
                 let clock_ms = annotation.clock_ms;
-                let move_time_ms = annotation.move_time_ms.or_else(|| {
-                    spent(
-                        previous_clock.get(side).copied().flatten(),
-                        clock_ms,
-                        self.increment_ms,
-                    )
-                });
-                if let Some(slot) = previous_clock.get_mut(side) {
-                    *slot = clock_ms;
-                }
+                let previous = std::mem::replace(previous_clock.get_mut(facts.mover), clock_ms);
+                let move_time_ms = annotation
+                    .move_time_ms
+                    .or_else(|| spent(previous, clock_ms, self.increment_ms));
                 rows.push(MoveRow {
                     game_id: self.game_id,
                     facts,

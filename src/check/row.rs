@@ -41,8 +41,7 @@ pub struct BatchOutput {
 /// per mainline ply of each accepted game too.
 pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool) -> BatchOutput {
     let mut out = BatchOutput::default();
-    let values = aggregates.options.piece_values;
-    let mut move_rows = moves.then(|| (Vec::new(), values));
+    let piece_values = aggregates.options.piece_values;
     for_each_game(
         batch,
         false,
@@ -53,7 +52,7 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
             parser,
             replayer,
             &mut out.counts.annotations,
-            move_rows.as_mut(),
+            moves.then_some((&mut out.moves, &piece_values)),
         ) {
             Ok(mut row) => {
                 let mut timer = Timer::start();
@@ -69,9 +68,6 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
             }
         },
     );
-    if let Some((rows, _)) = move_rows {
-        out.moves = rows;
-    }
     out
 }
 
@@ -144,7 +140,8 @@ fn process_game(
     parser: &mut BatchParser<'_>,
     replayer: &mut Replayer,
     annotation_counts: &mut AnnotationCounts,
-    move_rows: Option<&mut (Vec<MoveRow>, PieceValues)>,
+    // Where the game's moves rows go (`--moves`), and the piece values.
+    move_rows: Option<(&mut Vec<MoveRow>, &PieceValues)>,
 ) -> Result<GameRow, Box<RejectRow>> {
     let CheckedGame {
         mut game,
@@ -175,21 +172,23 @@ fn process_game(
     fill_tags(&mut row, &mut game.tags, &game.tag_text);
     row.clocks = GameClocks::of(&game.annotations, start.turn());
     annotation_counts.add_game(&game.annotations);
+    row.base_increment = row
+        .time_control
+        .and_then(|tag| time_control::base_and_increment(tag.of(&game.tag_text)));
     row.text = std::mem::take(&mut game.tag_text);
-    if let Some((rows, values)) = move_rows {
+    if let Some((rows, piece_values)) = move_rows {
         let game_moves = GameMoves {
             game_id: raw.game_id,
             start: &start,
             chess960,
             increment_ms: row
-                .tag(row.time_control)
-                .and_then(time_control::base_and_increment)
+                .base_increment
                 .and_then(|(_, increment)| i64::try_from(increment).ok())
                 .map(|seconds| seconds * 1000),
             annotations: &game.annotations,
             nags: &game.nags,
         };
-        game_moves.push_rows(replayer, values, rows);
+        game_moves.push_rows(replayer, piece_values, rows);
     }
     parser.recycle(game);
     profile::lap(&mut timer, Stage::Statistics);

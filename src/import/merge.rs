@@ -159,14 +159,11 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
             )));
         }
         if !same(shard, "moves") {
+            let with = |moves: bool| if moves { "with" } else { "without" };
             return Err(Error::Usage(format!(
-                "{place}: imported with{} --moves, the first shard with{}",
-                if shard.summary["options"]["moves"] == Value::Bool(true) {
-                    ""
-                } else {
-                    "out"
-                },
-                if moves_of_first(&shards) { "" } else { "out" },
+                "{place}: imported {} --moves, the first shard {}",
+                with(imported_with_moves(shard)),
+                with(moves_of_first(&shards)),
             )));
         }
     }
@@ -186,10 +183,12 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     Ok(shards)
 }
 
+fn imported_with_moves(shard: &ShardDir) -> bool {
+    shard.summary["options"]["moves"] == Value::Bool(true)
+}
+
 fn moves_of_first(shards: &[ShardDir]) -> bool {
-    shards
-        .first()
-        .is_some_and(|s| s.summary["options"]["moves"] == Value::Bool(true))
+    shards.first().is_some_and(imported_with_moves)
 }
 
 /// A table's rows a row group at a time, in file order: a merge holds a

@@ -70,10 +70,7 @@ impl Writers {
     }
 
     pub(super) fn abandon(self) {
-        if let Some(moves) = self.moves {
-            let _ = moves.abandon();
-        }
-        for writer in [
+        let tables = [
             self.games,
             self.rejects,
             self.openings,
@@ -81,7 +78,8 @@ impl Writers {
             self.results,
             self.material,
             self.endgames,
-        ] {
+        ];
+        for writer in tables.into_iter().chain(self.moves) {
             let _ = writer.abandon();
         }
     }

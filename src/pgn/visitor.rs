@@ -358,7 +358,7 @@ impl Visitor for Collect {
 
 /// The side to move of a `FEN` tag (White without one; a FEN that does not
 /// parse rejects the game later).
-pub fn start_turn(fen: Option<&str>) -> Color {
+fn start_turn(fen: Option<&str>) -> Color {
     match fen.and_then(|f| f.split_whitespace().nth(1)) {
         Some("b") => Color::Black,
         _ => Color::White,

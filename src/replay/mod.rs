@@ -163,11 +163,7 @@ fn replay_into(
     moves: &mut Vec<Move>,
     final_board: &mut Board,
 ) -> Result<Replayed, Rejection> {
-    let mode = if start.chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
+    let mode = CastlingMode::from_chess960(start.chess960);
     let ep = EnPassantMode::Legal;
     let mut pos = start.pos;
     let mut hash: Zobrist64 = pos.zobrist_hash(ep);

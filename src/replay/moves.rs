@@ -45,11 +45,7 @@ pub fn for_each_move(
     values: &PieceValues,
     mut each: impl FnMut(MoveFacts),
 ) {
-    let mode = if chess960 {
-        CastlingMode::Chess960
-    } else {
-        CastlingMode::Standard
-    };
+    let mode = CastlingMode::from_chess960(chess960);
     let mut pos = start.clone();
     let mut material = Material::of(pos.board());
     for (index, &m) in moves.iter().enumerate() {

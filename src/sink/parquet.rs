@@ -16,7 +16,7 @@ use polars_parquet::write::ZstdLevel;
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::rows::{GameRow, Place, RejectRow};
 use crate::pgn::result::GameResult;
-use crate::pgn::{tags, time_control};
+use crate::pgn::tags;
 use crate::profile::{self, Stage, Timer};
 use crate::replay::color_name;
 use crate::replay::material::{CHECKPOINTS, Material};
@@ -158,7 +158,6 @@ pub(crate) fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> 
 
 /// The `games` table for `rows`.
 pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
-    let clocks: Vec<Option<(u64, u64)>> = rows.iter().map(clock_of).collect();
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
         col("event", values(rows, |r| r.tag(r.event))),
@@ -183,10 +182,13 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("white_title", values(rows, |r| r.tag(r.white_title))),
         col("black_title", values(rows, |r| r.tag(r.black_title))),
         col("time_control", values(rows, |r| r.tag(r.time_control))),
-        col("base_seconds", values(&clocks, |c| c.map(|(base, _)| base))),
+        col(
+            "base_seconds",
+            values(rows, |r| r.base_increment.map(|(base, _)| base)),
+        ),
         col(
             "increment_seconds",
-            values(&clocks, |c| c.map(|(_, increment)| increment)),
+            values(rows, |r| r.base_increment.map(|(_, increment)| increment)),
         ),
         col("time_class", values(rows, |r| r.time_class.as_str())),
         col("has_clocks", values(rows, |r| r.clocks.has_clocks)),
@@ -299,12 +301,6 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         extra_tags_column(rows)?,
     ]);
     table_frame(rows.len(), columns)
-}
-
-/// Base and increment of the game's `TimeControl`, in seconds.
-fn clock_of(row: &GameRow) -> Option<(u64, u64)> {
-    row.tag(row.time_control)
-        .and_then(time_control::base_and_increment)
 }
 
 fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {

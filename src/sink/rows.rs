@@ -63,6 +63,8 @@ pub struct GameRow {
     pub replayed: Replayed,
     pub material: MaterialFacts,
     pub time_class: TimeClass,
+    /// Base and increment of `TimeControl` in seconds, when it has them.
+    pub base_increment: Option<(u64, u64)>,
     pub draw_reason: Option<DrawReason>,
     pub encoding_repaired: bool,
     pub extra_tags: Vec<(Cow<'static, str>, Span)>,
