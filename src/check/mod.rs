@@ -15,7 +15,7 @@ use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::reject::{RejectReason, Rejection};
-use crate::replay::{self, Replayed, Replayer};
+use crate::replay::{self, FenRepair, Replayed, Replayer};
 use crate::sink::rows::{Place, RejectRow};
 
 pub use reject::{MAX_MESSAGE_CHARS, MAX_RAW_PGN, MAX_TOKEN_CHARS};
@@ -30,6 +30,8 @@ pub(crate) struct CheckedGame {
     pub start: Chess,
     pub start_fen: Option<String>,
     pub chess960: bool,
+    /// What the FEN tag said that its position cannot have, dropped.
+    pub fen_repaired: Option<FenRepair>,
     pub replayed: Replayed,
 }
 
@@ -62,6 +64,7 @@ pub(crate) fn check_game(
         .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
+    let fen_repaired = start.fen_repaired.clone();
     let start_pos = start.pos.clone();
     let replayed = replayer
         .replay(start, &game.sans)
@@ -80,6 +83,7 @@ pub(crate) fn check_game(
         start: start_pos,
         start_fen,
         chess960,
+        fen_repaired,
         replayed,
     })
 }

@@ -149,6 +149,7 @@ fn process_game(
         start,
         start_fen,
         chess960,
+        fen_repaired,
         replayed,
     } = check_game(batch, raw, next, parser, replayer)?;
     let mut timer = Timer::start();
@@ -162,6 +163,7 @@ fn process_game(
         place: game_place(batch, raw),
         chess960,
         start_fen,
+        fen_repaired: fen_repaired.is_some(),
         result_marker: report.marker.map(|m| m.as_str()),
         declared_result,
         result_check: check,

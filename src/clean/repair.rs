@@ -1,12 +1,15 @@
 //! Archivist mode, notation repair (`clean --repair`): a game whose movetext
 //! is not SAN (long algebraic, UCI, castling with zeros, figurines,
 //! localized piece letters, Chinese scoresheet notation, full-width forms, a
-//! wrong origin square) is read again token by token; a token is accepted
-//! only when exactly one legal move fits it.
+//! wrong origin square, reduced pawn captures `cd4`, captures without `x`,
+//! en-passant marks, a move glued to the result, text after the result, a
+//! word for mate or resigns) is read again token by token; a token is
+//! accepted only when exactly one legal move fits it. Where a token fits no
+//! move, the moves before it are kept for `--salvage`.
 
 use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingSide, Chess, Move, Position, Role, Square};
+use shakmaty::{CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
 use crate::pgn::result::GameResult;
 
@@ -20,6 +23,62 @@ pub struct Repaired {
     pub marker: Option<GameResult>,
     /// Variations met (not replayed by repair: they are dropped).
     pub variations: u32,
+    /// Every repair made, in movetext order.
+    pub repairs: Vec<Repair>,
+}
+
+/// One repair: its class, the ply it concerns, and what was written and
+/// what it became.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Repair {
+    pub class: RepairClass,
+    pub ply: Option<u32>,
+    pub detail: String,
+}
+
+/// The kinds of fault `clean --repair` mends, as the summary counts them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RepairClass {
+    /// Another notation: long algebraic, UCI, figurines, other languages.
+    Notation,
+    /// `cd4`, `cd`, `ed5` for `cxd4`, `exd5`.
+    ReducedPawnCapture,
+    /// `exd6ep`, `exd6 e.p.`.
+    EnPassantMark,
+    /// `Bc4` for `Bxc4`.
+    CaptureWithoutX,
+    /// `gxf41-0`.
+    MoveGluedToResult,
+    /// `1-0 n/a`, `1/2-1/2 (second result)`: kept as a comment.
+    TextAfterResult,
+    /// `mat`, `matt`, `resigns` among the moves: kept as a comment.
+    MateOrResignWord,
+    /// `[Event "The "Big" Open"]`.
+    UnescapedQuotes,
+    /// `[FEN ""]`: the standard start.
+    EmptyFen,
+    /// FEN castling rights or en-passant square the position cannot have.
+    ImpossibleFenRights,
+    /// The legal moves before an illegal one kept (`--salvage`).
+    Salvaged,
+}
+
+impl RepairClass {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RepairClass::Notation => "notation",
+            RepairClass::ReducedPawnCapture => "reduced_pawn_capture",
+            RepairClass::EnPassantMark => "en_passant_mark",
+            RepairClass::CaptureWithoutX => "capture_without_x",
+            RepairClass::MoveGluedToResult => "move_glued_to_result",
+            RepairClass::TextAfterResult => "text_after_result",
+            RepairClass::MateOrResignWord => "mate_or_resign_word",
+            RepairClass::UnescapedQuotes => "unescaped_quotes",
+            RepairClass::EmptyFen => "empty_fen",
+            RepairClass::ImpossibleFenRights => "impossible_fen_rights",
+            RepairClass::Salvaged => "salvaged",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,47 +92,89 @@ pub struct RepairedMove {
     pub comments: Vec<String>,
 }
 
-/// Why a repair failed: the token and its ply.
+/// Why a repair failed: the token, its ply and where it starts in the
+/// movetext, with the moves read before it (what `--salvage` keeps).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RepairError {
     pub ply: u32,
     pub token: String,
     pub ambiguous: bool,
+    /// Byte offset of the token in the movetext.
+    pub offset: usize,
+    pub before: Repaired,
 }
 
 /// Reads `movetext` from `start`, repairing every token that is not SAN.
-pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, RepairError> {
+pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<RepairError>> {
     let mut pos = start.clone();
     let mut out = Repaired::default();
-    for token in tokenize(movetext) {
+    for (offset, token) in tokenize(movetext) {
+        let ply = out.moves.len() as u32;
         match token {
-            Token::Comment(c) => match out.moves.last_mut() {
-                Some(m) => m.comments.push(c),
-                None => out.leading_comments.push(c),
-            },
+            Token::Comment(c) => out.comment(c),
             Token::Nag(n) => {
                 if let Some(m) = out.moves.last_mut() {
                     m.nags.push(n);
                 }
             }
             Token::Variation => out.variations += 1,
-            Token::Result(r) => out.marker = Some(r),
-            Token::Move(word, raw) => {
-                let ply = out.moves.len() as u32 + 1;
-                let error = |ambiguous| RepairError {
+            Token::Result(r) => out.marker = out.marker.or(Some(r)),
+            Token::AfterResult(text) => {
+                out.note(
+                    RepairClass::TextAfterResult,
                     ply,
-                    token: word.clone(),
-                    ambiguous,
-                };
-                let m = match candidates(&pos, &word).as_slice() {
+                    format!("{text:?} kept as a comment"),
+                );
+                out.comment(text);
+            }
+            Token::Word(word) => {
+                out.note(
+                    RepairClass::MateOrResignWord,
+                    ply,
+                    format!("{word:?} kept as a comment"),
+                );
+                out.comment(word);
+            }
+            Token::EnPassantMark(mark) => {
+                let after_en_passant = out.moves.last().is_some_and(|m| m.m.is_en_passant());
+                if !after_en_passant {
+                    return Err(Box::new(RepairError {
+                        ply: ply + 1,
+                        token: mark,
+                        ambiguous: false,
+                        offset,
+                        before: out,
+                    }));
+                }
+                out.note(RepairClass::EnPassantMark, ply, format!("{mark:?} dropped"));
+            }
+            Token::Move { word, raw, glued } => {
+                let ply = ply + 1;
+                let found = candidates(&pos, &word);
+                let (m, class) = match found.as_slice() {
                     [one] => *one,
-                    [] => return Err(error(false)),
-                    _ => return Err(error(true)),
+                    _ => {
+                        return Err(Box::new(RepairError {
+                            ply,
+                            token: word,
+                            ambiguous: found.len() > 1,
+                            offset,
+                            before: out,
+                        }));
+                    }
                 };
                 let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
                 let text = san.to_string();
                 let plain = |s: &str| s.trim_end_matches(['+', '#']).to_owned();
                 let original = (plain(&raw) != plain(&text)).then(|| raw.trim().to_owned());
+                let class = if glued {
+                    Some(RepairClass::MoveGluedToResult)
+                } else {
+                    class.filter(|_| original.is_some())
+                };
+                if let (Some(class), Some(original)) = (class, &original) {
+                    out.note(class, ply, format!("{original} -> {text}"));
+                }
                 out.moves.push(RepairedMove {
                     m,
                     san,
@@ -85,6 +186,24 @@ pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, RepairError> {
         }
     }
     Ok(out)
+}
+
+impl Repaired {
+    /// A comment after the last move (before the first, when none).
+    fn comment(&mut self, text: String) {
+        match self.moves.last_mut() {
+            Some(m) => m.comments.push(text),
+            None => self.leading_comments.push(text),
+        }
+    }
+
+    fn note(&mut self, class: RepairClass, ply: u32, detail: String) {
+        self.repairs.push(Repair {
+            class,
+            ply: (ply > 0).then_some(ply),
+            detail,
+        });
+    }
 }
 
 /// One character as SAN writes it: full-width forms to ASCII, the capture,
@@ -112,36 +231,83 @@ fn normalize(c: char) -> Option<char> {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Token {
-    /// The move as SAN letters, and as written.
-    Move(String, String),
+    /// The move as SAN letters, as written, and whether the result was
+    /// glued to it (`gxf41-0`).
+    Move {
+        word: String,
+        raw: String,
+        glued: bool,
+    },
     Nag(u8),
     Comment(String),
     Variation,
     Result(GameResult),
+    /// Text after the result marker, as written.
+    AfterResult(String),
+    /// A word for mate or resigns among the moves.
+    Word(String),
+    /// `ep` or `e.p.` after an en-passant capture.
+    EnPassantMark(String),
 }
 
+/// Words for mate and resignation that scoresheets and old databases write
+/// among the moves, in the languages whose piece letters are read.
+const MATE_OR_RESIGN_WORDS: [&str; 18] = [
+    "mate",
+    "checkmate",
+    "mat",
+    "matt",
+    "schachmatt",
+    "mato",
+    "jaquemate",
+    "scaccomatto",
+    "resigns",
+    "resigned",
+    "resign",
+    "aufgegeben",
+    "aufgabe",
+    "abandon",
+    "abandonne",
+    "abandona",
+    "abbandona",
+    "сдался",
+];
+
 /// Splits normalised movetext into moves, NAGs, comments, variations and
-/// the result. A piece letter followed by spaces and a square is one move
-/// (`Q h7`), and a check mark ends a move (`h7+Kf7`).
-fn tokenize(text: &str) -> Vec<Token> {
-    // Each character normalised, beside the one written.
+/// the result, each with the byte offset where it starts. A piece letter
+/// followed by spaces and a square is one move (`Q h7`), and a check mark
+/// ends a move (`h7+Kf7`). After the result marker, comments are read as
+/// such and any other text, to the end, is one [`Token::AfterResult`].
+fn tokenize(text: &str) -> Vec<(usize, Token)> {
+    // Each character normalised, beside the one written and its offset.
     let pairs: Vec<(char, char)> = text
         .chars()
         .map(|c| (normalize(c).unwrap_or('\u{0}'), c))
         .collect();
     let chars: Vec<char> = pairs.iter().map(|p| p.0).collect();
     let raw: Vec<char> = pairs.iter().map(|p| p.1).collect();
+    let offsets: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
+    let byte_at = |i: usize| offsets.get(i).copied().unwrap_or(text.len());
     let mut tokens = Vec::new();
+    let mut after_result = false;
     let mut i = 0;
     while let Some(&c) = chars.get(i) {
+        let at = byte_at(i);
+        if after_result && !c.is_whitespace() && c != '{' && c != '\u{0}' {
+            let rest = text.get(at..).unwrap_or_default();
+            let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
+            tokens.push((at, Token::AfterResult(rest)));
+            break;
+        }
         match c {
             '{' => {
                 let end = (i..chars.len())
-                    .find(|&j| chars[j] == '}')
+                    .find(|&j| chars.get(j) == Some(&'}'))
                     .unwrap_or(chars.len());
                 let body: String = chars.get(i + 1..end).unwrap_or_default().iter().collect();
-                tokens.push(Token::Comment(
-                    body.split_whitespace().collect::<Vec<_>>().join(" "),
+                tokens.push((
+                    at,
+                    Token::Comment(body.split_whitespace().collect::<Vec<_>>().join(" ")),
                 ));
                 i = end + 1;
             }
@@ -159,20 +325,24 @@ fn tokenize(text: &str) -> Vec<Token> {
                         break;
                     }
                 }
-                tokens.push(Token::Variation);
+                tokens.push((at, Token::Variation));
             }
             '$' => {
-                let digits: String = chars[i + 1..]
+                let digits: String = chars
+                    .get(i + 1..)
+                    .unwrap_or_default()
                     .iter()
                     .take_while(|c| c.is_ascii_digit())
                     .collect();
                 i += 1 + digits.len();
                 if let Ok(n) = digits.parse() {
-                    tokens.push(Token::Nag(n));
+                    tokens.push((at, Token::Nag(n)));
                 }
             }
             '!' | '?' => {
-                let marks: String = chars[i..]
+                let marks: String = chars
+                    .get(i..)
+                    .unwrap_or_default()
                     .iter()
                     .take_while(|c| matches!(c, '!' | '?'))
                     .collect();
@@ -186,15 +356,20 @@ fn tokenize(text: &str) -> Vec<Token> {
                     "?!" => Some(6),
                     _ => None,
                 };
-                tokens.extend(nag.map(Token::Nag));
+                tokens.extend(nag.map(|n| (at, Token::Nag(n))));
+            }
+            'e' if starts_en_passant_mark(&chars, i) => {
+                tokens.push((at, Token::EnPassantMark("e.p.".into())));
+                i += 4;
             }
             c if c.is_whitespace() || c == '+' || c == '#' || c == '.' || c == '\u{0}' => i += 1,
             _ => {
                 let (word, next) = read_word(&chars, i);
                 let written: String = raw.get(i..next).unwrap_or_default().iter().collect();
                 i = next.max(i + 1);
-                if let Some(token) = classify(&word, &written) {
-                    tokens.push(token);
+                for token in classify(&word, &written) {
+                    after_result |= matches!(token, Token::Result(_));
+                    tokens.push((at, token));
                 }
             }
         }
@@ -202,8 +377,14 @@ fn tokenize(text: &str) -> Vec<Token> {
     tokens
 }
 
+/// Does `e.p.` start at `i`?
+fn starts_en_passant_mark(chars: &[char], i: usize) -> bool {
+    chars.get(i..i + 4) == Some(&['e', '.', 'p', '.'])
+}
+
 /// A move-like word from `start`: letters, digits and `-x:=/`, a space
-/// allowed after a leading piece letter, ended by a check mark (kept).
+/// allowed after a leading piece letter, ended by a check mark (kept) or
+/// an `e.p.` mark.
 fn read_word(chars: &[char], start: usize) -> (String, usize) {
     let mut word = String::new();
     let mut i = start;
@@ -211,6 +392,8 @@ fn read_word(chars: &[char], start: usize) -> (String, usize) {
         if c == '\u{0}' {
             // A pawn's name: nothing in SAN.
             i += 1;
+        } else if !word.is_empty() && starts_en_passant_mark(chars, i) {
+            break;
         } else if c.is_alphanumeric() || matches!(c, '-' | 'x' | ':' | '=' | '/' | '*' | '½') {
             word.push(c);
             i += 1;
@@ -240,23 +423,70 @@ fn read_word(chars: &[char], start: usize) -> (String, usize) {
     (word, i)
 }
 
-fn classify(word: &str, written: &str) -> Option<Token> {
+/// A result marker as scoresheets write it.
+fn result_marker(text: &str) -> Option<GameResult> {
+    match text {
+        "1-0" | "1:0" => Some(GameResult::WhiteWins),
+        "0-1" | "0:1" => Some(GameResult::BlackWins),
+        "1/2-1/2" | "½-½" | "1/2" | "1/2:1/2" => Some(GameResult::Draw),
+        "*" => Some(GameResult::Unfinished),
+        _ => None,
+    }
+}
+
+/// What a word is: a result, a move (with a result glued to it, or an
+/// `ep` mark), a word for mate or resigns, or nothing (a move number).
+fn classify(word: &str, written: &str) -> Vec<Token> {
     let bare = word.trim_end_matches(['+', '#']);
     if bare.is_empty() {
-        return None;
+        return Vec::new();
     }
-    match bare {
-        "1-0" | "1:0" => return Some(Token::Result(GameResult::WhiteWins)),
-        "0-1" | "0:1" => return Some(Token::Result(GameResult::BlackWins)),
-        "1/2-1/2" | "½-½" | "1/2" | "1/2:1/2" => return Some(Token::Result(GameResult::Draw)),
-        "*" => return Some(Token::Result(GameResult::Unfinished)),
-        _ => {}
+    if let Some(result) = result_marker(bare) {
+        return vec![Token::Result(result)];
     }
     // A move number glued to nothing (`12`), or `12.` already split.
     if bare.chars().all(|c| c.is_ascii_digit()) {
-        return None;
+        return Vec::new();
     }
-    Some(Token::Move(word.to_owned(), written.to_owned()))
+    if MATE_OR_RESIGN_WORDS.contains(&bare.to_lowercase().as_str()) {
+        return vec![Token::Word(written.trim().to_owned())];
+    }
+    if bare == "ep" {
+        return vec![Token::EnPassantMark(written.trim().to_owned())];
+    }
+    for marker in ["1-0", "0-1", "1/2-1/2", "½-½"] {
+        if let Some(mv) = word.strip_suffix(marker)
+            && mv.chars().any(char::is_alphabetic)
+            && let Some(result) = result_marker(marker)
+        {
+            let mv = Token::Move {
+                word: mv.to_owned(),
+                raw: written.trim().to_owned(),
+                glued: true,
+            };
+            return vec![mv, Token::Result(result)];
+        }
+    }
+    // `exd6ep`: the mark glued to the capture.
+    if let Some(mv) = bare.strip_suffix("ep")
+        && mv.ends_with(|c: char| c.is_ascii_digit())
+    {
+        let mark = Token::EnPassantMark("ep".into());
+        let written = written.trim().strip_suffix("ep").unwrap_or(written);
+        return vec![
+            Token::Move {
+                word: mv.to_owned(),
+                raw: written.to_owned(),
+                glued: false,
+            },
+            mark,
+        ];
+    }
+    vec![Token::Move {
+        word: word.to_owned(),
+        raw: written.to_owned(),
+        glued: false,
+    }]
 }
 
 /// Piece letters of the languages read, to SAN's.
@@ -273,43 +503,111 @@ const LANGUAGES: [&[(&str, char)]; 5] = [
     &[("K", 'K'), ("Q", 'Q'), ("R", 'R'), ("B", 'B'), ("N", 'N')],
 ];
 
-/// Every legal move the token can mean, without repeats. Valid SAN that is
-/// legal wins outright; otherwise every notation is tried.
-fn candidates(pos: &Chess, word: &str) -> Vec<Move> {
+/// Every legal move the token can mean, without repeats, each with the
+/// class of fault read (none for valid SAN). Valid SAN that is legal wins
+/// outright; otherwise every reading is tried.
+fn candidates(pos: &Chess, word: &str) -> Vec<(Move, Option<RepairClass>)> {
     let bare = word.trim_end_matches(['+', '#']);
     if let Some(m) = san_move(pos, bare) {
-        return vec![m];
+        return vec![(m, None)];
     }
-    let mut found = Vec::new();
-    let mut add = |m: Move| {
-        if !found.contains(&m) {
-            found.push(m);
+    let mut found: Vec<(Move, Option<RepairClass>)> = Vec::new();
+    let mut add = |m: Move, class: RepairClass| {
+        if !found.iter().any(|(seen, _)| *seen == m) {
+            found.push((m, Some(class)));
         }
     };
+    if let Some(m) = capture_without_x(pos, bare) {
+        add(m, RepairClass::CaptureWithoutX);
+    }
+    for m in reduced_pawn_capture(pos, bare) {
+        add(m, RepairClass::ReducedPawnCapture);
+    }
     if let Some(m) = castle(pos, bare) {
-        add(m);
+        add(m, RepairClass::Notation);
     }
     // `：` (read as `:`) marks a capture as `x` does.
     if bare.contains(':')
         && let Some(m) = san_move(pos, &bare.replace(':', "x"))
     {
-        add(m);
+        add(m, RepairClass::Notation);
     }
     for language in LANGUAGES {
         for translated in translate(bare, language) {
             if let Some(m) = san_move(pos, &translated) {
-                add(m);
+                add(m, RepairClass::Notation);
             }
             // A promotion written without `=` (`d1Q`, `exd8D`).
             if let Some(m) = with_promotion_sign(&translated).and_then(|t| san_move(pos, &t)) {
-                add(m);
+                add(m, RepairClass::Notation);
             }
             for m in long_algebraic(pos, &translated) {
-                add(m);
+                add(m, RepairClass::Notation);
             }
         }
     }
     found
+}
+
+/// `Bc4` for `Bxc4`: a piece move written without `x` to a square an
+/// enemy piece holds, read as the capture.
+fn capture_without_x(pos: &Chess, text: &str) -> Option<Move> {
+    match text.parse::<San>().ok()? {
+        San::Normal {
+            role,
+            file,
+            rank,
+            capture: false,
+            to,
+            promotion,
+        } if role != Role::Pawn => San::Normal {
+            role,
+            file,
+            rank,
+            capture: true,
+            to,
+            promotion,
+        }
+        .to_move(pos)
+        .ok(),
+        _ => None,
+    }
+}
+
+/// `cd4`, `cd`, `ed5`, `dc4` (a pawn capture written as the two files and
+/// perhaps the rank): every legal pawn capture from the first file to the
+/// second (and that rank).
+fn reduced_pawn_capture(pos: &Chess, text: &str) -> Vec<Move> {
+    let mut chars = text.chars();
+    let (Some(from), Some(to), rank, None) = (
+        chars.next().and_then(|c| File::from_char(c)),
+        chars.next().and_then(|c| File::from_char(c)),
+        chars.next(),
+        chars.next(),
+    ) else {
+        return Vec::new();
+    };
+    let rank = match rank {
+        Some(c) => match Rank::from_char(c) {
+            Some(rank) => Some(rank),
+            None => return Vec::new(),
+        },
+        None => None,
+    };
+    if from.distance(to) != 1 {
+        return Vec::new();
+    }
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| {
+            m.role() == Role::Pawn
+                && m.is_capture()
+                && m.promotion().is_none()
+                && m.from().is_some_and(|sq| sq.file() == from)
+                && m.to().file() == to
+                && rank.is_none_or(|r| m.to().rank() == r)
+        })
+        .collect()
 }
 
 /// `d1Q` → `d1=Q`, when the token is a pawn move ending in a piece letter.
@@ -425,7 +723,7 @@ fn long_algebraic(pos: &Chess, text: &str) -> Vec<Move> {
 mod tests {
     use super::*;
 
-    fn sans(start: &Chess, text: &str) -> Result<String, RepairError> {
+    fn sans(start: &Chess, text: &str) -> Result<String, Box<RepairError>> {
         let repaired = repair(start, text)?;
         let out: Vec<String> = repaired.moves.iter().map(|m| m.san.to_string()).collect();
         Ok(out.join(" "))
@@ -465,6 +763,138 @@ mod tests {
             let got = sans(&start, text).ok();
             assert_eq!(got.as_deref(), expected, "{text}");
         }
+    }
+
+    fn classes(start: &Chess, text: &str) -> Vec<(&'static str, Option<u32>, String)> {
+        let repaired = repair(start, text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        repaired
+            .repairs
+            .into_iter()
+            .map(|r| (r.class.as_str(), r.ply, r.detail))
+            .collect()
+    }
+
+    #[test]
+    fn reduced_pawn_captures_and_en_passant_marks() {
+        let start = Chess::default();
+        let text = "1. e4 d5 2. ed Qxd5 3. Nc3 Qa5 4. d4 c5 5. Nf3 cd4 6. Nxd4 e5";
+        assert_eq!(
+            sans(&start, text).ok().as_deref(),
+            Some("e4 d5 exd5 Qxd5 Nc3 Qa5 d4 c5 Nf3 cxd4 Nxd4 e5")
+        );
+        assert_eq!(
+            classes(&start, text),
+            vec![
+                ("reduced_pawn_capture", Some(3), "ed -> exd5".to_owned()),
+                ("reduced_pawn_capture", Some(10), "cd4 -> cxd4".to_owned()),
+            ]
+        );
+        let text = "1. e4 Nf6 2. e5 d5 3. exd6ep e5 4. d4 Ng8 5. dxe5 f5 6. exf6 e.p. *";
+        assert_eq!(
+            sans(&start, text).ok().as_deref(),
+            Some("e4 Nf6 e5 d5 exd6 e5 d4 Ng8 dxe5 f5 exf6")
+        );
+        let found = classes(&start, text);
+        assert_eq!(
+            found,
+            vec![
+                ("en_passant_mark", Some(5), "\"ep\" dropped".to_owned()),
+                ("en_passant_mark", Some(11), "\"e.p.\" dropped".to_owned()),
+            ]
+        );
+        // Both the e4 and the c4 pawn take d5: `ed` names one.
+        let pos = fen("4k3/8/8/3p4/2P1P3/8/8/4K3 w - - 0 1");
+        assert!(repair(&pos, "ed").is_ok());
+        // An `e.p.` after a move that is no en-passant capture is no repair.
+        assert!(repair(&start, "1. e4 e.p. e5").is_err());
+        // Two c-pawns that can both take towards the d-file: `cd` is not
+        // guessed, `cd4` is exact.
+        let pos = fen("4k3/8/3n4/2P5/3p4/2P5/8/4K3 w - - 0 1");
+        assert!(repair(&pos, "cd").is_err_and(|e| e.ambiguous));
+        assert!(repair(&pos, "cd4").is_ok());
+        assert!(repair(&pos, "cd5").is_err_and(|e| !e.ambiguous));
+    }
+
+    fn fen(text: &str) -> Chess {
+        text.parse::<shakmaty::fen::Fen>()
+            .ok()
+            .and_then(|f| f.into_position(shakmaty::CastlingMode::Standard).ok())
+            .unwrap_or_else(|| panic!("{text}"))
+    }
+
+    #[test]
+    fn piece_captures_without_x() {
+        let start = Chess::default();
+        let text = "1. d4 d5 2. c4 dxc4 3. e3 Nf6 4. Bc4 e6";
+        assert_eq!(
+            sans(&start, text).ok().as_deref(),
+            Some("d4 d5 c4 dxc4 e3 Nf6 Bxc4 e6")
+        );
+        assert_eq!(
+            classes(&start, text),
+            vec![("capture_without_x", Some(7), "Bc4 -> Bxc4".to_owned())]
+        );
+    }
+
+    #[test]
+    fn results_glued_text_after_the_result_and_words_for_mate() {
+        let start = Chess::default();
+        let repaired =
+            repair(&start, "1. e4 f5 2. g3 f4 3. gxf41-0").unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(repaired.marker, Some(GameResult::WhiteWins));
+        assert_eq!(repaired.moves.len(), 5);
+        assert_eq!(
+            classes(&start, "1. e4 f5 2. g3 f4 3. gxf41-0"),
+            vec![(
+                "move_glued_to_result",
+                Some(5),
+                "gxf41-0 -> gxf4".to_owned()
+            )]
+        );
+        let text = "1. e4 e5 2. Nf3 Nc6 1/2-1/2 (second result)";
+        let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(repaired.variations, 0);
+        assert_eq!(
+            repaired.moves.last().map(|m| m.comments.clone()),
+            Some(vec!["(second result)".to_owned()])
+        );
+        assert_eq!(
+            classes(&start, "1. e4 e5 1-0 n/a"),
+            vec![(
+                "text_after_result",
+                Some(2),
+                "\"n/a\" kept as a comment".to_owned()
+            )]
+        );
+        // A comment after the result stays a comment, and is no repair.
+        assert!(classes(&start, "1. e4 e5 1-0 {fine}").is_empty());
+        let text = "1. f3 e5 2. g4 Qh4 matt 0-1";
+        let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(repaired.marker, Some(GameResult::BlackWins));
+        assert_eq!(
+            classes(&start, text),
+            vec![(
+                "mate_or_resign_word",
+                Some(4),
+                "\"matt\" kept as a comment".to_owned()
+            )]
+        );
+        assert_eq!(
+            classes(&start, "1. e4 e5 2. Nf3 d6 3. d4 Resigns 1-0").len(),
+            1
+        );
+    }
+
+    #[test]
+    fn a_failed_repair_keeps_the_moves_before_it() {
+        let start = Chess::default();
+        let text = "1. e4 e5 2. Nf3 Nc6 3. Qe8 Nf6 1-0";
+        let error = repair(&start, text)
+            .err()
+            .unwrap_or_else(|| panic!("repaired"));
+        assert_eq!((error.ply, error.token.as_str()), (5, "Qe8"));
+        assert_eq!(text.get(error.offset..), Some("Qe8 Nf6 1-0"));
+        assert_eq!(error.before.moves.len(), 4);
     }
 
     #[test]

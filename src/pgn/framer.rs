@@ -5,8 +5,11 @@
 //! The boundaries follow pgn-reader's own rules (a movetext ends at a blank
 //! line or at a line starting with `[`, outside `{}` and `;` comments), with
 //! two deliberate differences, both so that no game hides inside another:
-//! - a blank line followed by `[Event ` inside a header starts a new game
-//!   (pgn-reader would merge a tags-only game with the next one);
+//! - a blank line followed by a tag pair (`[Name "`) inside a header starts
+//!   a new game, and so does an `[Event ` line in a header that already holds
+//!   a `Result` tag (pgn-reader would merge a tags-only game with the next
+//!   one; broadcast exports hold games that are only tags, not always
+//!   starting with `Event`);
 //! - a `{` comment still open at a blank line followed by a tag pair is cut
 //!   there, so an unterminated comment loses one game, not the rest of the file.
 //!
@@ -134,6 +137,9 @@ pub struct Framer<R> {
     keep: Arc<Keep>,
     /// A game at or past `keep.end` was reached: the part is done.
     past_part: bool,
+    /// The current game's tag section holds a `Result` tag: a later
+    /// `[Event ` line starts the next game.
+    tags_have_result: bool,
 }
 
 impl<R: Read> Framer<R> {
@@ -154,6 +160,7 @@ impl<R: Read> Framer<R> {
             truncation: None,
             keep: Arc::new(Keep::whole()),
             past_part: false,
+            tags_have_result: false,
         }
     }
 
@@ -283,7 +290,8 @@ impl<R: Read> Framer<R> {
                 return Ok(None);
             };
             let tags_only = matches!(self.state, State::Tags { .. });
-            let truncated = self.eof && end == self.buf.len() && self.cut_inside(start..end);
+            let truncated =
+                self.eof && end == self.buf.len() && self.cut_inside(start..end, tags_only);
             self.state = State::Between { line_start: true };
             if oversized {
                 // Resume mid-line after a cut.
@@ -330,11 +338,13 @@ impl<R: Read> Framer<R> {
     /// Is the last game of an input that ends in `game` cut off? Yes when
     /// the input broke off or stops mid-line, and the game does not end
     /// with a termination marker (a complete game that merely lacks the
-    /// final newline is not cut).
-    fn cut_inside(&mut self, range: std::ops::Range<usize>) -> bool {
+    /// final newline is not cut, nor is a tags-only game whose last tag is
+    /// complete).
+    fn cut_inside(&mut self, range: std::ops::Range<usize>, tags_only: bool) -> bool {
         let game = self.buf.get(range).unwrap_or_default();
         let stops_mid_line = !game.ends_with(b"\n");
-        if (self.broken.is_none() && !stops_mid_line) || ends_with_marker(game) {
+        let complete_tags = tags_only && game.trim_ascii_end().ends_with(b"]");
+        if (self.broken.is_none() && (!stops_mid_line || complete_tags)) || ends_with_marker(game) {
             self.note_break_between_games();
             return false;
         }
@@ -416,6 +426,7 @@ impl<R: Read> Framer<R> {
                     _ => {
                         self.game_start = Some(self.pos);
                         self.game_line = self.line;
+                        self.tags_have_result = false;
                         self.state = if byte == b'[' {
                             State::Tags { line_start: true }
                         } else {
@@ -436,13 +447,24 @@ impl<R: Read> Framer<R> {
                             }
                             return Step::NeedMore;
                         };
-                        self.pos += tag_len(&rest[..eol]);
+                        let line = &rest[..eol];
+                        match tag_name(line) {
+                            // Two tags-only games joined without a blank line.
+                            b"Event"
+                                if self.tags_have_result && self.game_start != Some(self.pos) =>
+                            {
+                                return Step::GameEnd(self.pos);
+                            }
+                            b"Result" => self.tags_have_result = true,
+                            _ => {}
+                        }
+                        self.pos += tag_len(line);
                         self.state = State::Tags { line_start: true };
                     }
                     b'\n' => {
-                        // A blank line then `[Event ` starts a new game.
+                        // A blank line then a tag pair starts a new game.
                         let rest = &self.buf[self.pos..];
-                        match blank_line_then(rest, b"[Event ") {
+                        match blank_line_then_tag(rest) {
                             Lookahead::Yes(_) => {
                                 let end = self.pos + 1;
                                 self.advance_newline(State::Tags { line_start: true });
@@ -560,8 +582,21 @@ impl<R: Read> Framer<R> {
     }
 }
 
+/// The name of the tag pair at the start of `line` (`Event` of `[Event "`).
+fn tag_name(line: &[u8]) -> &[u8] {
+    let body = line.get(1..).unwrap_or_default();
+    let len = body
+        .iter()
+        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+        .count();
+    body.get(..len).unwrap_or_default()
+}
+
 /// Bytes of one tag at the start of `line` (which holds no newline):
 /// `[`, name, quoted value (backslash escapes), spaces and the closing `]`.
+/// A value with unescaped quotes inside (`[Event "The "Big" Open"]`, where
+/// the closing quote is not followed by `]`) runs to the last `"]` of the
+/// line, as `clean --repair` reads it.
 fn tag_len(line: &[u8]) -> usize {
     let Some(open) = line.iter().position(|&c| matches!(c, b'"' | b']')) else {
         return line.len();
@@ -582,9 +617,19 @@ fn tag_len(line: &[u8]) -> usize {
         i += 1;
     }
     if line.get(i) == Some(&b']') {
-        i += 1;
+        return i + 1;
     }
-    i
+    match last_quote_bracket(line) {
+        Some(end) if end > i => end,
+        _ => i,
+    }
+}
+
+/// The end of the last `"]` on `line` (after the `]`), if any.
+fn last_quote_bracket(line: &[u8]) -> Option<usize> {
+    line.windows(2)
+        .rposition(|pair| pair == b"\"]")
+        .map(|at| at + 2)
 }
 
 enum Lookahead {
@@ -705,6 +750,57 @@ mod tests {
         let games = frame("[Event \"a\"]\n[Result \"*\"]\n\n[Event \"b\"]\n1. d4 *\n");
         assert_eq!(games.len(), 2);
         assert_eq!(games[1].0, 26);
+    }
+
+    /// Regression (issue 18): a broadcast export's tags-only games whose
+    /// first tag is not `Event` merged into one game, reported as cut.
+    #[test]
+    fn tags_only_games_start_with_any_tag() {
+        let text = "[Event \"a\"]\n[Result \"*\"]\n\n[Round \"1.2\"]\n[White \"x\"]\n\n\
+                    [White \"y\"]\n[Result \"*\"]\n[Event \"c\"]\n[Result \"*\"]";
+        let games = frame(text);
+        let texts: Vec<&str> = games.iter().map(|g| g.2.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "[Event \"a\"]\n[Result \"*\"]\n",
+                "[Round \"1.2\"]\n[White \"x\"]\n",
+                "[White \"y\"]\n[Result \"*\"]\n",
+                "[Event \"c\"]\n[Result \"*\"]",
+            ]
+        );
+        let lines: Vec<u64> = games.iter().map(|g| g.1).collect();
+        assert_eq!(lines, vec![1, 4, 7, 9]);
+        // The last game lacks a final newline but its tag is complete.
+        let mut framer = Framer::new(text.as_bytes());
+        let mut id = 0;
+        while framer
+            .fill_batch(&mut Batch::default(), &mut id, usize::MAX, 1)
+            .unwrap_or(false)
+        {}
+        assert_eq!(framer.truncation(), None);
+    }
+
+    #[test]
+    fn a_second_event_before_the_result_stays_in_the_game() {
+        let games = frame("[Event \"a\"]\n[Event \"b\"]\n[Result \"*\"]\n\n1. e4 *\n");
+        assert_eq!(games.len(), 1);
+    }
+
+    #[test]
+    fn a_comment_with_a_blank_line_and_a_bracketed_line_is_kept() {
+        let text = "[Event \"a\"]\n\n1. e4 {see\n\n[the game below]\n} e5 *\n";
+        assert_eq!(frame(text).len(), 1);
+    }
+
+    #[test]
+    fn unescaped_quotes_stay_in_their_tag() {
+        let text = "[Event \"The \"Big\" Open\"]\n[White \"\"Learning with fun\"\"]\n\n1. e4 *\n";
+        let games = frame(text);
+        assert_eq!(games.len(), 1);
+        let line = b"[Event \"The \"Big\" Open\"]";
+        assert_eq!(tag_len(line), line.len());
+        assert_eq!(tag_len(b"[W \"x\"] [B \"y\"]"), 7);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::pgn::result::GameResult;
 use notation::{fen_of, push_uci};
 use reject::{RejectReason, Rejection, move_error};
 use repetition::{SeenFilter, count_earlier, is_perpetual};
-pub use setup::{Start, setup};
+pub use setup::{FenRepair, Start, setup};
 
 /// The state of the final position.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -1,8 +1,10 @@
 //! Replay stage, set-up: a game's start position from its `Variant` and
-//! `FEN` tags (standard chess, a set-up position, Chess960).
+//! `FEN` tags (standard chess, a set-up position, Chess960). A FEN whose
+//! castling rights or en-passant square contradict its own (legal) position
+//! is read without them, as python-chess does, and the repair is reported.
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
 
 use crate::replay::reject::{RejectReason, Rejection};
 
@@ -13,6 +15,18 @@ pub struct Start {
     pub chess960: bool,
     /// The FEN tag, when the start is not the standard position.
     pub start_fen: Option<String>,
+    /// Castling rights or an en-passant square of the FEN tag that its
+    /// position cannot have, dropped.
+    pub fen_repaired: Option<FenRepair>,
+}
+
+/// A FEN tag read without what its position cannot have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FenRepair {
+    /// The FEN of the position as read.
+    pub fen: String,
+    /// What was dropped: `castling rights KQkq -> Kkq`, `en-passant square e6`.
+    pub detail: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,6 +63,7 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
             pos: Chess::default(),
             chess960: declared_960,
             start_fen: None,
+            fen_repaired: None,
         });
     };
     let invalid = |why: String| {
@@ -58,17 +73,54 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
         )
     };
     let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| invalid(e.to_string()))?;
-    let pos: Chess = parsed
-        .clone()
-        .into_position(CastlingMode::Chess960)
-        .map_err(|e| invalid(e.to_string()))?;
-    let chess960 = declared_960 || fen_needs_960(fen_text, &parsed);
+    let (pos, fen_repaired) = match parsed.clone().into_position(CastlingMode::Chess960) {
+        Ok(pos) => (pos, None),
+        Err(error) => {
+            let why = error.to_string();
+            let pos = without_impossible_rights(error).map_err(|_| invalid(why))?;
+            let repair = describe_repair(fen_text, &pos);
+            (pos, Some(repair))
+        }
+    };
+    let as_read = match &fen_repaired {
+        Some(repair) => Fen::from_ascii(repair.fen.as_bytes()).unwrap_or(parsed),
+        None => parsed,
+    };
+    let chess960 = declared_960 || fen_needs_960(fen_text, &as_read);
     let start_fen = (pos != Chess::default()).then(|| fen_text.trim().to_string());
     Ok(Start {
         pos,
         chess960,
         start_fen,
+        fen_repaired,
     })
+}
+
+/// The position of a FEN that is legal but for castling rights or an
+/// en-passant square it cannot have; an error for anything else.
+fn without_impossible_rights(error: PositionError<Chess>) -> Result<Chess, PositionError<Chess>> {
+    error
+        .ignore_invalid_castling_rights()
+        .or_else(PositionError::ignore_invalid_ep_square)
+}
+
+/// The repaired FEN and what was dropped from `fen_text`.
+fn describe_repair(fen_text: &str, pos: &Chess) -> FenRepair {
+    let fen = Fen::from_position(pos, EnPassantMode::Always).to_string();
+    let field = |text: &str, n: usize| text.split_whitespace().nth(n).unwrap_or("-").to_owned();
+    let mut dropped = Vec::new();
+    let (castling_was, castling_now) = (field(fen_text, 2), field(&fen, 2));
+    if castling_was != castling_now {
+        dropped.push(format!("castling rights {castling_was} -> {castling_now}"));
+    }
+    let ep_was = field(fen_text, 3);
+    if ep_was != field(&fen, 3) {
+        dropped.push(format!("en-passant square {ep_was} dropped"));
+    }
+    FenRepair {
+        fen,
+        detail: dropped.join(", "),
+    }
 }
 
 /// True when the FEN's castling field uses Shredder/X-FEN letters, or
@@ -83,4 +135,41 @@ fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
             .clone()
             .into_position::<Chess>(CastlingMode::Standard)
             .is_err()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn impossible_castling_rights_and_en_passant_squares_are_dropped() {
+        let odds = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1";
+        let start = setup(None, Some(odds)).unwrap_or_else(|e| panic!("{e:?}"));
+        let repair = start.fen_repaired.unwrap_or_else(|| panic!("no repair"));
+        assert_eq!(
+            repair.fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1"
+        );
+        assert_eq!(repair.detail, "castling rights KQkq -> Kkq");
+        assert!(!start.chess960);
+        assert_eq!(start.start_fen.as_deref(), Some(odds));
+
+        let ep = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1";
+        let start = setup(None, Some(ep)).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(start.pos, Chess::default());
+        assert_eq!(
+            start.fen_repaired.map(|r| r.detail).as_deref(),
+            Some("en-passant square e6 dropped")
+        );
+        // A position that is itself illegal is still rejected.
+        assert!(setup(None, Some("8/8/8/8/8/8/8/8 w - - 0 1")).is_err());
+        assert!(setup(None, Some(&format!("{odds}x"))).is_err());
+        assert!(
+            setup(
+                None,
+                Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")
+            )
+            .is_ok_and(|s| s.fen_repaired.is_none())
+        );
+    }
 }

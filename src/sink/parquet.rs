@@ -218,6 +218,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("variant", values(rows, |r| r.tag(r.variant))),
         col("chess960", values(rows, |r| r.chess960)),
         col("start_fen", values(rows, |r| r.start_fen.as_deref())),
+        col("fen_repaired", values(rows, |r| r.fen_repaired)),
         col("plies", values(rows, |r| r.replayed.plies)),
         col("result_tag", values(rows, |r| r.tag(r.result_tag))),
         col("result_marker", values(rows, |r| r.result_marker)),

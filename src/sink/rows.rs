@@ -55,6 +55,9 @@ pub struct GameRow {
     pub variant: Option<Span>,
     pub chess960: bool,
     pub start_fen: Option<String>,
+    /// The FEN tag's impossible castling rights or en-passant square were
+    /// dropped to read it.
+    pub fen_repaired: bool,
     pub result_tag: Option<Span>,
     pub result_marker: Option<&'static str>,
     pub declared_result: Option<GameResult>,
