@@ -96,10 +96,17 @@ pub struct CleanArgs {
     /// A Parquet table with one row per action (reject, result_fixed, …).
     #[arg(long)]
     pub report: Option<PathBuf>,
-    /// Before rejecting a game, read moves written in other notations (long
-    /// algebraic, UCI, 0-0, figurines, localized or Chinese piece names).
+    /// Before rejecting a game, mend what a person would: moves in other
+    /// notations (long algebraic, UCI, 0-0, figurines, localized or Chinese
+    /// piece names), reduced pawn captures (cd4), captures without x, e.p.
+    /// marks, text after the result, unescaped quotes in tags, an empty FEN.
     #[arg(long)]
     pub repair: bool,
+    /// Keep the legal moves before an illegal one: the game ends there with
+    /// Result "*" and OriginalResult, the rest kept in a comment (implies
+    /// --repair).
+    #[arg(long)]
+    pub salvage: bool,
     /// Which games are duplicates (exact, moves or contained); the richest
     /// copy of each group is kept.
     #[arg(long, value_enum, default_value_t = crate::clean::dedupe::DedupeMode::None)]

@@ -50,14 +50,14 @@ pub(super) fn export_game(
         .collect();
     let mut leading_comments = Vec::new();
     if game.too_deep_variations > 0 {
-        actions.push(Action {
-            kind: ActionKind::VariationDropped,
-            ply: None,
-            detail: format!(
+        actions.push(Action::new(
+            ActionKind::VariationDropped,
+            None,
+            format!(
                 "{} variations nested deeper than {} levels dropped",
                 game.too_deep_variations, MAX_VARIATION_DEPTH
             ),
-        });
+        ));
     }
     for line in &game.lines {
         let at = line.replaces as usize;
@@ -70,11 +70,11 @@ pub(super) fn export_game(
             (failure, target) => {
                 let why = failure.err().unwrap_or_default();
                 let text = format!("illegal variation: {}", line_text(line));
-                actions.push(Action {
-                    kind: ActionKind::VariationDropped,
-                    ply: Some(line.replaces.saturating_add(1)),
-                    detail: format!("{text} ({why}); kept as a comment"),
-                });
+                actions.push(Action::new(
+                    ActionKind::VariationDropped,
+                    Some(line.replaces.saturating_add(1)),
+                    format!("{text} ({why}); kept as a comment"),
+                ));
                 match target {
                     Some(m) => m.comments.push(text),
                     None => leading_comments.push(text),

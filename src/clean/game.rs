@@ -7,6 +7,7 @@ use crate::check::{self, CheckedGame, check_game, game_place};
 use crate::clean::dedupe::{DedupeMode, DupFacts, mark_duplicate};
 use crate::clean::duplicate_pass::Losers;
 use crate::clean::export::export_game;
+use crate::clean::repair::{Repair, RepairClass};
 use crate::clean::repaired_game::repair_game;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::visitor::BatchParser;
@@ -43,15 +44,43 @@ pub struct Action {
     pub kind: ActionKind,
     pub ply: Option<u32>,
     pub detail: String,
+    /// The class of a repair (`move_repaired`, `tag_repaired`,
+    /// `fen_repaired`, `salvaged`).
+    pub repair: Option<RepairClass>,
 }
 
 impl Action {
+    pub(super) fn new(kind: ActionKind, ply: Option<u32>, detail: String) -> Action {
+        Action {
+            kind,
+            ply,
+            detail,
+            repair: None,
+        }
+    }
+
     /// Tags or comments read as Windows-1252 (not UTF-8) and transcoded.
     pub(super) fn encoding_repaired() -> Action {
+        Action::new(
+            ActionKind::EncodingRepaired,
+            None,
+            "Windows-1252 text transcoded to UTF-8".into(),
+        )
+    }
+
+    /// A repair, reported under the kind its class belongs to.
+    pub(super) fn repaired(repair: Repair) -> Action {
+        let kind = match repair.class {
+            RepairClass::UnescapedQuotes => ActionKind::TagRepaired,
+            RepairClass::EmptyFen | RepairClass::ImpossibleFenRights => ActionKind::FenRepaired,
+            RepairClass::Salvaged => ActionKind::Salvaged,
+            _ => ActionKind::MoveRepaired,
+        };
         Action {
-            kind: ActionKind::EncodingRepaired,
-            ply: None,
-            detail: "Windows-1252 text transcoded to UTF-8".into(),
+            kind,
+            ply: repair.ply,
+            detail: repair.detail,
+            repair: Some(repair.class),
         }
     }
 }
@@ -63,6 +92,9 @@ pub enum ActionKind {
     EncodingRepaired,
     VariationDropped,
     MoveRepaired,
+    TagRepaired,
+    FenRepaired,
+    Salvaged,
     Duplicate,
 }
 
@@ -74,6 +106,9 @@ impl ActionKind {
             ActionKind::EncodingRepaired => "encoding_repaired",
             ActionKind::VariationDropped => "variation_dropped",
             ActionKind::MoveRepaired => "move_repaired",
+            ActionKind::TagRepaired => "tag_repaired",
+            ActionKind::FenRepaired => "fen_repaired",
+            ActionKind::Salvaged => "salvaged",
             ActionKind::Duplicate => "duplicate",
         }
     }
@@ -84,6 +119,8 @@ impl ActionKind {
 pub(super) struct Modes {
     pub(super) fix_results: bool,
     pub(super) repair: bool,
+    /// Keep the legal moves before an illegal one (`--salvage`).
+    pub(super) salvage: bool,
     /// The first pass of `--dedupe`: what to learn of each game (nothing
     /// otherwise, so a plain run does not hash every game).
     pub(super) dedupe: DedupeMode,
@@ -140,6 +177,7 @@ fn clean_game(
         game,
         report,
         start: start_pos,
+        fen_repaired,
         replayed,
         ..
     } = check_game(batch, raw, next, parser, replayer)?;
@@ -155,6 +193,15 @@ fn clean_game(
     let mut export = export_game(&game, start_pos, replayer.moves(), result, &mut actions);
     if let Some(was) = original {
         export.tags.push(("OriginalResult".into(), was));
+    }
+    if let Some(repair) = fen_repaired {
+        // The FEN as read: without what its position cannot have.
+        set_tag(&mut export.tags, "FEN", repair.fen);
+        actions.push(Action::repaired(Repair {
+            class: RepairClass::ImpossibleFenRights,
+            ply: None,
+            detail: repair.detail,
+        }));
     }
     let capacity = game.tag_text.len() + 16 * game.sans.len() + 64;
     let item = clean_item(
@@ -220,20 +267,31 @@ pub(super) fn settle_result(
     match replayed.result_by_rule {
         Some(proven) if fix_results && proven.as_str() != declared_text => {
             let was = declared.tag.unwrap_or(declared_text).to_owned();
-            actions.push(Action {
-                kind: ActionKind::ResultFixed,
-                ply: Some(replayed.plies),
-                detail: format!("{was} -> {} ({})", proven.as_str(), proof_of(replayed)),
-            });
+            actions.push(Action::new(
+                ActionKind::ResultFixed,
+                Some(replayed.plies),
+                format!("{was} -> {} ({})", proven.as_str(), proof_of(replayed)),
+            ));
             (proven.as_str(), Some(was))
         }
         _ => (declared_text, None),
     }
 }
 
+/// Sets tag `name` to `value` where it stands.
+pub(super) fn set_tag(tags: &mut [(String, String)], name: &str, value: String) {
+    if let Some(tag) = tags.iter_mut().find(|(n, _)| n == name) {
+        tag.1 = value;
+    }
+}
+
 fn repairable(reason: RejectReason) -> bool {
     matches!(
         reason,
-        RejectReason::UnknownToken | RejectReason::UnparsableSan | RejectReason::IllegalMove
+        RejectReason::UnknownToken
+            | RejectReason::UnparsableSan
+            | RejectReason::IllegalMove
+            | RejectReason::MalformedTag
+            | RejectReason::InvalidFen
     )
 }

@@ -28,6 +28,8 @@ mod repaired_game;
 mod report;
 #[cfg(feature = "tables")]
 mod run;
+#[cfg(feature = "tables")]
+mod tag_section;
 
 #[cfg(feature = "tables")]
 pub use game::{Action, ActionKind};

@@ -25,6 +25,8 @@ pub struct CleanOptions {
     pub report: Option<PathBuf>,
     /// Read notations other than SAN before rejecting a game.
     pub repair: bool,
+    /// Keep the legal moves before an illegal one (`--salvage`).
+    pub salvage: bool,
     /// Which games count as duplicates.
     pub dedupe: DedupeMode,
     /// Where duplicates go, each tagged with the kept game's position.
@@ -51,9 +53,13 @@ pub struct CleanSummary {
     pub results_fixed: u64,
     /// Rows written to the report.
     pub report_rows: u64,
-    /// Games accepted after notation repair, and the moves repaired.
+    /// Games accepted after repair (salvaged ones too), and the moves
+    /// repaired.
     pub games_repaired: u64,
     pub moves_repaired: u64,
+    /// Repairs by class (`reduced_pawn_capture`, `unescaped_quotes`,
+    /// `salvaged`, …; see [`crate::clean::repair::RepairClass`]).
+    pub repairs: BTreeMap<&'static str, u64>,
     /// What was read from each input, with any truncation.
     pub inputs: Vec<InputSummary>,
     /// Archive entries passed over because they are not PGN.
@@ -94,9 +100,15 @@ impl CleanSummary {
         let _ = writeln!(out, "results fixed                {}", self.results_fixed);
         let _ = writeln!(
             out,
-            "moves repaired               {} (in {} games)",
+            "moves repaired               {} (games repaired: {})",
             self.moves_repaired, self.games_repaired
         );
+        if !self.repairs.is_empty() {
+            let _ = writeln!(out, "repairs by class:");
+            for (class, n) in &self.repairs {
+                let _ = writeln!(out, "  {class:<28} {n}");
+            }
+        }
         out.push_str(&skipped_entries_text(&self.skipped_entries));
         out
     }

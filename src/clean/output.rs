@@ -54,7 +54,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                 } => {
                     self.summary.clean += 1;
                     self.summary.variations += u64::from(variations);
-                    if actions.iter().any(|a| a.kind == ActionKind::MoveRepaired) {
+                    if actions.iter().any(|a| a.repair.is_some()) {
                         self.summary.games_repaired += 1;
                     }
                     for action in &actions {
@@ -63,7 +63,14 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
                             ActionKind::VariationDropped => self.summary.variations_dropped += 1,
                             ActionKind::MoveRepaired => self.summary.moves_repaired += 1,
-                            ActionKind::Reject | ActionKind::Duplicate => {}
+                            ActionKind::TagRepaired
+                            | ActionKind::FenRepaired
+                            | ActionKind::Salvaged
+                            | ActionKind::Reject
+                            | ActionKind::Duplicate => {}
+                        }
+                        if let Some(class) = action.repair {
+                            *self.summary.repairs.entry(class.as_str()).or_default() += 1;
                         }
                     }
                     emit(&mut self.output, text.as_bytes())?;
@@ -79,11 +86,11 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                         emit(duplicates, text.as_bytes())?;
                     }
                     if let Some(report) = &mut self.report {
-                        let action = Action {
-                            kind: ActionKind::Duplicate,
-                            ply: None,
-                            detail: format!("duplicate of {kept}"),
-                        };
+                        let action = Action::new(
+                            ActionKind::Duplicate,
+                            None,
+                            format!("duplicate of {kept}"),
+                        );
                         report.push(&place, &self.sources, action)?;
                     }
                 }
@@ -102,11 +109,11 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                         emit(rejects, separator)?;
                     }
                     if let Some(report) = &mut self.report {
-                        let action = Action {
-                            kind: ActionKind::Reject,
-                            ply: row.ply,
-                            detail: format!("{}: {}", row.reason.as_str(), row.message),
-                        };
+                        let action = Action::new(
+                            ActionKind::Reject,
+                            row.ply,
+                            format!("{}: {}", row.reason.as_str(), row.message),
+                        );
                         report.push(&row.place, &self.sources, action)?;
                     }
                 }

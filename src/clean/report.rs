@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{DataFrame, PolarsResult};
 
 use crate::clean::game::Action;
+use crate::clean::repair::RepairClass;
 use crate::error::Error;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use crate::sink::rows::Place;
@@ -77,7 +78,8 @@ impl ReportWriter {
     }
 }
 
-/// `action`, `source`, `game_index`, `offset`, `line`, `ply`, `detail`.
+/// `action`, `source`, `game_index`, `offset`, `line`, `ply`, `detail`,
+/// `repair` (the class of a repair).
 fn report_frame(rows: &[(Place, String, Action)]) -> PolarsResult<DataFrame> {
     let columns = vec![
         col(
@@ -104,6 +106,12 @@ fn report_frame(rows: &[(Place, String, Action)]) -> PolarsResult<DataFrame> {
         col(
             "detail",
             rows.iter().map(|r| r.2.detail.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
+            "repair",
+            rows.iter()
+                .map(|r| r.2.repair.map(RepairClass::as_str))
+                .collect::<Vec<Option<&str>>>(),
         ),
     ];
     table_frame(rows.len(), columns)

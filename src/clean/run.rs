@@ -44,6 +44,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
     let modes = Modes {
         fix_results: options.fix_results,
         repair: options.repair,
+        salvage: options.salvage,
         dedupe: DedupeMode::None,
     };
     let losers = match options.dedupe {

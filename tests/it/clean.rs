@@ -75,8 +75,8 @@ fn rejects_are_set_aside_byte_for_byte_and_every_game_is_counted() {
     let input = sample("edge-cases.pgn");
     let rejects = dir.path().join("rejects.pgn");
     let summary = clean(&input, &dir.path().join("clean.pgn"), Some(rejects.clone()));
-    assert_eq!(summary.games_read, 30);
-    assert_eq!(summary.clean, 19);
+    assert_eq!(summary.games_read, 29);
+    assert_eq!(summary.clean, 18);
     assert_eq!(summary.rejected, 11);
     assert_eq!(summary.duplicates, 0);
     assert_eq!(
@@ -200,12 +200,12 @@ fn fix_results_sets_only_what_the_board_proves_and_reports_it() {
     let source = sample("edge-cases.pgn").display().to_string();
     assert_eq!(
         rows[0],
-        format!("result_fixed | {source} | 2 | 153 | 11 | 4 | 1-0 -> 0-1 (checkmate)")
+        format!("result_fixed | {source} | 2 | 153 | 11 | 4 | 1-0 -> 0-1 (checkmate) | -")
     );
     assert_eq!(
         rows[3],
         format!(
-            "result_fixed | {source} | 11 | 2059 | 112 | 17 | 1-0 -> 1/2-1/2 (fivefold_repetition)"
+            "result_fixed | {source} | 11 | 2059 | 112 | 17 | 1-0 -> 1/2-1/2 (fivefold_repetition) | -"
         )
     );
     assert!(rows[5].starts_with(&format!(
@@ -289,7 +289,7 @@ fn the_chinese_scoresheets_come_out_as_san() {
     assert!(
         rows.iter().any(|r| r.starts_with("move_repaired")
             && r.contains(" | 2 | ")
-            && r.ends_with(" | 13 | 象e4×f7＋ -> Bxf7+")),
+            && r.ends_with(" | 13 | 象e4×f7＋ -> Bxf7+ | notation")),
         "{rows:#?}"
     );
     // The second game ends in checkmate.
@@ -389,4 +389,187 @@ fn a_repair_that_fits_two_moves_rejects_the_game_as_ambiguous() {
     });
     assert_eq!((summary.clean, summary.rejected), (0, 1));
     assert_eq!(summary.rejected_by_reason.get("ambiguous_move"), Some(&1));
+}
+
+/// The report's repair rows as `action | game_index | ply | repair | detail`.
+fn repair_rows(report: &Path) -> Vec<String> {
+    let frame = common::read_table(report);
+    let rows = (0..frame.height()).map(|row| {
+        let text = |column: &str| common::str_at(&frame, column, row).unwrap_or("-".into());
+        let ply = common::u32_at(&frame, "ply", row).map_or("-".into(), |p| p.to_string());
+        let index = common::u64_at(&frame, "game_index", row).unwrap_or_default();
+        format!(
+            "{} | {index} | {ply} | {} | {}",
+            text("action"),
+            text("repair"),
+            text("detail")
+        )
+    });
+    rows.collect()
+}
+
+/// Issue 18: each fault class of `sample-data/archivist-faults.pgn` is
+/// repaired exactly, reported with its class, counted, and the output is
+/// read by python-chess without an error.
+#[test]
+fn each_archive_fault_is_repaired_exactly() {
+    let dir = tmp();
+    let output = dir.path().join("clean.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        report: Some(report.clone()),
+        repair: true,
+        ..options(&sample("archivist-faults.pgn"), &output)
+    });
+    assert_eq!(
+        (summary.games_read, summary.clean, summary.rejected),
+        (21, 19, 2)
+    );
+    assert!(summary.balanced);
+    let by_class: Vec<(&str, u64)> = summary.repairs.iter().map(|(c, n)| (*c, *n)).collect();
+    assert_eq!(
+        by_class,
+        [
+            ("capture_without_x", 1),
+            ("empty_fen", 2),
+            ("en_passant_mark", 2),
+            ("impossible_fen_rights", 2),
+            ("mate_or_resign_word", 3),
+            ("move_glued_to_result", 1),
+            ("reduced_pawn_capture", 2),
+            ("text_after_result", 2),
+            ("unescaped_quotes", 2),
+        ]
+    );
+    assert_eq!(
+        summary
+            .rejected_by_reason
+            .keys()
+            .copied()
+            .collect::<Vec<_>>(),
+        ["ambiguous_move", "illegal_move"]
+    );
+    insta::assert_snapshot!("archivist_faults_report", repair_rows(&report).join("\n"));
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    insta::assert_snapshot!("archivist_faults_clean", text);
+    // python-chess reads every game without an error, with the same plies
+    // as pgnlake's import of the clean output (which accepts every game).
+    let oracle = common::run_oracle("differential.py", &[output.as_os_str()]);
+    assert_eq!(oracle.len(), 19);
+    let imported = import(&[output.clone()], 2);
+    assert_eq!(
+        (imported.summary.games_read, imported.summary.rejected),
+        (19, 0)
+    );
+    let games = imported.table("games");
+    for (row, line) in oracle.iter().enumerate() {
+        let fields: Vec<&str> = line.split('\t').collect();
+        assert_eq!(fields.get(1), Some(&"ok"), "{line}");
+        let plies = common::u32_at(&games, "plies", row).map(|p| p.to_string());
+        assert_eq!(fields.get(2).copied(), plies.as_deref(), "{line}");
+    }
+}
+
+#[test]
+fn salvage_keeps_the_legal_moves_and_never_decides_the_result() {
+    let dir = tmp();
+    let output = dir.path().join("clean.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        report: Some(report.clone()),
+        repair: true,
+        salvage: true,
+        fix_results: true,
+        ..options(&sample("archivist-faults.pgn"), &output)
+    });
+    // The two readings of `cd` are still not guessed.
+    assert_eq!((summary.clean, summary.rejected), (20, 1));
+    assert_eq!(summary.repairs.get("salvaged"), Some(&1));
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    let game = text
+        .split("\n\n[Event")
+        .find(|g| g.contains("Illegal after move 8"))
+        .unwrap_or_default();
+    assert!(game.contains("[Result \"*\"]\n"), "{game}");
+    assert!(game.contains("[OriginalResult \"1-0\"]\n"), "{game}");
+    assert!(
+        game.ends_with("7. Kf1 Qc4+\n8. Ke1 {Qe8 (a scoresheet slip) 9. Qe2 Bd6 10. Qxe8+ 1-0} *"),
+        "{game}"
+    );
+    let rows = repair_rows(&report);
+    assert!(
+        rows.contains(
+            &"salvaged | 15 | 16 | salvaged | 15 legal moves kept; \"Qe8\" at ply 16 fits no legal move"
+                .to_owned()
+        ),
+        "{rows:#?}"
+    );
+    let imported = import(&[output], 2);
+    let games = common::row_by_event(&imported.table("games"), "Illegal after move 8");
+    assert_eq!(common::u32_at(&games, "plies", 0), Some(15));
+    assert_eq!(
+        common::str_at(&games, "result_tag", 0).as_deref(),
+        Some("*")
+    );
+}
+
+/// `--repair` reads again only what was rejected: every game the plain
+/// run writes comes out of the repairing run unchanged, in order.
+#[test]
+fn repair_never_changes_a_game_that_imports_cleanly() {
+    let dir = tmp();
+    let inputs = common::files_under(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data"));
+    let plain_path = dir.path().join("plain.pgn");
+    let repaired_path = dir.path().join("repaired.pgn");
+    let plain = run(common::clean_options(inputs.clone(), &plain_path));
+    let repaired = run(CleanOptions {
+        repair: true,
+        salvage: true,
+        ..common::clean_options(inputs, &repaired_path)
+    });
+    assert!(repaired.clean > plain.clean);
+    // Every game written starts with the Seven Tag Roster.
+    let games = |path: &Path| -> Vec<String> {
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        format!("\n\n{text}")
+            .split("\n\n[Event ")
+            .skip(1)
+            .map(str::to_owned)
+            .collect()
+    };
+    let (plain_games, repaired_games) = (games(&plain_path), games(&repaired_path));
+    let mut rest = repaired_games.iter();
+    for game in &plain_games {
+        assert!(rest.any(|g| g == game), "changed or missing: {game}");
+    }
+}
+
+/// Issue 18: a broadcast's tags-only games, whatever their first tag, are
+/// each a game; one at the end of a file without a final newline is
+/// complete.
+#[test]
+fn tags_only_games_are_each_a_game() {
+    let imported = import(&[sample("archivist-faults.pgn")], 2);
+    let games = imported.table("games");
+    let rounds = common::distinct(&games, "round");
+    for round in ["1.1", "1.2", "1.3", "1.4"] {
+        assert!(rounds.contains(round), "{rounds:?}");
+    }
+    assert_eq!(imported.summary.games_read, 21);
+    let dir = tmp();
+    let input = dir.path().join("broadcast.pgn");
+    std::fs::write(
+        &input,
+        "[Round \"1\"]\n[White \"a\"]\n[Result \"*\"]\n\n[White \"b\"]\n[Result \"*\"]",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let imported = import(&[input], 1);
+    assert_eq!(
+        (imported.summary.games_read, imported.summary.accepted),
+        (2, 2)
+    );
+    assert_eq!(
+        imported.summary.inputs.first().map(|i| i.truncated.clone()),
+        Some(None)
+    );
 }

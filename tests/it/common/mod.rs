@@ -292,6 +292,7 @@ pub fn clean_options(inputs: Vec<PathBuf>, output: &Path) -> pgnlake::clean::Cle
         fix_results: false,
         report: None,
         repair: false,
+        salvage: false,
         dedupe: pgnlake::clean::dedupe::DedupeMode::None,
         duplicates: None,
         memory_limit: 1 << 30,
