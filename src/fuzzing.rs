@@ -160,8 +160,9 @@ pub struct RepairInput {
     pub movetext: String,
 }
 
-/// Repairs `input.movetext` from the chosen start; every repaired move must
-/// be legal in turn and its SAN must read back to the same move.
+/// Repairs `input.movetext` from the chosen start; every repaired move (and
+/// every move kept before a failure, for `--salvage`) must be legal in turn
+/// and its SAN must read back to the same move.
 pub fn repair_movetext(input: &RepairInput) {
     let start = match usize::from(input.start) % (SETUPS.len() + 1) {
         0 => Chess::default(),
@@ -173,8 +174,11 @@ pub fn repair_movetext(input: &RepairInput) {
             None => return,
         },
     };
-    let Ok(repaired) = crate::clean::repair::repair(&start, &input.movetext) else {
-        return;
+    // A failed repair's moves before the failure are what `--salvage`
+    // keeps: they must be legal too.
+    let repaired = match crate::clean::repair::repair(&start, &input.movetext) {
+        Ok(repaired) => repaired,
+        Err(error) => error.before,
     };
     let mut pos = start;
     for m in &repaired.moves {

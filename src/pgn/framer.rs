@@ -5,11 +5,15 @@
 //! The boundaries follow pgn-reader's own rules (a movetext ends at a blank
 //! line or at a line starting with `[`, outside `{}` and `;` comments), with
 //! two deliberate differences, both so that no game hides inside another:
-//! - a blank line followed by a tag pair (`[Name "`) inside a header starts
-//!   a new game, and so does an `[Event ` line in a header that already holds
-//!   a `Result` tag (pgn-reader would merge a tags-only game with the next
-//!   one; broadcast exports hold games that are only tags, not always
-//!   starting with `Event`);
+//! - inside a header, a blank line followed by `[Event ` starts a new game,
+//!   and so does a blank line followed by any tag pair once the header holds
+//!   a `Result` tag, and an `[Event ` line once it holds both `Event` and
+//!   `Result` (pgn-reader would merge a tags-only game with the next one;
+//!   broadcast exports hold games that are only tags, not always starting
+//!   with `Event`, and `cat` joins files without a blank line). A header
+//!   with a blank line before its `Result` (ChessBase writes `[Event …]`,
+//!   a blank line, then the other tags) or with `Event` after `Result` (as
+//!   lichess studies order them) stays one game;
 //! - a `{` comment still open at a blank line followed by a tag pair is cut
 //!   there, so an unterminated comment loses one game, not the rest of the file.
 //!
@@ -137,9 +141,12 @@ pub struct Framer<R> {
     keep: Arc<Keep>,
     /// A game at or past `keep.end` was reached: the part is done.
     past_part: bool,
-    /// The current game's tag section holds a `Result` tag: a later
-    /// `[Event ` line starts the next game.
+    /// The current game's tag section holds a `Result` tag: a blank line
+    /// then any tag pair starts the next game.
     tags_have_result: bool,
+    /// It holds an `Event` tag too: a second `[Event ` line starts the next
+    /// game.
+    tags_have_event: bool,
 }
 
 impl<R: Read> Framer<R> {
@@ -161,6 +168,7 @@ impl<R: Read> Framer<R> {
             keep: Arc::new(Keep::whole()),
             past_part: false,
             tags_have_result: false,
+            tags_have_event: false,
         }
     }
 
@@ -427,6 +435,7 @@ impl<R: Read> Framer<R> {
                         self.game_start = Some(self.pos);
                         self.game_line = self.line;
                         self.tags_have_result = false;
+                        self.tags_have_event = false;
                         self.state = if byte == b'[' {
                             State::Tags { line_start: true }
                         } else {
@@ -450,11 +459,10 @@ impl<R: Read> Framer<R> {
                         let line = &rest[..eol];
                         match tag_name(line) {
                             // Two tags-only games joined without a blank line.
-                            b"Event"
-                                if self.tags_have_result && self.game_start != Some(self.pos) =>
-                            {
+                            b"Event" if self.tags_have_event && self.tags_have_result => {
                                 return Step::GameEnd(self.pos);
                             }
+                            b"Event" => self.tags_have_event = true,
                             b"Result" => self.tags_have_result = true,
                             _ => {}
                         }
@@ -462,9 +470,15 @@ impl<R: Read> Framer<R> {
                         self.state = State::Tags { line_start: true };
                     }
                     b'\n' => {
-                        // A blank line then a tag pair starts a new game.
+                        // A blank line then `[Event `, or any tag pair after
+                        // a `Result` tag, starts a new game.
                         let rest = &self.buf[self.pos..];
-                        match blank_line_then_tag(rest) {
+                        let next_game = if self.tags_have_result {
+                            blank_line_then_tag(rest)
+                        } else {
+                            blank_line_then(rest, b"[Event ")
+                        };
+                        match next_game {
                             Lookahead::Yes(_) => {
                                 let end = self.pos + 1;
                                 self.advance_newline(State::Tags { line_start: true });
@@ -756,21 +770,21 @@ mod tests {
     /// first tag is not `Event` merged into one game, reported as cut.
     #[test]
     fn tags_only_games_start_with_any_tag() {
-        let text = "[Event \"a\"]\n[Result \"*\"]\n\n[Round \"1.2\"]\n[White \"x\"]\n\n\
-                    [White \"y\"]\n[Result \"*\"]\n[Event \"c\"]\n[Result \"*\"]";
+        let text = "[Event \"a\"]\n[Result \"*\"]\n\n[Round \"1.2\"]\n[White \"x\"]\n[Result \"*\"]\n\n\
+                    [White \"y\"]\n[Event \"b\"]\n[Result \"*\"]\n[Event \"c\"]\n[Result \"*\"]";
         let games = frame(text);
         let texts: Vec<&str> = games.iter().map(|g| g.2.as_str()).collect();
         assert_eq!(
             texts,
             vec![
                 "[Event \"a\"]\n[Result \"*\"]\n",
-                "[Round \"1.2\"]\n[White \"x\"]\n",
-                "[White \"y\"]\n[Result \"*\"]\n",
+                "[Round \"1.2\"]\n[White \"x\"]\n[Result \"*\"]\n",
+                "[White \"y\"]\n[Event \"b\"]\n[Result \"*\"]\n",
                 "[Event \"c\"]\n[Result \"*\"]",
             ]
         );
         let lines: Vec<u64> = games.iter().map(|g| g.1).collect();
-        assert_eq!(lines, vec![1, 4, 7, 9]);
+        assert_eq!(lines, vec![1, 4, 8, 11]);
         // The last game lacks a final newline but its tag is complete.
         let mut framer = Framer::new(text.as_bytes());
         let mut id = 0;
@@ -784,6 +798,18 @@ mod tests {
     #[test]
     fn a_second_event_before_the_result_stays_in_the_game() {
         let games = frame("[Event \"a\"]\n[Event \"b\"]\n[Result \"*\"]\n\n1. e4 *\n");
+        assert_eq!(games.len(), 1);
+        // lichess studies write `Result` before `Event`.
+        let games = frame("[White \"a\"]\n[Result \"*\"]\n[Event \"b\"]\n\n1. e4 *\n");
+        assert_eq!(games.len(), 1);
+    }
+
+    /// ChessBase writes a blank line after the `Event` tag: before the
+    /// `Result` tag, a blank line then a tag pair other than `Event` stays
+    /// in the header (python-chess's `chessbase-empty-line.pgn`).
+    #[test]
+    fn a_blank_line_inside_a_header_before_its_result_stays_in_the_game() {
+        let games = frame("[Event \"a\"]\n\n[Date \"2017\"]\n[Result \"0-1\"]\n\n1. e4 0-1\n");
         assert_eq!(games.len(), 1);
     }
 

@@ -408,7 +408,7 @@ fn repair_rows(report: &Path) -> Vec<String> {
     rows.collect()
 }
 
-/// Issue 18: each fault class of `sample-data/archivist-faults.pgn` is
+/// Issue 18: each fault class of `sample-data/untidy-archive.pgn` is
 /// repaired exactly, reported with its class, counted, and the output is
 /// read by python-chess without an error.
 #[test]
@@ -419,11 +419,11 @@ fn each_archive_fault_is_repaired_exactly() {
     let summary = run(CleanOptions {
         report: Some(report.clone()),
         repair: true,
-        ..options(&sample("archivist-faults.pgn"), &output)
+        ..options(&sample("untidy-archive.pgn"), &output)
     });
     assert_eq!(
         (summary.games_read, summary.clean, summary.rejected),
-        (21, 19, 2)
+        (22, 20, 2)
     );
     assert!(summary.balanced);
     let by_class: Vec<(&str, u64)> = summary.repairs.iter().map(|(c, n)| (*c, *n)).collect();
@@ -449,17 +449,17 @@ fn each_archive_fault_is_repaired_exactly() {
             .collect::<Vec<_>>(),
         ["ambiguous_move", "illegal_move"]
     );
-    insta::assert_snapshot!("archivist_faults_report", repair_rows(&report).join("\n"));
+    insta::assert_snapshot!("untidy_archive_report", repair_rows(&report).join("\n"));
     let text = std::fs::read_to_string(&output).unwrap_or_default();
-    insta::assert_snapshot!("archivist_faults_clean", text);
+    insta::assert_snapshot!("untidy_archive_clean", text);
     // python-chess reads every game without an error, with the same plies
     // as pgnlake's import of the clean output (which accepts every game).
     let oracle = common::run_oracle("differential.py", &[output.as_os_str()]);
-    assert_eq!(oracle.len(), 19);
+    assert_eq!(oracle.len(), 20);
     let imported = import(&[output.clone()], 2);
     assert_eq!(
         (imported.summary.games_read, imported.summary.rejected),
-        (19, 0)
+        (20, 0)
     );
     let games = imported.table("games");
     for (row, line) in oracle.iter().enumerate() {
@@ -480,10 +480,10 @@ fn salvage_keeps_the_legal_moves_and_never_decides_the_result() {
         repair: true,
         salvage: true,
         fix_results: true,
-        ..options(&sample("archivist-faults.pgn"), &output)
+        ..options(&sample("untidy-archive.pgn"), &output)
     });
     // The two readings of `cd` are still not guessed.
-    assert_eq!((summary.clean, summary.rejected), (20, 1));
+    assert_eq!((summary.clean, summary.rejected), (21, 1));
     assert_eq!(summary.repairs.get("salvaged"), Some(&1));
     let text = std::fs::read_to_string(&output).unwrap_or_default();
     let game = text
@@ -549,13 +549,13 @@ fn repair_never_changes_a_game_that_imports_cleanly() {
 /// complete.
 #[test]
 fn tags_only_games_are_each_a_game() {
-    let imported = import(&[sample("archivist-faults.pgn")], 2);
+    let imported = import(&[sample("untidy-archive.pgn")], 2);
     let games = imported.table("games");
     let rounds = common::distinct(&games, "round");
-    for round in ["1.1", "1.2", "1.3", "1.4"] {
+    for round in ["1.1", "1.2", "1.3", "1.4", "1.5"] {
         assert!(rounds.contains(round), "{rounds:?}");
     }
-    assert_eq!(imported.summary.games_read, 21);
+    assert_eq!(imported.summary.games_read, 22);
     let dir = tmp();
     let input = dir.path().join("broadcast.pgn");
     std::fs::write(

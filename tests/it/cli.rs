@@ -40,7 +40,7 @@ fn summary_is_printed_and_rejects_do_not_fail_the_run() {
         .map(|l| format!("{l}\n"))
         .collect();
     insta::assert_snapshot!(text, @r"
-    games read 30 = accepted 19 + rejected 11
+    games read 29 = accepted 18 + rejected 11
     rejected by reason:
       ambiguous_move               1
       garbage                      1
@@ -56,11 +56,11 @@ fn summary_is_printed_and_rejects_do_not_fail_the_run() {
       checkmate                    3
       fivefold_repetition          1
       insufficient_material        1
-      none                         11
+      none                         10
       seventyfive_moves            1
       stalemate                    2
     result checks:
-      consistent                   11
+      consistent                   10
       contradicts_automatic_draw   1
       contradicts_checkmate        1
       contradicts_insufficient     1
@@ -227,7 +227,7 @@ fn a_zip_on_stdin_is_refused_and_its_file_is_read() {
     let output = pgnlake(&["clean", path.to_str().unwrap_or_default(), "-o", "-"]);
     assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
     assert!(
-        stderr(&output).contains("games read 30 = clean 19"),
+        stderr(&output).contains("games read 29 = clean 18"),
         "{}",
         stderr(&output)
     );

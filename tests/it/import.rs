@@ -248,8 +248,8 @@ fn edge_cases_give_exact_outcomes() {
             "{ctx}: perpetual"
         );
     }
-    assert_eq!(run.summary.games_read, 30);
-    assert_eq!(run.summary.accepted, 19);
+    assert_eq!(run.summary.games_read, 29);
+    assert_eq!(run.summary.accepted, 18);
     assert_eq!(run.summary.rejected, 11);
 }
 
@@ -641,7 +641,7 @@ fn compression_is_detected_from_magic_bytes() {
         let path = dir.path().join(name);
         std::fs::write(&path, bytes).unwrap_or_else(|e| panic!("{e}"));
         let run = import(&[path], 2);
-        assert_eq!(run.summary.games_read, 30, "{name}");
+        assert_eq!(run.summary.games_read, 29, "{name}");
         let games = run.table("games");
         let moves = |f: &polars::prelude::DataFrame| f.column("moves_uci").cloned().ok();
         assert_eq!(moves(&games), moves(&reference), "{name}");
@@ -835,7 +835,8 @@ fn zip_archives_are_read_entry_by_entry() {
         run.summary.skipped_entries,
         [format!("{zip_name}/readme.txt")]
     );
-    assert_eq!(run.summary.games_read, 30 + 30 + 30);
+    // edge-cases.pgn twice (29 games), the lichess sample (30).
+    assert_eq!(run.summary.games_read, 29 + 29 + 30);
     let games = run.table("games");
     let sources = distinct(&games, "source");
     assert!(
@@ -899,7 +900,7 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 95);
+    assert_eq!(run.summary.games_read, 116);
     // The two Chinese scoresheets are not SAN: import rejects them.
     assert!(run.summary.inputs[0].path.ends_with("chinese-notation.pgn"));
     assert!(run.summary.inputs[1].path.ends_with("edge-cases.pgn"));
@@ -915,13 +916,14 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
             .path
             .ends_with("time-and-eval-comments.pgn")
     );
+    assert!(run.summary.inputs[6].path.ends_with("untidy-archive.pgn"));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 95);
-    assert_eq!(value["accepted"], 82);
-    assert_eq!(value["rejected"], 13);
+    assert_eq!(value["games_read"], 116);
+    assert_eq!(value["accepted"], 89);
+    assert_eq!(value["rejected"], 27);
     assert_eq!(value["balanced"], true);
-    assert_eq!(value["tables"]["games.parquet"], 82);
+    assert_eq!(value["tables"]["games.parquet"], 89);
     assert_eq!(value["tables"]["moves.parquet"], serde_json::Value::Null);
     assert_eq!(value["options"]["moves"], false);
     // 1,742 lichess clocks and 84 evaluations, and the comment fixture's.
@@ -929,8 +931,8 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         value["annotations"],
         serde_json::json!({"clocks": 1750, "move_times": 7, "evals": 92, "malformed": 1})
     );
-    assert_eq!(value["tables"]["rejects.parquet"], 13);
-    assert_eq!(value["rejected_by_reason"]["unknown_token"], 4);
+    assert_eq!(value["tables"]["rejects.parquet"], 27);
+    assert_eq!(value["rejected_by_reason"]["unknown_token"], 12);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(value["truncated_inputs"], 0);
     assert!(
@@ -954,4 +956,26 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
             "summary.json"
         ]
     );
+}
+
+/// Issue 18: a FEN whose castling rights or en-passant square its position
+/// cannot have is read without them, as python-chess does, and marked.
+#[test]
+fn impossible_fen_rights_are_dropped_and_marked() {
+    let run = import(&[sample("untidy-archive.pgn")], 2);
+    let games = run.table("games");
+    let odds = common::row_by_event(&games, "Odds of the rook");
+    assert_eq!(common::bool_at(&odds, "fen_repaired", 0), Some(true));
+    assert_eq!(common::bool_at(&odds, "chess960", 0), Some(false));
+    assert_eq!(common::u32_at(&odds, "plies", 0), Some(8));
+    assert_eq!(
+        common::str_at(&odds, "start_fen", 0).as_deref(),
+        Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq - 0 1")
+    );
+    let ep = common::row_by_event(&games, "Impossible en passant square");
+    assert_eq!(common::bool_at(&ep, "fen_repaired", 0), Some(true));
+    let repaired = (0..games.height())
+        .filter(|&row| common::bool_at(&games, "fen_repaired", row) == Some(true))
+        .count();
+    assert_eq!(repaired, 2);
 }

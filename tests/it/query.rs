@@ -88,7 +88,7 @@ fn the_questions_users_ask_first_are_answered() {
     ] {
         assert!(recipes().contains(&name.to_owned()), "{name}");
     }
-    // The totals agree with the import's own count (95 read).
+    // The totals agree with the import's own count (116 read).
     let totals = stdout(&query(&[
         "--format",
         "csv",
@@ -96,7 +96,7 @@ fn the_questions_users_ask_first_are_answered() {
         "SELECT 'accepted' AS status, COUNT(*) AS games FROM games \
          UNION ALL SELECT 'rejected' AS status, COUNT(*) AS games FROM rejects",
     ]));
-    assert_eq!(totals, "status,games\naccepted,82\nrejected,13\n");
+    assert_eq!(totals, "status,games\naccepted,89\nrejected,27\n");
 }
 
 #[test]
@@ -109,7 +109,7 @@ fn table_format_cuts_at_the_limit_and_says_so() {
     ]));
     assert_eq!(
         output,
-        "game_id  plies\n-------  -----\n      2      4\n      3      4\n82 rows (2 shown; --limit 2)\n"
+        "game_id  plies\n-------  -----\n      2      4\n      3      4\n89 rows (2 shown; --limit 2)\n"
     );
 }
 
@@ -128,12 +128,12 @@ fn statements_are_titled_and_separated() {
 #[test]
 fn csv_json_and_parquet_hold_the_whole_result() {
     let sql = "SELECT game_id, white_elo, extra_tags FROM games \
-               WHERE game_id IN (2, 9, 37) ORDER BY game_id";
+               WHERE game_id IN (2, 9, 36) ORDER BY game_id";
     let csv = stdout(&query(&["--format", "csv", "--limit", "1", "-e", sql]));
     assert_eq!(
         csv,
         "game_id,white_elo,extra_tags\n2,,[]\n9,,\"[{\"\"name\"\":\"\"SetUp\"\",\"\"value\"\":\"\"1\"\"},{\"\"name\"\":\"\"FEN\"\",\"\"value\"\":\"\"8/8/4k3/8/8/4K3/8/4Q3 w - - 149 100\"\"}]\"\n\
-         37,1159,\"[{\"\"name\"\":\"\"UTCDate\"\",\"\"value\"\":\"\"2025.05.01\"\"},{\"\"name\"\":\"\"UTCTime\"\",\"\"value\"\":\"\"00:00:06\"\"}]\"\n"
+         36,1159,\"[{\"\"name\"\":\"\"UTCDate\"\",\"\"value\"\":\"\"2025.05.01\"\"},{\"\"name\"\":\"\"UTCTime\"\",\"\"value\"\":\"\"00:00:06\"\"}]\"\n"
     );
     let json: Value = serde_json::from_str(&stdout(&query(&["--format", "json", "-e", sql])))
         .unwrap_or_else(|e| panic!("{e}"));
@@ -238,7 +238,7 @@ fn data_defaults_to_out() {
         .current_dir(dir.path())
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(stdout(&output), "n\n13\n");
+    assert_eq!(stdout(&output), "n\n27\n");
 }
 
 // ---------------------------------------------------------------- interop
@@ -520,7 +520,7 @@ fn pyarrow_reads_integers_lists_and_nulls_as_written() {
     )
     .join("\n");
     let theirs: Vec<Value> = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(ours.len(), 82);
+    assert_eq!(ours.len(), 89);
     assert_eq!(ours.len(), theirs.len());
     for (a, b) in ours.iter().zip(&theirs) {
         assert!(same_value(a, b), "pgnlake {a} ≠ pyarrow {b}");
