@@ -84,7 +84,7 @@ pub(super) fn repair_game(
             let salvage = Salvage {
                 ply: error.ply,
                 token: error.token.clone(),
-                rest: rest.replace('{', "(").replace('}', ")"),
+                rest: rest.to_owned(),
             };
             (error.before, Some(salvage))
         }
@@ -174,8 +174,8 @@ pub(super) fn repair_game(
 }
 
 /// Where a salvaged game broke off: the token no legal move fits, its ply,
-/// and the movetext from it on (kept as a comment, its braces written as
-/// parentheses: a PGN comment cannot hold `}`).
+/// and the movetext from it on (kept as a comment; the writer turns its
+/// braces into parentheses).
 struct Salvage {
     ply: u32,
     token: String,

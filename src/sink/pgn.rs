@@ -2,6 +2,7 @@
 //! Tag Roster first, escaped tag values, move numbers, comments and NAGs,
 //! lines of at most 80 characters, a result marker), for `pgnlake clean`.
 
+use std::borrow::Cow;
 use std::fmt::Write as _;
 
 /// The Seven Tag Roster, in its order, with the value written when a game
@@ -183,9 +184,15 @@ impl<'a> Lines<'a> {
     }
 
     /// `{text}`; runs of white space, line breaks included, become one
-    /// space. A comment that fits on a line is kept whole; a longer one is
-    /// wrapped between its words.
+    /// space, and braces parentheses (a comment cannot hold `}`: text kept
+    /// from a broken movetext may). A comment that fits on a line is kept
+    /// whole; a longer one is wrapped between its words.
     fn comment(&mut self, text: &str) {
+        let text = if text.contains(['{', '}']) {
+            Cow::Owned(text.replace('{', "(").replace('}', ")"))
+        } else {
+            Cow::Borrowed(text)
+        };
         let words: Vec<&str> = text.split_whitespace().collect();
         let whole = format!("{{{}}}", words.join(" "));
         if whole.chars().count() <= LINE_WIDTH {
@@ -351,5 +358,28 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
         );
         assert!(out.contains("1. e4 {word word"));
         assert!(out.contains("word} *\n"));
+    }
+
+    /// Regression: text kept from a broken movetext (after its result)
+    /// held a `{…}` comment, and the `}` ended the written comment early.
+    #[test]
+    fn braces_inside_a_comment_become_parentheses() {
+        let game = ExportGame {
+            moves: vec![ExportMove {
+                san: "e4".into(),
+                comments: vec!["Bc4 { Match game 1 } *".into()],
+                ..ExportMove::default()
+            }],
+            first_move_number: 1,
+            white_first: true,
+            result: "*".into(),
+            ..ExportGame::default()
+        };
+        let mut out = String::new();
+        write_game(&game, &mut out);
+        assert!(
+            out.contains("\n1. e4 {Bc4 ( Match game 1 ) *} *\n"),
+            "{out}"
+        );
     }
 }
