@@ -580,8 +580,8 @@ fn capture_without_x(pos: &Chess, text: &str) -> Option<Move> {
 fn reduced_pawn_capture(pos: &Chess, text: &str) -> Vec<Move> {
     let mut chars = text.chars();
     let (Some(from), Some(to), rank, None) = (
-        chars.next().and_then(|c| File::from_char(c)),
-        chars.next().and_then(|c| File::from_char(c)),
+        chars.next().and_then(File::from_char),
+        chars.next().and_then(File::from_char),
         chars.next(),
         chars.next(),
     ) else {

@@ -77,7 +77,7 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
         Ok(pos) => (pos, None),
         Err(error) => {
             let why = error.to_string();
-            let pos = without_impossible_rights(error).map_err(|_| invalid(why))?;
+            let pos = without_impossible_rights(error).ok_or_else(|| invalid(why))?;
             let repair = describe_repair(fen_text, &pos);
             (pos, Some(repair))
         }
@@ -97,11 +97,12 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
 }
 
 /// The position of a FEN that is legal but for castling rights or an
-/// en-passant square it cannot have; an error for anything else.
-fn without_impossible_rights(error: PositionError<Chess>) -> Result<Chess, PositionError<Chess>> {
+/// en-passant square it cannot have; none for anything else.
+fn without_impossible_rights(error: PositionError<Chess>) -> Option<Chess> {
     error
         .ignore_invalid_castling_rights()
         .or_else(PositionError::ignore_invalid_ep_square)
+        .ok()
 }
 
 /// The repaired FEN and what was dropped from `fen_text`.

@@ -337,12 +337,12 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
         );
     }
 
-    #[test]
-    fn a_long_comment_wraps_between_words() {
+    /// `1. e4 {comment} *`, written.
+    fn written_with_comment(comment: String) -> String {
         let game = ExportGame {
             moves: vec![ExportMove {
                 san: "e4".into(),
-                comments: vec!["word ".repeat(40)],
+                comments: vec![comment],
                 ..ExportMove::default()
             }],
             first_move_number: 1,
@@ -352,6 +352,12 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
         };
         let mut out = String::new();
         write_game(&game, &mut out);
+        out
+    }
+
+    #[test]
+    fn a_long_comment_wraps_between_words() {
+        let out = written_with_comment("word ".repeat(40));
         assert!(
             out.lines().all(|l| l.chars().count() <= LINE_WIDTH),
             "{out}"
@@ -364,19 +370,7 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
     /// held a `{…}` comment, and the `}` ended the written comment early.
     #[test]
     fn braces_inside_a_comment_become_parentheses() {
-        let game = ExportGame {
-            moves: vec![ExportMove {
-                san: "e4".into(),
-                comments: vec!["Bc4 { Match game 1 } *".into()],
-                ..ExportMove::default()
-            }],
-            first_move_number: 1,
-            white_first: true,
-            result: "*".into(),
-            ..ExportGame::default()
-        };
-        let mut out = String::new();
-        write_game(&game, &mut out);
+        let out = written_with_comment("Bc4 { Match game 1 } *".into());
         assert!(
             out.contains("\n1. e4 {Bc4 ( Match game 1 ) *} *\n"),
             "{out}"

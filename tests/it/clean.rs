@@ -24,6 +24,19 @@ fn run(options: CleanOptions) -> CleanSummary {
     run_clean(&options).unwrap_or_else(|e| panic!("clean failed: {e}"))
 }
 
+/// `clean --repair` of `input` into `dir`, with a report: the summary,
+/// the clean PGN's path and the report's.
+fn repaired(input: &Path, dir: &Path) -> (CleanSummary, PathBuf, PathBuf) {
+    let output = dir.join("clean.pgn");
+    let report = dir.join("report.parquet");
+    let summary = run(CleanOptions {
+        report: Some(report.clone()),
+        repair: true,
+        ..options(input, &output)
+    });
+    (summary, output, report)
+}
+
 fn tmp() -> tempfile::TempDir {
     tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"))
 }
@@ -256,13 +269,7 @@ fn a_truncated_input_keeps_the_games_before_the_cut() {
 #[test]
 fn the_chinese_scoresheets_come_out_as_san() {
     let dir = tmp();
-    let output = dir.path().join("clean.pgn");
-    let report = dir.path().join("report.parquet");
-    let summary = run(CleanOptions {
-        report: Some(report.clone()),
-        repair: true,
-        ..options(&sample("chinese-notation.pgn"), &output)
-    });
+    let (summary, output, report) = repaired(&sample("chinese-notation.pgn"), dir.path());
     assert_eq!(
         (summary.games_read, summary.clean, summary.rejected),
         (2, 2, 0)
@@ -414,13 +421,7 @@ fn repair_rows(report: &Path) -> Vec<String> {
 #[test]
 fn each_archive_fault_is_repaired_exactly() {
     let dir = tmp();
-    let output = dir.path().join("clean.pgn");
-    let report = dir.path().join("report.parquet");
-    let summary = run(CleanOptions {
-        report: Some(report.clone()),
-        repair: true,
-        ..options(&sample("untidy-archive.pgn"), &output)
-    });
+    let (summary, output, report) = repaired(&sample("untidy-archive.pgn"), dir.path());
     assert_eq!(
         (summary.games_read, summary.clean, summary.rejected),
         (22, 20, 2)
@@ -456,7 +457,7 @@ fn each_archive_fault_is_repaired_exactly() {
     // as pgnlake's import of the clean output (which accepts every game).
     let oracle = common::run_oracle("differential.py", &[output.as_os_str()]);
     assert_eq!(oracle.len(), 20);
-    let imported = import(&[output.clone()], 2);
+    let imported = import(std::slice::from_ref(&output), 2);
     assert_eq!(
         (imported.summary.games_read, imported.summary.rejected),
         (20, 0)
