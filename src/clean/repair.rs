@@ -866,6 +866,10 @@ mod tests {
                 "\"n/a\" kept as a comment".to_owned()
             )]
         );
+        assert_eq!(
+            classes(&start, "1. e4 e5 1-0 bad"),
+            vec![("text_after_result", Some(2), "\"bad\" kept as a comment".to_owned())]
+        );
         // A comment after the result stays a comment, and is no repair.
         assert!(classes(&start, "1. e4 e5 1-0 {fine}").is_empty());
         let text = "1. f3 e5 2. g4 Qh4 matt 0-1";
