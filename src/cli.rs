@@ -27,6 +27,19 @@ pub enum Command {
     Query(QueryArgs),
     /// Put the tables of an import's shards (import --shard K/N) together as one import's.
     Merge(MergeArgs),
+    /// Draw an import's statistics as charts in one self-contained HTML file.
+    Report(ReportArgs),
+}
+
+/// `pgnlake report --data DIR -o report.html`.
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// The folder an import (or a merge) wrote.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// The HTML file to write (`-` for stdout).
+    #[arg(long, short, default_value = "report.html")]
+    pub output: PathBuf,
 }
 
 /// Merge the output folders of `import --shard K/N`, K = 1..N.

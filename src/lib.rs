@@ -34,5 +34,7 @@ pub mod profile;
 #[cfg(feature = "tables")]
 pub mod read;
 pub mod replay;
+#[cfg(feature = "tables")]
+pub mod report;
 pub mod sink;
 pub mod stats;

@@ -868,7 +868,11 @@ mod tests {
         );
         assert_eq!(
             classes(&start, "1. e4 e5 1-0 bad"),
-            vec![("text_after_result", Some(2), "\"bad\" kept as a comment".to_owned())]
+            vec![(
+                "text_after_result",
+                Some(2),
+                "\"bad\" kept as a comment".to_owned()
+            )]
         );
         // A comment after the result stays a comment, and is no repair.
         assert!(classes(&start, "1. e4 e5 1-0 {fine}").is_empty());

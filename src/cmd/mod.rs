@@ -6,6 +6,7 @@ pub mod explore;
 pub mod import;
 pub mod merge;
 pub mod query;
+pub mod report;
 
 use std::process::ExitCode;
 
@@ -69,6 +70,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Clean(args) => clean::run(args),
         Command::Query(args) => query::run(args),
         Command::Merge(args) => merge::run(args),
+        Command::Report(args) => report::run(args),
     };
     let status = match result {
         Ok(status) => status,

@@ -20,6 +20,7 @@ mod openings;
 mod outcomes;
 mod properties;
 mod query;
+mod report;
 mod roundtrip;
 mod shard;
 mod shipped_queries;

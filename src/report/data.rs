@@ -1,0 +1,397 @@
+//! Report, the numbers: what each chart of `pgnlake report` shows, read from
+//! an import's aggregate tables and `summary.json` (never a scan of
+//! `games.parquet`), so the report of millions of games takes seconds.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use crate::read::explore::{MoveLine, Target, explore};
+
+/// Games and their counted results.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub games: u64,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+}
+
+impl Counts {
+    fn add(&mut self, other: Counts) {
+        self.games += other.games;
+        self.white += other.white;
+        self.draws += other.draws;
+        self.black += other.black;
+    }
+
+    /// Games with a counted result.
+    pub fn finished(&self) -> u64 {
+        self.white + self.draws + self.black
+    }
+
+    /// White's score (wins and half the draws over finished games).
+    pub fn white_score(&self) -> Option<f64> {
+        let finished = self.finished();
+        (finished > 0).then(|| (self.white as f64 + 0.5 * self.draws as f64) / finished as f64)
+    }
+
+    /// Share of draws among finished games.
+    pub fn draw_rate(&self) -> Option<f64> {
+        let finished = self.finished();
+        (finished > 0).then(|| self.draws as f64 / finished as f64)
+    }
+}
+
+/// The run, from `summary.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RunFacts {
+    pub games_read: u64,
+    pub accepted: u64,
+    pub rejected: u64,
+    pub balanced: bool,
+    pub rejected_by_reason: Vec<(String, u64)>,
+    pub result_checks: Vec<(String, u64)>,
+    /// Each input and its games.
+    pub inputs: Vec<(String, u64)>,
+}
+
+/// One endgame's games seen from the stronger side.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Endgame {
+    pub signature: String,
+    pub games: u64,
+    pub stronger: u64,
+    pub draws: u64,
+    pub weaker: u64,
+}
+
+/// Everything the report draws.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportData {
+    pub run: Option<RunFacts>,
+    /// Games per year and time class (years in order).
+    pub games_by_year: BTreeMap<i32, BTreeMap<String, u64>>,
+    /// Counted results by end state, most games first.
+    pub by_end_state: Vec<(String, Counts)>,
+    /// Counted results by rating difference bucket (white − black).
+    pub by_rating_diff: BTreeMap<i32, Counts>,
+    /// Counted results and draw reasons by time class.
+    pub by_time_class: BTreeMap<String, (Counts, BTreeMap<String, u64>)>,
+    /// The most played named openings: name, ECO, results.
+    pub top_openings: Vec<(String, String, Counts)>,
+    /// Moves of the opening tree at the start, after 1.e4 and after 1.d4.
+    pub first_moves: Vec<(String, Vec<MoveLine>)>,
+    /// Counted results by material difference at plies 20, 40, 60.
+    pub material: BTreeMap<i32, BTreeMap<i32, Counts>>,
+    /// The most common endgames, most games first.
+    pub endgames: Vec<Endgame>,
+}
+
+/// How many openings and endgames the report lists.
+pub const TOP_OPENINGS: usize = 20;
+pub const TOP_ENDGAMES: usize = 15;
+/// The checkpoints of the material chart.
+pub const MATERIAL_PLIES: [i32; 3] = [20, 40, 60];
+
+/// Why a table could not be read.
+#[derive(Debug)]
+pub struct TableError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+/// Reads the numbers of every chart from the import in `data`. A table
+/// that is absent leaves its sections empty (they say so).
+pub fn read(data: &Path) -> Result<ReportData, TableError> {
+    let mut report = ReportData {
+        run: read_summary(&data.join("summary.json")),
+        ..ReportData::default()
+    };
+    if let Some(results) = table(data, "results")? {
+        add_results(&results, &mut report).map_err(error(data, "results"))?;
+    }
+    if let Some(lines) = table(data, "opening_lines")? {
+        report.top_openings = top_openings(&lines).map_err(error(data, "opening_lines"))?;
+    }
+    if let Some(material) = table(data, "material")? {
+        report.material = material_rows(&material).map_err(error(data, "material"))?;
+    }
+    if let Some(endgames) = table(data, "endgames")? {
+        report.endgames = endgame_rows(&endgames).map_err(error(data, "endgames"))?;
+    }
+    if data.join("openings.parquet").is_file() {
+        for (label, moves) in [
+            ("start", &[][..]),
+            ("1.e4", &["e4"][..]),
+            ("1.d4", &["d4"][..]),
+        ] {
+            let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
+            let explored = explore(data, &target).map_err(|e| TableError {
+                path: data.join("openings.parquet"),
+                message: e.to_string(),
+            })?;
+            report.first_moves.push((label.to_owned(), explored.moves));
+        }
+    }
+    Ok(report)
+}
+
+fn error(data: &Path, name: &str) -> impl Fn(PolarsError) -> TableError {
+    let path = data.join(format!("{name}.parquet"));
+    move |e| TableError {
+        path: path.clone(),
+        message: e.to_string(),
+    }
+}
+
+/// The table `name` of `data`, or none when the import did not write it.
+fn table(data: &Path, name: &str) -> Result<Option<DataFrame>, TableError> {
+    let path = data.join(format!("{name}.parquet"));
+    if !path.is_file() {
+        return Ok(None);
+    }
+    let frame = std::fs::File::open(&path)
+        .map_err(PolarsError::from)
+        .and_then(|file| ParquetReader::new(file).finish())
+        .map_err(error(data, name))?;
+    Ok(Some(frame))
+}
+
+fn read_summary(path: &Path) -> Option<RunFacts> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
+    let count = |key: &str| value.get(key).and_then(serde_json::Value::as_u64);
+    let map = |key: &str| -> Vec<(String, u64)> {
+        let mut pairs: Vec<(String, u64)> = value
+            .get(key)
+            .and_then(serde_json::Value::as_object)
+            .map(|m| {
+                m.iter()
+                    .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or_default()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        pairs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        pairs
+    };
+    let inputs = value
+        .get("inputs")
+        .and_then(serde_json::Value::as_array)
+        .map(|inputs| {
+            inputs
+                .iter()
+                .map(|i| {
+                    let path = i.get("path").and_then(|p| p.as_str()).unwrap_or("?");
+                    let games = i.get("games").and_then(serde_json::Value::as_u64);
+                    (path.to_owned(), games.unwrap_or_default())
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    Some(RunFacts {
+        games_read: count("games_read")?,
+        accepted: count("accepted").unwrap_or_default(),
+        rejected: count("rejected").unwrap_or_default(),
+        balanced: value.get("balanced").and_then(|b| b.as_bool()) == Some(true),
+        rejected_by_reason: map("rejected_by_reason"),
+        result_checks: map("result_checks"),
+        inputs,
+    })
+}
+
+/// Column `name` as integers (nulls as none).
+fn ints(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<i64>>> {
+    let column = frame.column(name)?.cast(&DataType::Int64)?;
+    let values = column.i64()?;
+    Ok((0..values.len()).map(|i| values.get(i)).collect())
+}
+
+/// Column `name` as text (nulls as none).
+fn texts(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
+    let column = frame.column(name)?.cast(&DataType::String)?;
+    let values = column.str()?;
+    Ok((0..values.len())
+        .map(|i| values.get(i).map(str::to_owned))
+        .collect())
+}
+
+/// The counts of each row: `games` and the three result columns named.
+fn counts(frame: &DataFrame, results: [&str; 3]) -> PolarsResult<Vec<Counts>> {
+    let [games, white, draws, black] = [
+        ints(frame, "games")?,
+        ints(frame, results[0])?,
+        ints(frame, results[1])?,
+        ints(frame, results[2])?,
+    ];
+    let n = |v: Option<&Option<i64>>| v.copied().flatten().unwrap_or_default().max(0) as u64;
+    Ok((0..frame.height())
+        .map(|row| Counts {
+            games: n(games.get(row)),
+            white: n(white.get(row)),
+            draws: n(draws.get(row)),
+            black: n(black.get(row)),
+        })
+        .collect())
+}
+
+const RESULTS: [&str; 3] = ["white_wins", "draws", "black_wins"];
+
+fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
+    let years = ints(frame, "year")?;
+    let classes = texts(frame, "time_class")?;
+    let buckets = ints(frame, "rating_diff_bucket")?;
+    let end_states = texts(frame, "end_state")?;
+    let reasons = texts(frame, "draw_reason")?;
+    let rows = counts(frame, RESULTS)?;
+    let mut by_end_state: BTreeMap<String, Counts> = BTreeMap::new();
+    for (row, counts) in rows.into_iter().enumerate() {
+        let class = classes
+            .get(row)
+            .cloned()
+            .flatten()
+            .unwrap_or_else(|| "unknown".into());
+        if let Some(Some(year)) = years.get(row) {
+            *report
+                .games_by_year
+                .entry(*year as i32)
+                .or_default()
+                .entry(class.clone())
+                .or_default() += counts.games;
+        }
+        let end_state = end_states.get(row).cloned().flatten().unwrap_or_default();
+        by_end_state.entry(end_state).or_default().add(counts);
+        if let Some(Some(bucket)) = buckets.get(row) {
+            report
+                .by_rating_diff
+                .entry(*bucket as i32)
+                .or_default()
+                .add(counts);
+        }
+        let (class_counts, class_reasons) = report.by_time_class.entry(class).or_default();
+        class_counts.add(counts);
+        if let Some(Some(reason)) = reasons.get(row)
+            && counts.draws > 0
+        {
+            *class_reasons.entry(reason.clone()).or_default() += counts.draws;
+        }
+    }
+    report.by_end_state = by_end_state.into_iter().collect();
+    report
+        .by_end_state
+        .sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
+    Ok(())
+}
+
+fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>> {
+    let names = texts(frame, "opening_name")?;
+    let ecos = texts(frame, "eco")?;
+    let rows = counts(frame, RESULTS)?;
+    let mut lines: Vec<(String, String, Counts)> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(row, counts)| {
+            let text = |v: &Vec<Option<String>>| v.get(row).cloned().flatten().unwrap_or_default();
+            (text(&names), text(&ecos), counts)
+        })
+        .collect();
+    lines.sort_by(|a, b| b.2.games.cmp(&a.2.games).then_with(|| a.0.cmp(&b.0)));
+    lines.truncate(TOP_OPENINGS);
+    Ok(lines)
+}
+
+fn material_rows(frame: &DataFrame) -> PolarsResult<BTreeMap<i32, BTreeMap<i32, Counts>>> {
+    let plies = ints(frame, "checkpoint_ply")?;
+    let diffs = ints(frame, "material_diff")?;
+    let mut out: BTreeMap<i32, BTreeMap<i32, Counts>> = BTreeMap::new();
+    for (row, counts) in counts(frame, RESULTS)?.into_iter().enumerate() {
+        let (Some(Some(ply)), Some(Some(diff))) = (plies.get(row), diffs.get(row)) else {
+            continue;
+        };
+        let ply = *ply as i32;
+        if MATERIAL_PLIES.contains(&ply) {
+            out.entry(ply)
+                .or_default()
+                .entry(*diff as i32)
+                .or_default()
+                .add(counts);
+        }
+    }
+    Ok(out)
+}
+
+fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
+    let signatures = texts(frame, "endgame_signature")?;
+    let rows = counts(frame, ["stronger_side_wins", "draws", "weaker_side_wins"])?;
+    let mut endgames: Vec<Endgame> = rows
+        .into_iter()
+        .enumerate()
+        .map(|(row, c)| Endgame {
+            signature: signatures.get(row).cloned().flatten().unwrap_or_default(),
+            games: c.games,
+            stronger: c.white,
+            draws: c.draws,
+            weaker: c.black,
+        })
+        .collect();
+    endgames.sort_by(|a, b| {
+        b.games
+            .cmp(&a.games)
+            .then_with(|| a.signature.cmp(&b.signature))
+    });
+    endgames.truncate(TOP_ENDGAMES);
+    Ok(endgames)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_and_draw_rates_leave_out_unfinished_games() {
+        let counts = Counts {
+            games: 10,
+            white: 4,
+            draws: 2,
+            black: 2,
+        };
+        assert_eq!(counts.white_score(), Some(0.625));
+        assert_eq!(counts.draw_rate(), Some(0.25));
+        assert_eq!(Counts::default().white_score(), None);
+    }
+
+    #[test]
+    fn results_rows_are_summed_per_chart() {
+        let frame = df!(
+            "year" => [Some(2020i32), Some(2020), None],
+            "time_class" => [Some("blitz"), Some("classical"), Some("blitz")],
+            "rating_diff_bucket" => [Some(50i32), Some(50), None],
+            "end_state" => ["checkmate", "none", "none"],
+            "draw_reason" => [None, Some("agreement"), Some("repetition")],
+            "games" => [3i64, 4, 5],
+            "white_wins" => [2i64, 1, 0],
+            "draws" => [0i64, 2, 5],
+            "black_wins" => [1i64, 1, 0],
+        )
+        .unwrap_or_default();
+        let mut report = ReportData::default();
+        assert!(add_results(&frame, &mut report).is_ok());
+        let year: Vec<(&str, u64)> = report.games_by_year[&2020]
+            .iter()
+            .map(|(k, v)| (k.as_str(), *v))
+            .collect();
+        assert_eq!(year, [("blitz", 3), ("classical", 4)]);
+        assert_eq!(
+            report
+                .by_end_state
+                .first()
+                .map(|e| (e.0.as_str(), e.1.games)),
+            Some(("none", 9))
+        );
+        assert_eq!(report.by_rating_diff[&50].white_score(), Some(4.0 / 7.0));
+        let (blitz, reasons) = &report.by_time_class["blitz"];
+        assert_eq!((blitz.games, blitz.draws), (8, 5));
+        assert_eq!(reasons.get("repetition"), Some(&5));
+    }
+}

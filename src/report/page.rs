@@ -1,0 +1,647 @@
+//! Report, the page: one self-contained HTML file (inline SVG and CSS, no
+//! script, nothing fetched), a section per question, each a chart with its
+//! title, axis labels, a caption naming its table, and its numbers in a
+//! small table beside it; an empty section says so.
+
+use std::fmt::Write as _;
+
+use crate::report::charts::{self, Bars, Line, Lines, Series};
+use crate::report::data::{Counts, MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
+
+/// One section: its anchor, title, caption and body (charts and tables),
+/// or why it is empty.
+struct Section {
+    id: &'static str,
+    title: &'static str,
+    caption: String,
+    body: Result<String, String>,
+}
+
+/// The whole page.
+pub fn render(data: &ReportData, source: &str) -> Result<String, String> {
+    let sections = [
+        run(data),
+        years(data),
+        end_states(data),
+        rating(data),
+        draws(data),
+        openings(data),
+        tree(data)?,
+        material(data),
+        endgames(data),
+    ];
+    let mut page = String::new();
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <title>pgnlake report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
+         <h1>pgnlake report</h1>\n<p class=\"caption\">Import in <code>{}</code>.</p>\n<nav>",
+        escape(source),
+        escape(source)
+    );
+    for section in &sections {
+        let _ = write!(page, "<a href=\"#{}\">{}</a> ", section.id, section.title);
+    }
+    page.push_str("</nav>\n");
+    for section in sections {
+        let _ = write!(
+            page,
+            "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n",
+            section.id,
+            section.title,
+            escape(&section.caption)
+        );
+        match section.body {
+            Ok(body) => page.push_str(&body),
+            Err(empty) => {
+                let _ = writeln!(page, "<p class=\"empty\">{}</p>", escape(&empty));
+            }
+        }
+        page.push_str("</section>\n");
+    }
+    page.push_str("</body>\n</html>\n");
+    Ok(page)
+}
+
+const STYLE: &str = "body{font-family:sans-serif;font-size:14px;max-width:1200px;margin:1em auto;\
+color:#222}h1{font-size:24px}h2{font-size:18px;margin-top:1.5em}nav a{margin-right:.8em}\
+.caption{color:#444}.empty{font-style:italic;color:#666}.row{display:flex;flex-wrap:wrap;\
+gap:16px;align-items:flex-start}.chart svg{max-width:100%;height:auto}\
+table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:2px 6px;\
+text-align:right}td:first-child,th:first-child{text-align:left}\
+section{page-break-inside:avoid;break-inside:avoid}@media print{nav{display:none}}";
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// A chart and its numbers side by side.
+fn chart_and_table(
+    svg: Result<String, String>,
+    header: &[&str],
+    rows: &[Vec<String>],
+) -> Result<String, String> {
+    let svg = svg?;
+    let mut out = format!("<div class=\"row\"><div class=\"chart\">{svg}</div><table><tr>");
+    for cell in header {
+        let _ = write!(out, "<th>{}</th>", escape(cell));
+    }
+    out.push_str("</tr>");
+    for row in rows {
+        out.push_str("<tr>");
+        for cell in row {
+            let _ = write!(out, "<td>{}</td>", escape(cell));
+        }
+        out.push_str("</tr>");
+    }
+    out.push_str("</table></div>\n");
+    Ok(out)
+}
+
+fn percent(value: Option<f64>) -> String {
+    value.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
+}
+
+/// Shares of white wins, draws and black wins (percent of finished games).
+fn result_series(counts: &[Counts], names: [&str; 3]) -> Vec<Series> {
+    let share = |n: fn(&Counts) -> u64| -> Vec<f64> {
+        counts
+            .iter()
+            .map(|c| match c.finished() {
+                0 => 0.0,
+                finished => 100.0 * n(c) as f64 / finished as f64,
+            })
+            .collect()
+    };
+    let values = [share(|c| c.white), share(|c| c.draws), share(|c| c.black)];
+    names
+        .iter()
+        .zip(values)
+        .zip(charts::RESULT_COLOURS)
+        .map(|((name, values), colour)| Series {
+            name: (*name).to_owned(),
+            values,
+            colour,
+        })
+        .collect()
+}
+
+const WDB: [&str; 3] = ["white wins", "draws", "black wins"];
+
+fn counts_row(label: String, c: &Counts) -> Vec<String> {
+    vec![
+        label,
+        c.games.to_string(),
+        percent(share(c.white, c.finished())),
+        percent(share(c.draws, c.finished())),
+        percent(share(c.black, c.finished())),
+    ]
+}
+
+fn share(part: u64, whole: u64) -> Option<f64> {
+    (whole > 0).then(|| part as f64 / whole as f64)
+}
+
+fn run(data: &ReportData) -> Section {
+    let body = match &data.run {
+        None => Err("No summary.json in this folder.".to_owned()),
+        Some(run) if run.rejected_by_reason.is_empty() => {
+            Ok(run_table(run) + "<p>No game was rejected.</p>\n")
+        }
+        Some(run) => {
+            let chart = Bars {
+                x_label: "games rejected".into(),
+                y_label: "reason".into(),
+                categories: run.rejected_by_reason.iter().map(|r| r.0.clone()).collect(),
+                series: vec![Series {
+                    name: "rejected".into(),
+                    values: run.rejected_by_reason.iter().map(|r| r.1 as f64).collect(),
+                    colour: charts::VERMILLION,
+                }],
+                horizontal: true,
+            };
+            let rows: Vec<Vec<String>> = run
+                .rejected_by_reason
+                .iter()
+                .map(|(reason, n)| vec![reason.clone(), n.to_string()])
+                .collect();
+            chart_and_table(charts::bars(&chart), &["reason", "games"], &rows)
+                .map(|chart| run_table(run) + &chart)
+        }
+    };
+    Section {
+        id: "run",
+        title: "The run",
+        caption: "Games read, accepted and rejected, the rejects by reason, and the inputs (summary.json).".into(),
+        body,
+    }
+}
+
+fn run_table(run: &crate::report::data::RunFacts) -> String {
+    let mut out = String::from("<table>");
+    let _ = write!(
+        out,
+        "<tr><td>games read</td><td>{}</td></tr><tr><td>accepted</td><td>{}</td></tr>\
+         <tr><td>rejected</td><td>{}</td></tr><tr><td>read = accepted + rejected</td><td>{}</td></tr>",
+        run.games_read,
+        run.accepted,
+        run.rejected,
+        if run.balanced { "yes" } else { "NO (mismatch)" }
+    );
+    for (path, games) in &run.inputs {
+        let _ = write!(out, "<tr><td>{}</td><td>{games}</td></tr>", escape(path));
+    }
+    out.push_str("</table>\n");
+    out
+}
+
+fn years(data: &ReportData) -> Section {
+    let mut classes: Vec<String> = data
+        .games_by_year
+        .values()
+        .flat_map(|m| m.keys().cloned())
+        .collect();
+    classes.sort();
+    classes.dedup();
+    let body = if data.games_by_year.is_empty() {
+        Err("No game has a year (no Date tag with one).".to_owned())
+    } else {
+        let chart = Bars {
+            x_label: "year".into(),
+            y_label: "games".into(),
+            categories: data.games_by_year.keys().map(i32::to_string).collect(),
+            series: classes
+                .iter()
+                .zip(charts::PALETTE.iter().cycle())
+                .map(|(class, colour)| Series {
+                    name: class.clone(),
+                    values: data
+                        .games_by_year
+                        .values()
+                        .map(|m| m.get(class).copied().unwrap_or_default() as f64)
+                        .collect(),
+                    colour: *colour,
+                })
+                .collect(),
+            horizontal: false,
+        };
+        let rows: Vec<Vec<String>> = data
+            .games_by_year
+            .iter()
+            .rev()
+            .take(12)
+            .map(|(year, m)| vec![year.to_string(), m.values().sum::<u64>().to_string()])
+            .collect();
+        chart_and_table(charts::bars(&chart), &["year (latest 12)", "games"], &rows)
+    };
+    Section {
+        id: "years",
+        title: "Games per year and time class",
+        caption: "Accepted games per year, stacked by time class (results table).".into(),
+        body,
+    }
+}
+
+fn end_states(data: &ReportData) -> Section {
+    let body = if data.by_end_state.is_empty() {
+        Err("No results table in this folder.".to_owned())
+    } else {
+        let counts: Vec<Counts> = data.by_end_state.iter().map(|e| e.1).collect();
+        let chart = Bars {
+            x_label: "share of finished games (%)".into(),
+            y_label: "end state".into(),
+            categories: data.by_end_state.iter().map(|e| e.0.clone()).collect(),
+            series: result_series(&counts, WDB),
+            horizontal: true,
+        };
+        let mut rows: Vec<Vec<String>> = data
+            .by_end_state
+            .iter()
+            .map(|(state, c)| counts_row(state.clone(), c))
+            .collect();
+        if let Some(run) = &data.run {
+            rows.push(vec!["result audit".into()]);
+            rows.extend(
+                run.result_checks
+                    .iter()
+                    .map(|(check, n)| vec![check.clone(), n.to_string()]),
+            );
+        }
+        chart_and_table(
+            charts::bars(&chart),
+            &["end state", "games", "white", "draws", "black"],
+            &rows,
+        )
+    };
+    Section {
+        id: "results",
+        title: "Results by end state, and the result audit",
+        caption: "How the games ended on the board and the declared results of each (results \
+                  table); what the audit found when it compared the two (summary.json)."
+            .into(),
+        body,
+    }
+}
+
+/// White's expected score at a rating difference (the Elo curve).
+pub fn expected_score(diff: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-diff / 400.0))
+}
+
+fn rating(data: &ReportData) -> Section {
+    let points: Vec<(f64, f64)> = data
+        .by_rating_diff
+        .iter()
+        .filter_map(|(bucket, c)| c.white_score().map(|s| (f64::from(*bucket) + 25.0, s)))
+        .collect();
+    let body = if points.is_empty() {
+        Err("No game has both ratings.".to_owned())
+    } else {
+        let expected: Vec<(f64, f64)> = (-16..=16)
+            .map(|i| {
+                let d = f64::from(i) * 50.0;
+                (d, expected_score(d))
+            })
+            .collect();
+        let chart = Lines {
+            x_label: "white Elo − black Elo (50-point buckets)".into(),
+            y_label: "white's score".into(),
+            x_range: (-800.0, 850.0),
+            y_range: (0.0, 1.0),
+            series: vec![
+                Line {
+                    name: "observed".into(),
+                    points,
+                    colour: charts::VERMILLION,
+                },
+                Line {
+                    name: "expected (Elo)".into(),
+                    points: expected,
+                    colour: charts::BLUE,
+                },
+            ],
+        };
+        let rows: Vec<Vec<String>> = data
+            .by_rating_diff
+            .iter()
+            .map(|(bucket, c)| {
+                vec![
+                    bucket.to_string(),
+                    c.games.to_string(),
+                    percent(c.white_score()),
+                ]
+            })
+            .collect();
+        chart_and_table(
+            charts::lines(&chart),
+            &["bucket", "games", "white score"],
+            &rows,
+        )
+    };
+    Section {
+        id: "rating",
+        title: "White's score against the rating difference",
+        caption: "White's score (wins and half the draws over finished games) per 50-point bucket \
+                  of the rating difference, beside the Elo expectation (results table)."
+            .into(),
+        body,
+    }
+}
+
+fn draws(data: &ReportData) -> Section {
+    let mut reasons: Vec<String> = data
+        .by_time_class
+        .values()
+        .flat_map(|(_, r)| r.keys().cloned())
+        .collect();
+    reasons.sort();
+    reasons.dedup();
+    let body = if data.by_time_class.is_empty() {
+        Err("No results table in this folder.".to_owned())
+    } else if reasons.is_empty() {
+        Err("No drawn game.".to_owned())
+    } else {
+        let chart = Bars {
+            x_label: "time class".into(),
+            y_label: "drawn games".into(),
+            categories: data.by_time_class.keys().cloned().collect(),
+            series: reasons
+                .iter()
+                .zip(charts::PALETTE.iter().cycle())
+                .map(|(reason, colour)| Series {
+                    name: reason.clone(),
+                    values: data
+                        .by_time_class
+                        .values()
+                        .map(|(_, r)| r.get(reason).copied().unwrap_or_default() as f64)
+                        .collect(),
+                    colour: *colour,
+                })
+                .collect(),
+            horizontal: false,
+        };
+        let rows: Vec<Vec<String>> = data
+            .by_time_class
+            .iter()
+            .map(|(class, (c, _))| vec![class.clone(), c.games.to_string(), percent(c.draw_rate())])
+            .collect();
+        chart_and_table(
+            charts::bars(&chart),
+            &["time class", "games", "draw rate"],
+            &rows,
+        )
+    };
+    Section {
+        id: "draws",
+        title: "Draw rate and draw reasons by time class",
+        caption:
+            "Drawn games of each time class stacked by why they were drawn, and the draw rate \
+                  (results table)."
+                .into(),
+        body,
+    }
+}
+
+fn openings(data: &ReportData) -> Section {
+    let body = if data.top_openings.is_empty() {
+        Err("No named opening (no opening_lines table, or no standard game).".to_owned())
+    } else {
+        let counts: Vec<Counts> = data.top_openings.iter().map(|o| o.2).collect();
+        let chart = Bars {
+            x_label: "share of finished games (%)".into(),
+            y_label: "opening".into(),
+            categories: data
+                .top_openings
+                .iter()
+                .map(|(name, eco, _)| short(&format!("{eco} {name}"), 44))
+                .collect(),
+            series: result_series(&counts, WDB),
+            horizontal: true,
+        };
+        let rows: Vec<Vec<String>> = data
+            .top_openings
+            .iter()
+            .map(|(name, eco, c)| counts_row(format!("{eco} {name}"), c))
+            .collect();
+        chart_and_table(
+            charts::bars(&chart),
+            &["opening", "games", "white", "draws", "black"],
+            &rows,
+        )
+    };
+    Section {
+        id: "openings",
+        title: "The most played openings",
+        caption: format!(
+            "The {TOP_OPENINGS} most played named openings and their results (opening_lines table)."
+        ),
+        body,
+    }
+}
+
+fn short(text: &str, chars: usize) -> String {
+    if text.chars().count() <= chars {
+        return text.to_owned();
+    }
+    let cut: String = text.chars().take(chars - 1).collect();
+    format!("{cut}…")
+}
+
+fn tree(data: &ReportData) -> Result<Section, String> {
+    let mut body = String::new();
+    for (label, moves) in &data.first_moves {
+        let moves: Vec<_> = moves.iter().take(8).collect();
+        if moves.is_empty() {
+            let _ = writeln!(
+                body,
+                "<p class=\"empty\">No games reach the position after {label}.</p>"
+            );
+            continue;
+        }
+        let counts: Vec<Counts> = moves
+            .iter()
+            .map(|m| Counts {
+                games: m.games,
+                white: m.white_wins,
+                draws: m.draws,
+                black: m.black_wins,
+            })
+            .collect();
+        let chart = Bars {
+            x_label: "share of finished games (%)".into(),
+            y_label: format!("move ({label})"),
+            categories: moves.iter().map(|m| m.san.clone()).collect(),
+            series: result_series(&counts, WDB),
+            horizontal: true,
+        };
+        let rows: Vec<Vec<String>> = moves
+            .iter()
+            .zip(&counts)
+            .map(|(m, c)| counts_row(m.san.clone(), c))
+            .collect();
+        let _ = writeln!(
+            body,
+            "<h3>{}</h3>",
+            if label == "start" {
+                "The start position".to_owned()
+            } else {
+                format!("After {label}")
+            }
+        );
+        body.push_str(&chart_and_table(
+            charts::bars(&chart),
+            &["move", "games", "white", "draws", "black"],
+            &rows,
+        )?);
+    }
+    Ok(Section {
+        id: "tree",
+        title: "The first moves of the opening tree",
+        caption: "The moves played from the start position, after 1.e4 and after 1.d4, with their \
+                  results (openings table, transpositions included)."
+            .into(),
+        body: if data.first_moves.is_empty() {
+            Err("No opening tree (openings table) in this folder.".to_owned())
+        } else {
+            Ok(body)
+        },
+    })
+}
+
+fn material(data: &ReportData) -> Section {
+    let series: Vec<Line> = MATERIAL_PLIES
+        .iter()
+        .zip([charts::ORANGE, charts::GREEN, charts::BLUE])
+        .filter_map(|(ply, colour)| {
+            let points: Vec<(f64, f64)> = data
+                .material
+                .get(ply)?
+                .iter()
+                .filter(|(_, c)| c.finished() > 0)
+                .filter_map(|(diff, c)| c.white_score().map(|s| (f64::from(*diff), s)))
+                .collect();
+            (!points.is_empty()).then(|| Line {
+                name: format!("ply {ply}"),
+                points,
+                colour,
+            })
+        })
+        .collect();
+    let body = if series.is_empty() {
+        Err("No game reaches ply 20 (no material table rows).".to_owned())
+    } else {
+        let chart = Lines {
+            x_label: "white − black material (pawns)".into(),
+            y_label: "white's score".into(),
+            x_range: (-9.0, 9.0),
+            y_range: (0.0, 1.0),
+            series,
+        };
+        let rows: Vec<Vec<String>> = MATERIAL_PLIES
+            .iter()
+            .filter_map(|ply| {
+                let at = data.material.get(ply)?;
+                let lead: Counts = at.iter().filter(|(d, _)| **d >= 1).fold(
+                    Counts::default(),
+                    |mut sum, (_, c)| {
+                        sum.games += c.games;
+                        sum.white += c.white;
+                        sum.draws += c.draws;
+                        sum.black += c.black;
+                        sum
+                    },
+                );
+                Some(vec![
+                    format!("ply {ply}, white ahead"),
+                    lead.games.to_string(),
+                    percent(lead.white_score()),
+                ])
+            })
+            .collect();
+        chart_and_table(
+            charts::lines(&chart),
+            &["checkpoint", "games", "white score"],
+            &rows,
+        )
+    };
+    Section {
+        id: "material",
+        title: "Converting a material lead",
+        caption:
+            "White's score against the material difference at plies 20, 40 and 60 (material table)."
+                .into(),
+        body,
+    }
+}
+
+fn endgames(data: &ReportData) -> Section {
+    let body = if data.endgames.is_empty() {
+        Err("No game reached an endgame (no endgames table rows).".to_owned())
+    } else {
+        let counts: Vec<Counts> = data
+            .endgames
+            .iter()
+            .map(|e| Counts {
+                games: e.games,
+                white: e.stronger,
+                draws: e.draws,
+                black: e.weaker,
+            })
+            .collect();
+        let chart = Bars {
+            x_label: "share of finished games (%)".into(),
+            y_label: "endgame".into(),
+            categories: data.endgames.iter().map(|e| e.signature.clone()).collect(),
+            series: result_series(&counts, ["stronger side wins", "draws", "weaker side wins"]),
+            horizontal: true,
+        };
+        let rows: Vec<Vec<String>> = data
+            .endgames
+            .iter()
+            .zip(&counts)
+            .map(|(e, c)| counts_row(e.signature.clone(), c))
+            .collect();
+        chart_and_table(
+            charts::bars(&chart),
+            &["endgame", "games", "stronger", "draws", "weaker"],
+            &rows,
+        )
+    };
+    Section {
+        id: "endgames",
+        title: "The most common endgames",
+        caption: format!(
+            "The {TOP_ENDGAMES} most common first endgames and how they ended, seen from the \
+             stronger side (endgames table)."
+        ),
+        body,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_elo_curve() {
+        assert!((expected_score(0.0) - 0.5).abs() < 1e-12);
+        assert!((expected_score(400.0) - 10.0 / 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn an_empty_import_says_so_in_every_section() {
+        let page = render(&ReportData::default(), "out").unwrap_or_default();
+        for id in [
+            "run", "years", "results", "rating", "draws", "openings", "tree", "material",
+            "endgames",
+        ] {
+            assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
+        }
+        assert_eq!(page.matches("class=\"empty\"").count(), 9);
+        assert!(!page.contains("<svg"));
+        assert!(!page.contains("<script"));
+    }
+}

@@ -1,0 +1,212 @@
+//! `pgnlake report`: the numbers each chart gets from the sample import's
+//! tables, and the page opened in a real browser (headless Chromium): every
+//! section there, every chart an SVG with marks, no console error, and a
+//! screenshot kept under the target folder.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pgnlake::report::data;
+
+fn sample_import() -> common::Imported {
+    common::import(
+        &[Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
+        2,
+    )
+}
+
+#[test]
+fn each_chart_gets_its_numbers_from_the_tables() {
+    let run = sample_import();
+    let numbers = data::read(run.dir.path()).unwrap_or_else(|e| panic!("{e:?}"));
+    let facts = numbers.run.clone().unwrap_or_default();
+    assert_eq!(
+        (
+            facts.games_read,
+            facts.accepted,
+            facts.rejected,
+            facts.balanced
+        ),
+        (116, 89, 27, true)
+    );
+    assert_eq!(
+        facts.rejected_by_reason.first(),
+        Some(&("unknown_token".to_owned(), 12))
+    );
+    assert_eq!(facts.inputs.len(), 7);
+    let end_states: Vec<(&str, u64, u64, u64, u64)> = numbers
+        .by_end_state
+        .iter()
+        .map(|(s, c)| (s.as_str(), c.games, c.white, c.draws, c.black))
+        .collect();
+    assert_eq!(
+        end_states,
+        [
+            ("none", 69, 25, 9, 17),
+            ("checkmate", 14, 6, 0, 8),
+            ("stalemate", 3, 0, 3, 0),
+            ("fivefold_repetition", 1, 0, 1, 0),
+            ("insufficient_material", 1, 0, 1, 0),
+            ("seventyfive_moves", 1, 0, 1, 0),
+        ]
+    );
+    let first = numbers
+        .top_openings
+        .first()
+        .map(|o| (o.0.as_str(), o.1.as_str(), o.2.games));
+    assert_eq!(
+        first,
+        Some(("King's Knight Opening: Normal Variation", "C44", 15))
+    );
+    assert_eq!(
+        numbers
+            .endgames
+            .first()
+            .map(|e| (e.signature.as_str(), e.games)),
+        Some(("KQvK", 4))
+    );
+    // The tree's first moves: the start position holds the 69 standard games.
+    let start = numbers
+        .first_moves
+        .first()
+        .map(|(_, moves)| moves.iter().map(|m| m.games).sum::<u64>());
+    assert_eq!(start, Some(69));
+    assert_eq!(numbers.first_moves.len(), 3);
+}
+
+/// Chromium, installed by scripts/test (`PGNLAKE_CHROMIUM` to choose one).
+fn chromium() -> String {
+    let candidates = std::env::var("PGNLAKE_CHROMIUM")
+        .into_iter()
+        .chain(["chromium", "chromium-browser", "google-chrome"].map(String::from));
+    for candidate in candidates {
+        let found = Command::new(&candidate).arg("--version").output();
+        if found.is_ok_and(|o| o.status.success()) {
+            return candidate;
+        }
+    }
+    panic!("no Chromium: run scripts/test (or: apt-get install chromium)");
+}
+
+/// Headless Chromium on `page` with `extra` arguments: stdout and stderr.
+fn headless(page: &Path, profile: &Path, extra: &[String]) -> (String, String) {
+    let output = Command::new(chromium())
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(extra)
+        .arg(format!("file://{}", page.display()))
+        .output()
+        .unwrap_or_else(|e| panic!("chromium: {e}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// The folder the test binary runs from (`target/debug`), for artefacts.
+fn artefact_dir() -> PathBuf {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent()?.parent().map(Path::to_path_buf))
+        .unwrap_or_else(std::env::temp_dir)
+}
+
+#[test]
+fn the_report_opens_in_a_real_browser() {
+    let run = sample_import();
+    let page = run.dir.path().join("report.html");
+    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["report", "--data"])
+        .arg(run.dir.path())
+        .arg("-o")
+        .arg(&page)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let html = std::fs::read_to_string(&page).unwrap_or_default();
+    // Self-contained: nothing fetched (the SVG namespace is a name, not a
+    // fetch), no script.
+    for fetch in ["<script", "<link", "src=", "href=\"http", "url(", "@import"] {
+        assert!(!html.contains(fetch), "{fetch}");
+    }
+    let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (dom, log) = headless(&page, profile.path(), &["--dump-dom".to_owned()]);
+    let sections = [
+        "run", "years", "results", "rating", "draws", "openings", "tree", "material", "endgames",
+    ];
+    for id in sections {
+        let start = dom
+            .find(&format!("<section id=\"{id}\">"))
+            .unwrap_or_else(|| panic!("section {id} missing"));
+        let body = dom.get(start..).unwrap_or_default();
+        let body = body
+            .get(..body.find("</section>").unwrap_or(body.len()))
+            .unwrap_or_default();
+        assert!(body.contains("<h2>"), "{id}: no title");
+        assert!(body.contains("class=\"caption\""), "{id}: no caption");
+        // Every section of the sample has data: each is a chart with marks.
+        assert!(body.contains("<svg"), "{id}: no chart");
+        for svg in body.split("<svg").skip(1) {
+            let svg = svg
+                .get(..svg.find("</svg>").unwrap_or(svg.len()))
+                .unwrap_or_default();
+            assert!(
+                svg.contains("<rect") || svg.contains("<polyline"),
+                "{id}: a chart without marks"
+            );
+            assert!(svg.contains("<text"), "{id}: a chart without labels");
+        }
+    }
+    let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
+    assert!(console.is_empty(), "{console:?}");
+    let screenshot = artefact_dir().join("report-sample.png");
+    let _ = std::fs::remove_file(&screenshot);
+    headless(
+        &page,
+        profile.path(),
+        &[
+            format!("--screenshot={}", screenshot.display()),
+            "--window-size=1280,6000".to_owned(),
+        ],
+    );
+    let png = std::fs::read(&screenshot).unwrap_or_default();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 20_000,
+        "{}",
+        screenshot.display()
+    );
+}
+
+#[test]
+fn a_missing_folder_is_one_line_and_exit_2() {
+    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["report", "--data", "no/such/folder", "-o", "-"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("no/such/folder"), "{stderr}");
+}
