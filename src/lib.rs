@@ -6,7 +6,8 @@
 //! [`stats`] counts, [`sink`] writes tables and files. Above them:
 //! [`check`] is the per-game path import and clean share, [`pipeline`] the
 //! ordered parallel engine, [`error`] the run error; the commands are
-//! [`import`], [`clean`] and [`read`] (`query`, `explore`); [`cmd`] wires
+//! [`import`], [`clean`], [`read`] (`query`, `explore`) and [`report`]
+//! (charts of an import, on `read`); [`cmd`] wires
 //! them to the command line ([`cli`]) and maps outcomes to exit codes.
 //!
 //! Everything that touches polars (the Parquet tables, SQL, the commands)

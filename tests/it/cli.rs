@@ -504,7 +504,7 @@ fn a_broken_pipe_on_stdout_is_success() {
     let cross =
         "select a.white, b.black, c.event from games a cross join games b cross join games c";
     let lichess = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
-    let runs: [(&[&str], Vec<u8>); 5] = [
+    let runs: [(&[&str], Vec<u8>); 6] = [
         (
             &["query", "--data", data, "-e", cross, "--format", "csv"],
             Vec::new(),
@@ -513,6 +513,8 @@ fn a_broken_pipe_on_stdout_is_success() {
         (&["explore", "--data", data, "e4"], Vec::new()),
         (&["explore", "--data", data, "--format", "json"], Vec::new()),
         (&["clean", "-", "-o", "-"], lichess.repeat(40)),
+        // About 200 KiB of HTML: more than a pipe holds.
+        (&["report", "--data", data, "-o", "-"], Vec::new()),
     ];
     for (args, stdin) in runs {
         let output = with_stdout_closed(args, stdin);

@@ -24,6 +24,8 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline", "check"],
     // The commands.
     &["import", "clean", "read"],
+    // The report draws what `read` reads (the opening tree's positions).
+    &["report"],
     // Fuzz entry points, the command line, and its wiring.
     &["fuzzing", "cli"],
     &["cmd"],
