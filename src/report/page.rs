@@ -145,32 +145,34 @@ fn share(part: u64, whole: u64) -> Option<f64> {
     (whole > 0).then(|| part as f64 / whole as f64)
 }
 
+/// Named counts as horizontal bars, with their table.
+fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<String, String> {
+    let chart = Bars {
+        x_label: unit.into(),
+        y_label: what.into(),
+        categories: counts.iter().map(|c| c.0.clone()).collect(),
+        series: vec![Series {
+            name: unit.into(),
+            values: counts.iter().map(|c| c.1 as f64).collect(),
+            colour: charts::VERMILLION,
+        }],
+        horizontal: true,
+    };
+    let rows: Vec<Vec<String>> = counts
+        .iter()
+        .map(|(name, n)| vec![name.clone(), n.to_string()])
+        .collect();
+    chart_and_table(charts::bars(&chart), &[what, unit], &rows)
+}
+
 fn run(data: &ReportData) -> Section {
     let body = match &data.run {
         None => Err("No summary.json in this folder.".to_owned()),
         Some(run) if run.rejected_by_reason.is_empty() => {
             Ok(run_table(run) + "<p>No game was rejected.</p>\n")
         }
-        Some(run) => {
-            let chart = Bars {
-                x_label: "games rejected".into(),
-                y_label: "reason".into(),
-                categories: run.rejected_by_reason.iter().map(|r| r.0.clone()).collect(),
-                series: vec![Series {
-                    name: "rejected".into(),
-                    values: run.rejected_by_reason.iter().map(|r| r.1 as f64).collect(),
-                    colour: charts::VERMILLION,
-                }],
-                horizontal: true,
-            };
-            let rows: Vec<Vec<String>> = run
-                .rejected_by_reason
-                .iter()
-                .map(|(reason, n)| vec![reason.clone(), n.to_string()])
-                .collect();
-            chart_and_table(charts::bars(&chart), &["reason", "games"], &rows)
-                .map(|chart| run_table(run) + &chart)
-        }
+        Some(run) => counts_chart(&run.rejected_by_reason, "reason", "games rejected")
+            .map(|chart| run_table(run) + &chart),
     };
     Section {
         id: "run",
@@ -257,24 +259,28 @@ fn end_states(data: &ReportData) -> Section {
             series: result_series(&counts, WDB),
             horizontal: true,
         };
-        let mut rows: Vec<Vec<String>> = data
+        let rows: Vec<Vec<String>> = data
             .by_end_state
             .iter()
             .map(|(state, c)| counts_row(state.clone(), c))
             .collect();
-        if let Some(run) = &data.run {
-            rows.push(vec!["result audit".into()]);
-            rows.extend(
-                run.result_checks
-                    .iter()
-                    .map(|(check, n)| vec![check.clone(), n.to_string()]),
-            );
-        }
-        chart_and_table(
+        let by_end_state = chart_and_table(
             charts::bars(&chart),
             &["end state", "games", "white", "draws", "black"],
             &rows,
-        )
+        );
+        let checks = data
+            .run
+            .as_ref()
+            .map(|r| r.result_checks.as_slice())
+            .unwrap_or_default();
+        by_end_state.and_then(|mut body| {
+            if !checks.is_empty() {
+                body.push_str("<h3>The result audit: the declared result against the board</h3>\n");
+                body.push_str(&counts_chart(checks, "result check", "games")?);
+            }
+            Ok(body)
+        })
     };
     Section {
         id: "results",
