@@ -461,9 +461,14 @@ fn tree(data: &ReportData) -> Result<Section, String> {
     for (label, moves) in &data.first_moves {
         let moves: Vec<_> = moves.iter().take(8).collect();
         if moves.is_empty() {
+            let position = match label.as_str() {
+                "start" => "the start position".to_owned(),
+                after => format!("the position after {after}"),
+            };
             let _ = writeln!(
                 body,
-                "<p class=\"empty\">No games reach the position after {label}.</p>"
+                "<p class=\"empty\">No game of the opening tree reaches {position} (an \
+                 import with --opening-plies 0 has no tree).</p>"
             );
             continue;
         }
