@@ -19,7 +19,7 @@ pub struct Counts {
 }
 
 impl Counts {
-    fn add(&mut self, other: Counts) {
+    pub fn add(&mut self, other: Counts) {
         self.games += other.games;
         self.white += other.white;
         self.draws += other.draws;

@@ -7,9 +7,11 @@ pub mod charts;
 pub mod data;
 pub mod page;
 
+use std::io::Write as _;
 use std::path::Path;
 
 use crate::error::{Error, QueryError};
+use crate::sink::output::FileOutput;
 
 /// What `pgnlake report` wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,25 +43,14 @@ pub fn write_report(data: &Path, out: &Path) -> Result<ReportSummary, Error> {
     })
 }
 
-/// Writes `bytes` to `out` through a temporary name, or to stdout.
+/// Writes `bytes` to `out` (`-`: stdout) through the outputs' one writer:
+/// a temporary name, registered for removal if interrupted, renamed when
+/// complete.
 fn write_file(out: &Path, bytes: &[u8]) -> Result<(), Error> {
-    use std::io::Write as _;
-    if out == Path::new("-") {
-        let mut stdout = std::io::stdout().lock();
-        return stdout
-            .write_all(bytes)
-            .and_then(|()| stdout.flush())
-            .map_err(Error::write(out));
-    }
-    let name = out
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "report.html".into());
-    let temporary = out.with_file_name(format!(".{name}.tmp"));
-    std::fs::write(&temporary, bytes)
-        .and_then(|()| std::fs::rename(&temporary, out))
-        .map_err(|e| {
-            let _ = std::fs::remove_file(&temporary);
-            Error::write(out)(e)
-        })
+    let mut output = FileOutput::create(out).map_err(Error::write(out))?;
+    output
+        .write_all(bytes)
+        .and_then(|()| output.flush())
+        .map_err(Error::write(out))?;
+    output.finish().map_err(Error::write(out))
 }

@@ -555,16 +555,10 @@ fn material(data: &ReportData) -> Section {
             .iter()
             .filter_map(|ply| {
                 let at = data.material.get(ply)?;
-                let lead: Counts = at.iter().filter(|(d, _)| **d >= 1).fold(
-                    Counts::default(),
-                    |mut sum, (_, c)| {
-                        sum.games += c.games;
-                        sum.white += c.white;
-                        sum.draws += c.draws;
-                        sum.black += c.black;
-                        sum
-                    },
-                );
+                let mut lead = Counts::default();
+                for (_, counts) in at.iter().filter(|(diff, _)| **diff >= 1) {
+                    lead.add(*counts);
+                }
                 Some(vec![
                     format!("ply {ply}, white ahead"),
                     lead.games.to_string(),
