@@ -6,12 +6,13 @@
 use std::io::Cursor;
 
 use shakmaty::san::SanPlus;
+use shakmaty::variant::VariantPosition;
 use shakmaty::{Chess, Position};
 
 use crate::check::process_batch;
 use crate::pgn::framer::{Batch, Framer};
-use crate::replay::material::{PieceValues, material_facts};
-use crate::replay::{Replayer, openings, setup};
+use crate::replay::material::{PieceValues, material_facts, material_facts_of};
+use crate::replay::{Replayer, Start, openings, setup};
 use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
 
 /// Per-worker budget for the aggregates: large enough that a fuzz input
@@ -68,7 +69,24 @@ pub enum StartInput {
         text: String,
         chess960: bool,
     },
+    /// One of the lichess variants ([`VARIANTS`]), from its start or any
+    /// text as the FEN tag.
+    Variant {
+        index: u8,
+        fen: Option<String>,
+    },
 }
+
+/// `Variant` tags of the variants pgnlake replays.
+pub const VARIANTS: &[&str] = &[
+    "Crazyhouse",
+    "Atomic",
+    "Antichess",
+    "King of the Hill",
+    "Three-check",
+    "Horde",
+    "Racing Kings",
+];
 
 /// A move token of a structured replay input.
 #[derive(Debug, Clone)]
@@ -109,11 +127,15 @@ pub fn replay_tokens(input: &ReplayInput) {
             SETUPS.get(usize::from(*index) % SETUPS.len()).copied(),
         ),
         StartInput::Fen { text, chess960 } => (chess960.then_some("Chess960"), Some(text.as_str())),
+        StartInput::Variant { index, fen } => (
+            VARIANTS.get(usize::from(*index) % VARIANTS.len()).copied(),
+            fen.as_deref(),
+        ),
     };
     let Ok(start) = setup(variant, fen) else {
         return;
     };
-    let mut shadow: Option<Chess> = Some(start.pos.clone());
+    let mut shadow: Option<VariantPosition> = Some(start.pos.clone());
     let mut sans = Vec::with_capacity(input.tokens.len());
     for token in &input.tokens {
         let san = match token {
@@ -140,13 +162,17 @@ pub fn replay_tokens(input: &ReplayInput) {
     if let Ok(replayed) = replayer.replay(start, &sans) {
         assert!(replayed.plies as usize <= sans.len());
         let (board, turn) = replayer.start();
-        let facts = material_facts(
-            board,
-            turn,
-            replayer.moves(),
-            replayer.final_board(),
-            &PieceValues::default(),
-        );
+        let values = PieceValues::default();
+        let facts = match replayer.variant_materials() {
+            Some(materials) => material_facts_of(materials, replayer.final_board(), &values),
+            None => material_facts(
+                board,
+                turn,
+                replayer.moves(),
+                replayer.final_board(),
+                &values,
+            ),
+        };
         assert!(facts.max_white_lead >= 0 && facts.max_black_lead >= 0);
         let _ = openings::index().classify(replayer.keys());
     }
@@ -170,8 +196,11 @@ pub fn repair_movetext(input: &RepairInput) {
             .get(n - 1)
             .and_then(|fen| setup(None, Some(fen)).ok())
         {
-            Some(start) => start.pos,
-            None => return,
+            Some(Start {
+                pos: VariantPosition::Chess(pos),
+                ..
+            }) => pos,
+            _ => return,
         },
     };
     // A failed repair's moves before the failure are what `--salvage`

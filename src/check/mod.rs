@@ -7,7 +7,7 @@ mod moves;
 mod reject;
 mod row;
 
-use shakmaty::Chess;
+use shakmaty::variant::VariantPosition;
 
 use crate::pgn::encoding;
 use crate::pgn::framer::{Batch, RawGame};
@@ -15,6 +15,7 @@ use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
 use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::reject::{RejectReason, Rejection};
+use crate::replay::variant::VariantName;
 use crate::replay::{self, FenRepair, Replayed, Replayer};
 use crate::sink::rows::{Place, RejectRow};
 
@@ -27,9 +28,10 @@ pub(crate) struct CheckedGame {
     pub game: ParsedGame,
     pub report: MovetextReport,
     /// The start position (the replay consumed its own copy).
-    pub start: Chess,
+    pub start: VariantPosition,
     pub start_fen: Option<String>,
     pub chess960: bool,
+    pub variant: VariantName,
     /// What the FEN tag said that its position cannot have, dropped.
     pub fen_repaired: Option<FenRepair>,
     pub replayed: Replayed,
@@ -58,12 +60,18 @@ pub(crate) fn check_game(
     profile::lap(&mut timer, Stage::TokenAudit);
     let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
     profile::lap(&mut timer, Stage::Parse);
+    // A variant nobody implements is the reason, whatever its moves look
+    // like (`P-7f` in shogi).
+    if let Some(tag) = game.text(game.variant) {
+        replay::variant_of(Some(tag)).map_err(|r| reject(Some(&game), r))?;
+    }
     audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
     profile::lap(&mut timer, Stage::TokenAudit);
     let start = replay::setup(game.text(game.variant), game.text(game.fen))
         .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
+    let variant = start.variant;
     let fen_repaired = start.fen_repaired.clone();
     let start_pos = start.pos.clone();
     let replayed = replayer
@@ -83,6 +91,7 @@ pub(crate) fn check_game(
         start: start_pos,
         start_fen,
         chess960,
+        variant,
         fen_repaired,
         replayed,
     })

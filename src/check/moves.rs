@@ -2,7 +2,8 @@
 //! as moves rows, the replay's facts of each move joined with what its
 //! comments say (clock, move time, evaluation) and its NAGs.
 
-use shakmaty::{ByColor, Chess};
+use shakmaty::ByColor;
+use shakmaty::variant::VariantPosition;
 
 use crate::pgn::annotations::Annotation;
 use crate::replay::Replayer;
@@ -13,7 +14,7 @@ use crate::sink::rows::MoveRow;
 /// What the moves rows of one game are made of.
 pub(super) struct GameMoves<'a> {
     pub game_id: u64,
-    pub start: &'a Chess,
+    pub start: &'a VariantPosition,
     pub chess960: bool,
     /// The `TimeControl` increment, when the tag has a simple one.
     pub increment_ms: Option<i64>,

@@ -19,8 +19,9 @@ use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::draw::draw_reason;
-use crate::replay::material::{PieceValues, material_facts};
+use crate::replay::material::{PieceValues, material_facts, material_facts_of};
 use crate::replay::openings;
+use crate::replay::variant::VariantName;
 use crate::sink::rows::{GameRow, MoveRow, RejectRow};
 use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;
@@ -73,21 +74,28 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
 
 /// Derives the per-game statistics columns (material, speed, draw reason,
 /// opening) and adds the game to the worker's aggregates. Games from a
-/// set-up position or Chess960 have no opening and stay out of the tree.
+/// set-up position, Chess960 and the other variants have no opening and
+/// stay out of the tree.
 fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Aggregates<'_>) {
     let declared = row.declared_result;
     let counted = counted_result(row.result_check, declared, row.replayed.result_by_rule);
-    let (start, turn) = replayer.start();
-    row.material = material_facts(
-        start,
-        turn,
-        replayer.moves(),
-        replayer.final_board(),
-        &aggregates.options.piece_values,
-    );
+    let values = &aggregates.options.piece_values;
+    row.material = match replayer.variant_materials() {
+        Some(materials) => material_facts_of(materials, replayer.final_board(), values),
+        None => {
+            let (start, turn) = replayer.start();
+            let moves = replayer.moves();
+            material_facts(start, turn, moves, replayer.final_board(), values)
+        }
+    };
+    if !row.variant_name.has_endgames() {
+        row.material.endgame_ply = None;
+        row.material.endgame_material = None;
+    }
     row.time_class = TimeClass::of_tag(row.tag(row.time_control));
     row.draw_reason = draw_reason(counted, &row.replayed);
     let outcome = OutcomeFacts {
+        variant: row.variant_name,
         year: row.year,
         time_class: row.time_class,
         white_elo: row.white_elo,
@@ -105,7 +113,7 @@ fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Ag
             .map(|(m, ply)| (m, row.replayed.plies - ply)),
     };
     aggregates.outcomes.add(&outcome);
-    if row.start_fen.is_some() || row.chess960 {
+    if row.start_fen.is_some() || row.variant_name != VariantName::Standard {
         return;
     }
     let keys = replayer.keys();
@@ -149,6 +157,7 @@ fn process_game(
         start,
         start_fen,
         chess960,
+        variant,
         fen_repaired,
         replayed,
     } = check_game(batch, raw, next, parser, replayer)?;
@@ -161,6 +170,7 @@ fn process_game(
     let declared_result = declared.result();
     let mut row = GameRow {
         place: game_place(batch, raw),
+        variant_name: variant,
         chess960,
         start_fen,
         fen_repaired: fen_repaired.is_some(),

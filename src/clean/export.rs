@@ -4,7 +4,8 @@
 //! and reported.
 
 use shakmaty::san::SanPlus;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::variant::VariantPosition;
+use shakmaty::{Move, Position};
 
 use crate::clean::game::{Action, ActionKind};
 use crate::pgn::visitor::{MAX_VARIATION_DEPTH, NoteKind, ParsedGame, VarLine};
@@ -16,7 +17,22 @@ use crate::sink::pgn::{ExportGame, ExportLine, ExportMove};
 /// comment and reported.
 pub(super) fn export_game(
     game: &ParsedGame,
-    start: Chess,
+    start: VariantPosition,
+    moves: &[Move],
+    result: &str,
+    actions: &mut Vec<Action>,
+) -> ExportGame {
+    match start {
+        // Standard chess on its own (faster) position.
+        VariantPosition::Chess(chess) => export_from(game, chess, moves, result, actions),
+        variant => export_from(game, variant, moves, result, actions),
+    }
+}
+
+/// [`export_game`] on one kind of position.
+fn export_from<P: Position + Clone>(
+    game: &ParsedGame,
+    start: P,
     moves: &[Move],
     result: &str,
     actions: &mut Vec<Action>,
@@ -106,7 +122,7 @@ pub(super) fn export_game(
 
 /// A variation replayed from `before` (the position before the move it
 /// replaces), sub-variations included; the first illegal move's reason.
-fn export_line(line: &VarLine, before: &Chess) -> Result<ExportLine, String> {
+fn export_line<P: Position + Clone>(line: &VarLine, before: &P) -> Result<ExportLine, String> {
     let mut pos = before.clone();
     let mut moves = Vec::with_capacity(line.moves.len());
     for vm in &line.moves {

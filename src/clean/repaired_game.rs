@@ -5,6 +5,7 @@
 //! reported.
 
 use shakmaty::san::SanPlus;
+use shakmaty::variant::VariantPosition;
 use shakmaty::{Chess, Position};
 
 use crate::check::game_place;
@@ -46,7 +47,11 @@ pub(super) fn repair_game(
     };
     let body = text.get(movetext..).unwrap_or_default();
     let salvage = modes.salvage && !empty_fen;
-    let (mut repaired, salvaged) = match read_moves(&start.pos, body, salvage) {
+    // Repair reads standard chess (and Chess960) only.
+    let VariantPosition::Chess(chess) = &start.pos else {
+        return Err(Box::new(row));
+    };
+    let (mut repaired, salvaged) = match read_moves(chess, body, salvage) {
         Ok(read) => read,
         Err(ambiguous) => return Err(Box::new(rejected_as(row, ambiguous))),
     };

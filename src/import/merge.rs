@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::import::tables::{Writers, write_frame};
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
+use crate::replay::variant::VariantName;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
@@ -326,10 +327,12 @@ fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> 
             );
             let (end_state, termination) =
                 (columns.text("end_state")?, columns.text("termination")?);
-            let draw_reason = columns.text("draw_reason")?;
+            let (draw_reason, variant) =
+                (columns.text("draw_reason")?, columns.text("variant_name")?);
             let counts = count_columns(columns)?;
             for row in 0..rows {
                 let key_row = ResultRow {
+                    variant_name: text_at(&variant, row).unwrap_or_default(),
                     year: small(&year, row),
                     time_class: text_at(&time_class, row).unwrap_or_default(),
                     rating_diff_bucket: small(&bucket, row),
@@ -393,6 +396,7 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
         })?;
         for_each_chunk(&dir.join("endgames.parquet"), |columns, rows| {
             let signature = columns.text("endgame_signature")?;
+            let variant = columns.text("variant_name")?;
             let names = [
                 "games",
                 "stronger_side_wins",
@@ -404,8 +408,10 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
             let (games, stronger, draws, weaker, plies) =
                 (games?, stronger?, draws?, weaker?, plies?);
             for row in 0..rows {
+                let variant = text_at(&variant, row).and_then(VariantName::parse);
                 let key = text_at(&signature, row)
-                    .and_then(EndgameKey::parse)
+                    .zip(variant)
+                    .and_then(|(signature, variant)| EndgameKey::parse(signature, variant))
                     .ok_or_else(|| {
                         columns.bad_row("an endgame signature pgnlake does not write")
                     })?;

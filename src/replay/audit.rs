@@ -17,10 +17,13 @@ pub enum ResultCheck {
     TagMarkerMismatch,
     NonstandardResult,
     MissingResult,
+    /// A variant's own rule decided the game otherwise (an exploded king,
+    /// a third check, a king on the hill…).
+    ContradictsVariantEnd,
 }
 
 impl ResultCheck {
-    pub const ALL: [ResultCheck; 9] = [
+    pub const ALL: [ResultCheck; 10] = [
         ResultCheck::Consistent,
         ResultCheck::ContradictsCheckmate,
         ResultCheck::ContradictsStalemate,
@@ -30,6 +33,7 @@ impl ResultCheck {
         ResultCheck::TagMarkerMismatch,
         ResultCheck::NonstandardResult,
         ResultCheck::MissingResult,
+        ResultCheck::ContradictsVariantEnd,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -43,6 +47,7 @@ impl ResultCheck {
             ResultCheck::TagMarkerMismatch => "tag_marker_mismatch",
             ResultCheck::NonstandardResult => "nonstandard_result",
             ResultCheck::MissingResult => "missing_result",
+            ResultCheck::ContradictsVariantEnd => "contradicts_variant_end",
         }
     }
 }
@@ -94,6 +99,9 @@ pub fn check(declared: Declared<'_>, replayed: &Replayed) -> ResultCheck {
                 EndState::Checkmate => ResultCheck::ContradictsCheckmate,
                 EndState::Stalemate => ResultCheck::ContradictsStalemate,
                 EndState::InsufficientMaterial => ResultCheck::ContradictsInsufficient,
+                EndState::VariantWin | EndState::VariantLoss | EndState::VariantDraw => {
+                    ResultCheck::ContradictsVariantEnd
+                }
                 _ => ResultCheck::ContradictsAutomaticDraw,
             }
         };
@@ -103,7 +111,11 @@ pub fn check(declared: Declared<'_>, replayed: &Replayed) -> ResultCheck {
         GameResult::BlackWins => replayed.black_insufficient,
         _ => false,
     };
-    if winner_cannot_mate && replayed.end_state != EndState::Checkmate {
+    let decided_by_board = matches!(
+        replayed.end_state,
+        EndState::Checkmate | EndState::VariantWin | EndState::VariantLoss
+    );
+    if winner_cannot_mate && !decided_by_board {
         return ResultCheck::ContradictsInsufficient;
     }
     ResultCheck::Consistent

@@ -14,10 +14,12 @@ pub enum DrawReason {
     FiftyMoves,
     PerpetualCheck,
     AgreementOrOther,
+    /// Racing Kings: both kings reached the eighth rank.
+    VariantDraw,
 }
 
 impl DrawReason {
-    pub const ALL: [DrawReason; 8] = [
+    pub const ALL: [DrawReason; 9] = [
         DrawReason::Stalemate,
         DrawReason::InsufficientMaterial,
         DrawReason::FivefoldRepetition,
@@ -26,6 +28,7 @@ impl DrawReason {
         DrawReason::FiftyMoves,
         DrawReason::PerpetualCheck,
         DrawReason::AgreementOrOther,
+        DrawReason::VariantDraw,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -38,6 +41,7 @@ impl DrawReason {
             DrawReason::FiftyMoves => "fifty_moves",
             DrawReason::PerpetualCheck => "perpetual_check",
             DrawReason::AgreementOrOther => "agreement_or_other",
+            DrawReason::VariantDraw => "variant_draw",
         }
     }
 }
@@ -62,7 +66,8 @@ pub fn draw_reason(counted: Option<GameResult>, game: &Replayed) -> Option<DrawR
         EndState::InsufficientMaterial => DrawReason::InsufficientMaterial,
         EndState::FivefoldRepetition => DrawReason::FivefoldRepetition,
         EndState::SeventyfiveMoves => DrawReason::SeventyfiveMoves,
-        EndState::Checkmate | EndState::None => {
+        EndState::VariantDraw => DrawReason::VariantDraw,
+        EndState::Checkmate | EndState::None | EndState::VariantWin | EndState::VariantLoss => {
             if game.perpetual_check {
                 DrawReason::PerpetualCheck
             } else if game.threefold_final {

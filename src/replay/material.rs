@@ -87,6 +87,12 @@ impl Material {
         }
     }
 
+    /// Adds `n` pieces (a Crazyhouse pocket).
+    pub fn add_pieces(&mut self, color: Color, role: Role, n: u8) {
+        let total = self.count(color, role).saturating_add(n);
+        self.set(color, role, total);
+    }
+
     fn add(&mut self, color: Color, role: Role, delta: i8) {
         let n = self.count(color, role).saturating_add_signed(delta);
         self.set(color, role, n);
@@ -205,6 +211,56 @@ pub struct MaterialFacts {
     pub bishop_pair_black: bool,
 }
 
+/// The facts of a game's material, noted ply by ply.
+struct Walk {
+    facts: MaterialFacts,
+}
+
+impl Walk {
+    fn start(material: &Material, diff: i32) -> Walk {
+        let mut walk = Walk {
+            facts: MaterialFacts::default(),
+        };
+        walk.note(0, material, diff);
+        walk
+    }
+
+    /// The material changed at `ply`.
+    fn note(&mut self, ply: u32, material: &Material, diff: i32) {
+        let facts = &mut self.facts;
+        facts.max_white_lead = facts.max_white_lead.max(diff);
+        facts.max_black_lead = facts.max_black_lead.max(-diff);
+        if facts.endgame_ply.is_none() && material.is_endgame() {
+            facts.endgame_ply = Some(ply);
+            facts.endgame_material = Some(*material);
+        }
+    }
+
+    /// The difference after `ply`, kept at the checkpoints.
+    fn checkpoint(&mut self, ply: u32, diff: i32) {
+        // Checkpoints are multiples of 20: one test per ply.
+        if ply.is_multiple_of(20)
+            && let Some(slot) = CHECKPOINTS
+                .iter()
+                .position(|&c| c == ply)
+                .and_then(|i| self.facts.diff_at.get_mut(i))
+        {
+            *slot = Some(diff);
+        }
+    }
+
+    fn finish(self, material: Material, last: &Board, values: &PieceValues) -> MaterialFacts {
+        let mut facts = self.facts;
+        facts.final_material = material;
+        facts.white = material.value(Color::White, values);
+        facts.black = material.value(Color::Black, values);
+        facts.diff = material.diff(values);
+        facts.bishop_pair_white = has_bishop_pair(last, Color::White);
+        facts.bishop_pair_black = has_bishop_pair(last, Color::Black);
+        facts
+    }
+}
+
 /// Walks the material of a game: `start` is the start position's board,
 /// `turn` its side to move, `moves` the mainline, `last` the final board.
 pub fn material_facts(
@@ -215,18 +271,9 @@ pub fn material_facts(
     values: &PieceValues,
 ) -> MaterialFacts {
     let mut material = Material::of(start);
-    let mut facts = MaterialFacts::default();
     let mut mover = turn;
     let mut diff = material.diff(values);
-    let note = |facts: &mut MaterialFacts, ply: u32, material: &Material, diff: i32| {
-        facts.max_white_lead = facts.max_white_lead.max(diff);
-        facts.max_black_lead = facts.max_black_lead.max(-diff);
-        if facts.endgame_ply.is_none() && material.is_endgame() {
-            facts.endgame_ply = Some(ply);
-            facts.endgame_material = Some(*material);
-        }
-    };
-    note(&mut facts, 0, &material, diff);
+    let mut walk = Walk::start(&material, diff);
     for (index, m) in moves.iter().enumerate() {
         let ply = index as u32 + 1;
         let changes = match m {
@@ -242,26 +289,37 @@ pub fn material_facts(
             // from all counts costs more than the rest of this loop.
             let gain = gain_of(m, values);
             diff += if mover == Color::White { gain } else { -gain };
-            note(&mut facts, ply, &material, diff);
+            walk.note(ply, &material, diff);
         }
-        // Checkpoints are multiples of 20: one test per ply.
-        if ply.is_multiple_of(20)
-            && let Some(slot) = CHECKPOINTS
-                .iter()
-                .position(|&c| c == ply)
-                .and_then(|i| facts.diff_at.get_mut(i))
-        {
-            *slot = Some(diff);
-        }
+        walk.checkpoint(ply, diff);
         mover = !mover;
     }
-    facts.final_material = material;
-    facts.white = material.value(Color::White, values);
-    facts.black = material.value(Color::Black, values);
-    facts.diff = diff;
-    facts.bishop_pair_white = has_bishop_pair(last, Color::White);
-    facts.bishop_pair_black = has_bishop_pair(last, Color::Black);
-    facts
+    walk.finish(material, last, values)
+}
+
+/// The material facts of a variant game from its material after each ply
+/// (`[0]`: the start), where captures alone do not tell it (explosions,
+/// pieces in hand).
+pub fn material_facts_of(
+    materials: &[Material],
+    last: &Board,
+    values: &PieceValues,
+) -> MaterialFacts {
+    let Some((first, rest)) = materials.split_first() else {
+        return Walk::start(&Material::default(), 0).finish(Material::default(), last, values);
+    };
+    let mut walk = Walk::start(first, first.diff(values));
+    let mut previous = first;
+    for (index, material) in rest.iter().enumerate() {
+        let ply = index as u32 + 1;
+        let diff = material.diff(values);
+        if material != previous {
+            walk.note(ply, material, diff);
+        }
+        walk.checkpoint(ply, diff);
+        previous = material;
+    }
+    walk.finish(*previous, last, values)
 }
 
 /// Material the mover gains by `m`: what it captures, and a promotion's

@@ -11,21 +11,26 @@ pub mod openings;
 pub mod reject;
 pub mod resolve;
 
+pub mod variant;
+
 mod notation;
 mod repetition;
 mod setup;
 
 use shakmaty::san::{San, SanPlus};
+use shakmaty::variant::VariantPosition;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
     Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
 };
 
 use crate::pgn::result::GameResult;
+use material::Material;
 use notation::{fen_of, push_uci};
-use reject::{RejectReason, Rejection, move_error};
+use reject::{Rejection, move_error, null_move};
 use repetition::{SeenFilter, count_earlier, is_perpetual};
-pub use setup::{FenRepair, Start, setup};
+pub use setup::{FenRepair, Start, setup, variant_of};
+use variant::{VariantEnd, VariantTrail, replay_variant};
 
 /// The state of the final position.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -37,16 +42,26 @@ pub enum EndState {
     SeventyfiveMoves,
     #[default]
     None,
+    /// A variant's own rule decided the game for the side to move
+    /// (Antichess: it has no pieces or no move), against it (an exploded
+    /// king, a third check, a king on the hill…), or drew it (both kings
+    /// reached the eighth rank in Racing Kings). `Replayed::variant_end` says which.
+    VariantWin,
+    VariantLoss,
+    VariantDraw,
 }
 
 impl EndState {
-    pub const ALL: [EndState; 6] = [
+    pub const ALL: [EndState; 9] = [
         EndState::Checkmate,
         EndState::Stalemate,
         EndState::InsufficientMaterial,
         EndState::FivefoldRepetition,
         EndState::SeventyfiveMoves,
         EndState::None,
+        EndState::VariantWin,
+        EndState::VariantLoss,
+        EndState::VariantDraw,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +72,9 @@ impl EndState {
             EndState::FivefoldRepetition => "fivefold_repetition",
             EndState::SeventyfiveMoves => "seventyfive_moves",
             EndState::None => "none",
+            EndState::VariantWin => "variant_win",
+            EndState::VariantLoss => "variant_loss",
+            EndState::VariantDraw => "variant_draw",
         }
     }
 }
@@ -75,6 +93,8 @@ pub struct Replayed {
     pub moves_uci: String,
     pub final_fen: String,
     pub end_state: EndState,
+    /// The rule behind a `variant_*` end state.
+    pub variant_end: Option<VariantEnd>,
     pub winner_by_rule: Option<Color>,
     pub result_by_rule: Option<GameResult>,
     pub threefold_first_ply: Option<u32>,
@@ -106,6 +126,9 @@ pub struct Replayer {
     start_board: Board,
     start_turn: Color,
     final_board: Board,
+    /// Material after each ply of a variant game (empty for standard
+    /// chess, whose material is walked from the captures).
+    materials: Vec<Material>,
 }
 
 impl Default for Replayer {
@@ -116,6 +139,7 @@ impl Default for Replayer {
             start_board: Board::default(),
             start_turn: Color::White,
             final_board: Board::default(),
+            materials: Vec::new(),
         }
     }
 }
@@ -141,31 +165,54 @@ impl Replayer {
         &self.final_board
     }
 
+    /// Material after each ply of the last game, when it was a variant
+    /// game (pockets count, atomic explosions are seen); None for standard
+    /// chess.
+    pub fn variant_materials(&self) -> Option<&[Material]> {
+        (!self.materials.is_empty()).then_some(self.materials.as_slice())
+    }
+
     pub fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         self.history.clear();
         self.moves.clear();
+        self.materials.clear();
         self.start_board.clone_from(start.pos.board());
         self.start_turn = start.pos.turn();
-        replay_into(
-            start,
-            sans,
-            &mut self.history,
-            &mut self.moves,
-            &mut self.final_board,
-        )
+        match start.pos {
+            VariantPosition::Chess(pos) => replay_into(
+                pos,
+                start.chess960,
+                sans,
+                &mut self.history,
+                &mut self.moves,
+                &mut self.final_board,
+            ),
+            pos => replay_variant(
+                pos,
+                start.chess960,
+                sans,
+                VariantTrail {
+                    history: &mut self.history,
+                    moves: &mut self.moves,
+                    materials: &mut self.materials,
+                    final_board: &mut self.final_board,
+                },
+            ),
+        }
     }
 }
 
 fn replay_into(
-    start: Start,
+    start: Chess,
+    chess960: bool,
     sans: &[SanPlus],
     history: &mut Vec<u64>,
     moves: &mut Vec<Move>,
     final_board: &mut Board,
 ) -> Result<Replayed, Rejection> {
-    let mode = CastlingMode::from_chess960(start.chess960);
+    let mode = CastlingMode::from_chess960(chess960);
     let ep = EnPassantMode::Legal;
-    let mut pos = start.pos;
+    let mut pos = start;
     let mut hash: Zobrist64 = pos.zobrist_hash(ep);
     let start_pos = pos.clone();
     // Position hashes, index = ply; the moves are kept to re-walk the game
@@ -241,8 +288,9 @@ fn replay_into(
         plies,
         // Only ASCII was pushed.
         moves_uci: String::from_utf8(moves_uci).unwrap_or_default(),
-        final_fen: fen_of(&pos, start.chess960),
+        final_fen: fen_of(&pos, chess960),
         end_state,
+        variant_end: None,
         winner_by_rule,
         result_by_rule,
         threefold_first_ply,
@@ -324,11 +372,7 @@ fn castling_rights(pos: &Chess) -> [bool; 4] {
 /// The legal move a SAN denotes in `pos`, or why there is none.
 fn resolve_move(pos: &Chess, san_plus: &SanPlus, ply: u32) -> Result<Move, Rejection> {
     match san_plus.san {
-        San::Null => Err(Rejection::new(
-            RejectReason::NullMove,
-            format!("null move {san_plus} at ply {ply}"),
-        )
-        .at(ply, san_plus.to_string())),
+        San::Null => Err(null_move(san_plus, ply)),
         san => match resolve::resolve_fast(pos, &san) {
             Some(m) => Ok(m),
             None => san
@@ -365,7 +409,7 @@ fn proven_result(
 ) -> Option<GameResult> {
     match end_state {
         _ if drawn_before_end => Some(GameResult::Draw),
-        EndState::Checkmate => Some(match winner {
+        EndState::Checkmate | EndState::VariantWin | EndState::VariantLoss => Some(match winner {
             Some(Color::White) => GameResult::WhiteWins,
             _ => GameResult::BlackWins,
         }),
@@ -412,6 +456,7 @@ pub(crate) fn random_walk_from(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use reject::RejectReason;
     use shakmaty::fen::Fen;
 
     fn sans(text: &str) -> Vec<SanPlus> {
@@ -494,7 +539,11 @@ mod tests {
             Some("Chess960"),
             Some("bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1"),
         )
-        .map(|s| s.pos)
+        .ok()
+        .and_then(|s| match s.pos {
+            VariantPosition::Chess(pos) => Some(pos),
+            _ => None,
+        })
         .unwrap_or_default();
         random_walk_from(&frc, 0x0fed_cba9_8765_4321, 60, 80, check);
     }
@@ -503,12 +552,17 @@ mod tests {
     fn variants() {
         assert!(setup(Some("Chess 960"), None).is_ok_and(|s| s.chess960));
         assert!(setup(Some("Fische-Random"), None).is_ok_and(|s| s.chess960));
-        assert!(setup(Some("Crazyhouse"), None).is_err());
+        assert!(setup(Some("Crazyhouse"), None).is_ok_and(|s| s.variant.as_str() == "crazyhouse"));
         assert!(setup(Some("FRC"), None).is_ok_and(|s| s.chess960));
         assert!(setup(Some("From Position"), None).is_ok_and(|s| !s.chess960));
         assert_eq!(
-            setup(Some("Atomic"), None).err().map(|e| e.reason),
-            Some(RejectReason::UnsupportedVariant)
+            setup(Some("Shogi"), None)
+                .err()
+                .map(|e| (e.reason, e.message)),
+            Some((
+                RejectReason::UnsupportedVariant,
+                "unsupported variant \"Shogi\"".into()
+            ))
         );
         let shredder = "bqnbrkrn/pppppppp/8/8/8/8/PPPPPPPP/BQNBRKRN w GEge - 0 1";
         assert!(setup(None, Some(shredder)).is_ok_and(|s| s.chess960));

@@ -5,9 +5,11 @@
 
 use shakmaty::san::{SanPlus, Suffix};
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Color, Move, Position, Role};
+use shakmaty::variant::VariantPosition;
+use shakmaty::{CastlingMode, Color, Move, Position, Role};
 
-use crate::replay::material::{Material, PieceValues};
+use crate::replay::material::PieceValues;
+use crate::replay::variant::material_of;
 
 /// One mainline move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,31 +41,55 @@ impl MoveFacts {
 /// Walks `moves` (a game that replayed) from `start`, handing each move's
 /// facts to `each`.
 pub fn for_each_move(
-    start: &Chess,
+    start: &VariantPosition,
     moves: &[Move],
     chess960: bool,
     values: &PieceValues,
-    mut each: impl FnMut(MoveFacts),
+    each: impl FnMut(MoveFacts),
 ) {
     let mode = CastlingMode::from_chess960(chess960);
-    let mut pos = start.clone();
-    let mut material = Material::of(pos.board());
+    match start {
+        // Standard chess on its own (faster) position, the material from
+        // the captures.
+        VariantPosition::Chess(chess) => walk(chess.clone(), moves, mode, values, false, each),
+        // Variants: the material counted on the position after each move
+        // (explosions, pieces in hand).
+        variant => walk(variant.clone(), moves, mode, values, true, each),
+    }
+}
+
+/// [`for_each_move`] on one kind of position.
+fn walk<P: Position>(
+    mut pos: P,
+    moves: &[Move],
+    mode: CastlingMode,
+    values: &PieceValues,
+    recount: bool,
+    mut each: impl FnMut(MoveFacts),
+) {
+    let mut material = material_of(&pos);
     for (index, &m) in moves.iter().enumerate() {
         let mover = pos.turn();
         let move_number = pos.fullmoves().get();
-        material.play(&m, mover);
-        let facts = MoveFacts {
+        if !recount {
+            material.play(&m, mover);
+        }
+        let uci = m.to_uci(mode);
+        let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
+        if recount {
+            material = material_of(&pos);
+        }
+        each(MoveFacts {
             ply: u32::try_from(index + 1).unwrap_or(u32::MAX),
             move_number,
             mover,
-            uci: m.to_uci(mode),
+            uci,
             piece: m.role(),
             is_capture: m.is_capture(),
             promotion: m.promotion(),
             material_diff: material.diff(values),
-            san: SanPlus::from_move_and_play_unchecked(&mut pos, m),
-        };
-        each(facts);
+            san,
+        });
     }
 }
 

@@ -2,7 +2,7 @@
 //! every reject in every table and summary uses the same vocabulary.
 
 use shakmaty::san::{San, SanError, SanPlus};
-use shakmaty::{CastlingSide, Chess, Position, Role};
+use shakmaty::{CastlingSide, Position, Role};
 use thiserror::Error;
 
 use crate::replay::color_name;
@@ -102,8 +102,22 @@ impl Rejection {
     }
 }
 
+/// A rejection for a null move (`--`, `Z0`) in the mainline.
+pub(super) fn null_move(san_plus: &SanPlus, ply: u32) -> Rejection {
+    Rejection::new(
+        RejectReason::NullMove,
+        format!("null move {san_plus} at ply {ply}"),
+    )
+    .at(ply, san_plus.to_string())
+}
+
 /// A rejection for a SAN that does not give exactly one legal move.
-pub(super) fn move_error(pos: &Chess, san_plus: &SanPlus, error: SanError, ply: u32) -> Rejection {
+pub(super) fn move_error(
+    pos: &impl Position,
+    san_plus: &SanPlus,
+    error: SanError,
+    ply: u32,
+) -> Rejection {
     let side = color_name(pos.turn());
     let (reason, why) = match error {
         SanError::AmbiguousSan => (RejectReason::AmbiguousMove, ambiguity(pos, &san_plus.san)),
@@ -120,7 +134,7 @@ pub(super) fn move_error(pos: &Chess, san_plus: &SanPlus, error: SanError, ply: 
     .at(ply, san_plus.to_string())
 }
 
-pub(super) fn illegality(pos: &Chess, san: &San) -> String {
+pub(super) fn illegality(pos: &impl Position, san: &San) -> String {
     match *san {
         San::Normal { role, to, .. } => {
             if pos.our(role).is_empty() {
@@ -131,13 +145,24 @@ pub(super) fn illegality(pos: &Chess, san: &San) -> String {
                 format!("no legal {} move to {} matches", role_name(role), to)
             }
         }
+        San::Put { role, to } => match pos.pockets() {
+            None => format!("no piece can be dropped in this variant ({role:?}@{to})"),
+            Some(pockets) if *pockets.get(pos.turn()).get(role) == 0 => {
+                format!(
+                    "{} has no {} in hand",
+                    color_name(pos.turn()),
+                    role_name(role)
+                )
+            }
+            Some(_) => format!("a {} cannot be dropped on {}", role_name(role), to),
+        },
         San::Castle(CastlingSide::KingSide) => "kingside castling is not legal here".into(),
         San::Castle(CastlingSide::QueenSide) => "queenside castling is not legal here".into(),
         _ => "not a legal move".into(),
     }
 }
 
-pub(super) fn ambiguity(pos: &Chess, san: &San) -> String {
+pub(super) fn ambiguity(pos: &impl Position, san: &San) -> String {
     match *san {
         San::Normal { role, to, .. } => format!(
             "{} {}s can reach {}",

@@ -1,7 +1,7 @@
 //! Replay stage, repetition: the position history of a game, a cheap filter
 //! that rules most positions out as repeats, and the perpetual-check test.
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Move, Position};
 
 /// Which top hash bytes occurred since the last zeroing move. `insert`
 /// answers true when the byte is new, so the position cannot be a repeat.
@@ -49,7 +49,7 @@ pub(super) fn count_earlier(history: &[u64], window_start: usize, current: usize
 pub(super) fn is_perpetual(
     history: &[u64],
     window_start: usize,
-    start: Chess,
+    start: impl Position,
     moves: &[Move],
 ) -> bool {
     let Some((&target, _)) = history.split_last() else {

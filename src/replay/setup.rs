@@ -1,18 +1,24 @@
 //! Replay stage, set-up: a game's start position from its `Variant` and
-//! `FEN` tags (standard chess, a set-up position, Chess960). A FEN whose
+//! `FEN` tags (standard chess, a set-up position, Chess960, the lichess
+//! variants with their pockets and check counters). A FEN whose
 //! castling rights or en-passant square contradict its own (legal) position
 //! is read without them, as python-chess does, and the repair is reported.
 
 use shakmaty::fen::Fen;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, PositionError};
+use shakmaty::variant::VariantPosition;
+use shakmaty::{CastlingMode, EnPassantMode, PositionError};
 
 use crate::replay::reject::{RejectReason, Rejection};
+use crate::replay::variant::VariantName;
 
 /// Where a game starts.
 #[derive(Debug, Clone)]
 pub struct Start {
-    pub pos: Chess,
+    /// `VariantPosition::Chess` for standard chess and Chess960.
+    pub pos: VariantPosition,
     pub chess960: bool,
+    /// The rules the game is played by, as its `Variant` tag names them.
+    pub variant: VariantName,
     /// The FEN tag, when the start is not the standard position.
     pub start_fen: Option<String>,
     /// Castling rights or an en-passant square of the FEN tag that its
@@ -29,39 +35,30 @@ pub struct FenRepair {
     pub detail: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum VariantKind {
-    Standard,
-    Chess960,
-}
-
-/// Reads the `Variant` tag: case-insensitive, spaces and dashes ignored.
-fn variant_kind(tag: Option<&str>) -> Result<VariantKind, Rejection> {
+/// Reads the `Variant` tag: case-insensitive, spaces, dashes and
+/// underscores ignored; no tag is standard chess. A variant nobody
+/// implements here is the game's reject, with the tag's value.
+pub fn variant_of(tag: Option<&str>) -> Result<VariantName, Rejection> {
     let Some(tag) = tag else {
-        return Ok(VariantKind::Standard);
+        return Ok(VariantName::Standard);
     };
-    let key: String = tag
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .flat_map(char::to_lowercase)
-        .collect();
-    match key.as_str() {
-        "" | "standard" | "normal" | "fromposition" => Ok(VariantKind::Standard),
-        "chess960" | "fischerandom" | "fischerrandom" | "frc" => Ok(VariantKind::Chess960),
-        _ => Err(Rejection::new(
+    VariantName::from_tag(tag).ok_or_else(|| {
+        Rejection::new(
             RejectReason::UnsupportedVariant,
             format!("unsupported variant {tag:?}"),
-        )),
-    }
+        )
+    })
 }
 
 /// Builds the start position from the `Variant` and `FEN` tags.
-pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejection> {
-    let declared_960 = variant_kind(variant)? == VariantKind::Chess960;
+pub fn setup(variant_tag: Option<&str>, fen: Option<&str>) -> Result<Start, Rejection> {
+    let variant = variant_of(variant_tag)?;
+    let rules = variant.rules();
     let Some(fen_text) = fen else {
         return Ok(Start {
-            pos: Chess::default(),
-            chess960: declared_960,
+            pos: VariantPosition::new(rules),
+            chess960: variant == VariantName::Chess960,
+            variant,
             start_fen: None,
             fen_repaired: None,
         });
@@ -73,7 +70,11 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
         )
     };
     let parsed = Fen::from_ascii(fen_text.trim().as_bytes()).map_err(|e| invalid(e.to_string()))?;
-    let (pos, fen_repaired) = match parsed.clone().into_position(CastlingMode::Chess960) {
+    let (pos, fen_repaired) = match VariantPosition::from_setup(
+        rules,
+        parsed.clone().into_setup(),
+        CastlingMode::Chess960,
+    ) {
         Ok(pos) => (pos, None),
         Err(error) => {
             let why = error.to_string();
@@ -86,11 +87,17 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
         Some(repair) => Fen::from_ascii(repair.fen.as_bytes()).unwrap_or(parsed),
         None => parsed,
     };
-    let chess960 = declared_960 || fen_needs_960(fen_text, &as_read);
-    let start_fen = (pos != Chess::default()).then(|| fen_text.trim().to_string());
+    let chess960 = variant == VariantName::Chess960 || fen_needs_960(fen_text, &as_read, &pos);
+    // A standard game from a Chess960 position is a Chess960 game.
+    let variant = match variant {
+        VariantName::Standard if chess960 => VariantName::Chess960,
+        other => other,
+    };
+    let start_fen = (pos != VariantPosition::new(rules)).then(|| fen_text.trim().to_string());
     Ok(Start {
         pos,
         chess960,
+        variant,
         start_fen,
         fen_repaired,
     })
@@ -98,7 +105,7 @@ pub fn setup(variant: Option<&str>, fen: Option<&str>) -> Result<Start, Rejectio
 
 /// The position of a FEN that is legal but for castling rights or an
 /// en-passant square it cannot have; none for anything else.
-fn without_impossible_rights(error: PositionError<Chess>) -> Option<Chess> {
+fn without_impossible_rights(error: PositionError<VariantPosition>) -> Option<VariantPosition> {
     error
         .ignore_invalid_castling_rights()
         .or_else(PositionError::ignore_invalid_ep_square)
@@ -106,7 +113,7 @@ fn without_impossible_rights(error: PositionError<Chess>) -> Option<Chess> {
 }
 
 /// The repaired FEN and what was dropped from `fen_text`.
-fn describe_repair(fen_text: &str, pos: &Chess) -> FenRepair {
+fn describe_repair(fen_text: &str, pos: &VariantPosition) -> FenRepair {
     let fen = Fen::from_position(pos, EnPassantMode::Always).to_string();
     let field = |text: &str, n: usize| text.split_whitespace().nth(n).unwrap_or("-").to_owned();
     let mut dropped = Vec::new();
@@ -126,16 +133,18 @@ fn describe_repair(fen_text: &str, pos: &Chess) -> FenRepair {
 
 /// True when the FEN's castling field uses Shredder/X-FEN letters, or
 /// names a castling rook that standard chess does not allow.
-fn fen_needs_960(fen_text: &str, parsed: &Fen) -> bool {
+fn fen_needs_960(fen_text: &str, parsed: &Fen, pos: &VariantPosition) -> bool {
     let castling_field = fen_text.split_whitespace().nth(2).unwrap_or("-");
     let letters = castling_field
         .chars()
         .any(|c| !matches!(c, 'K' | 'Q' | 'k' | 'q' | '-'));
     letters
-        || parsed
-            .clone()
-            .into_position::<Chess>(CastlingMode::Standard)
-            .is_err()
+        || VariantPosition::from_setup(
+            pos.variant(),
+            parsed.clone().into_setup(),
+            CastlingMode::Standard,
+        )
+        .is_err()
 }
 
 #[cfg(test)]
@@ -157,7 +166,7 @@ mod tests {
 
         let ep = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e6 0 1";
         let start = setup(None, Some(ep)).unwrap_or_else(|e| panic!("{e:?}"));
-        assert_eq!(start.pos, Chess::default());
+        assert_eq!(start.pos, VariantPosition::default());
         assert_eq!(
             start.fen_repaired.map(|r| r.detail).as_deref(),
             Some("en-passant square e6 dropped")

@@ -8,6 +8,7 @@ use polars::prelude::*;
 
 use super::openings::TreeWriteError;
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
+use crate::replay::variant::VariantName;
 use crate::stats::outcomes::{
     Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue,
 };
@@ -28,6 +29,10 @@ fn count_columns<'a>(counts: impl Iterator<Item = &'a Counts> + Clone) -> Vec<Co
 pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataFrame> {
     let keys = || entries.iter().map(|(k, _)| k);
     let mut columns = vec![
+        col(
+            "variant_name",
+            keys().map(ResultKey::variant_name).collect::<Vec<_>>(),
+        ),
         col("year", keys().map(ResultKey::year).collect::<Vec<_>>()),
         col(
             "time_class",
@@ -100,16 +105,27 @@ pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
     table_frame(rows.len(), columns)
 }
 
-/// The `endgames` table: most played first, then by signature.
+/// The `endgames` table: by variant (standard chess first), then most
+/// played first, then by signature.
 pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsResult<DataFrame> {
-    let mut named: Vec<(String, EndgameValue)> =
-        entries.drain(..).map(|(k, v)| (k.signature(), v)).collect();
-    named.sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
-    let of = |f: fn(&EndgameValue) -> u64| named.iter().map(|(_, v)| f(v)).collect::<Vec<u64>>();
+    let mut named: Vec<(VariantName, String, EndgameValue)> = entries
+        .drain(..)
+        .map(|(k, v)| (k.variant(), k.signature(), v))
+        .collect();
+    named.sort_by(|a, b| {
+        (a.0.cmp(&b.0))
+            .then_with(|| b.2.games.cmp(&a.2.games))
+            .then_with(|| a.1.cmp(&b.1))
+    });
+    let of = |f: fn(&EndgameValue) -> u64| named.iter().map(|(_, _, v)| f(v)).collect::<Vec<u64>>();
     let columns = vec![
         col(
+            "variant_name",
+            named.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(),
+        ),
+        col(
             "endgame_signature",
-            named.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
+            named.iter().map(|(_, s, _)| s.as_str()).collect::<Vec<_>>(),
         ),
         col("games", of(|v| v.games)),
         col("stronger_side_wins", of(|v| v.stronger_side_wins)),
@@ -121,7 +137,7 @@ pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsRes
             "avg_plies_to_end",
             named
                 .iter()
-                .map(|(_, v)| v.plies_sum as f64 / v.games.max(1) as f64)
+                .map(|(_, _, v)| v.plies_sum as f64 / v.games.max(1) as f64)
                 .collect::<Vec<f64>>(),
         ),
     ];

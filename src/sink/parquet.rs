@@ -216,6 +216,7 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         col("opening_ply", values(rows, |r| r.opening.map(|o| o.ply))),
         col("eco_matches_tag", values(rows, eco_matches_tag)),
         col("variant", values(rows, |r| r.tag(r.variant))),
+        col("variant_name", values(rows, |r| r.variant_name.as_str())),
         col("chess960", values(rows, |r| r.chess960)),
         col("start_fen", values(rows, |r| r.start_fen.as_deref())),
         col("fen_repaired", values(rows, |r| r.fen_repaired)),
@@ -232,6 +233,10 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
         ),
         col("result_check", values(rows, |r| r.result_check.as_str())),
         col("end_state", values(rows, |r| r.replayed.end_state.as_str())),
+        col(
+            "variant_end",
+            values(rows, |r| r.replayed.variant_end.map(|v| v.as_str())),
+        ),
         col(
             "draw_reason",
             values(rows, |r| r.draw_reason.map(|d| d.as_str())),

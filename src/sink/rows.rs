@@ -14,6 +14,7 @@ use crate::replay::material::MaterialFacts;
 use crate::replay::moves::MoveFacts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
+use crate::replay::variant::VariantName;
 
 /// Where a game is: the identity columns both tables share.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,6 +54,8 @@ pub struct GameRow {
     /// The deepest named position of the mainline (standard start only).
     pub opening: Option<OpeningMatch>,
     pub variant: Option<Span>,
+    /// The rules the game was replayed by (the `Variant` tag normalised).
+    pub variant_name: VariantName,
     pub chess960: bool,
     pub start_fen: Option<String>,
     /// The FEN tag's impossible castling rights or en-passant square were

@@ -13,6 +13,7 @@ use crate::pgn::time_control::TimeClass;
 use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::{CHECKPOINTS, Material, PieceValues};
+use crate::replay::variant::VariantName;
 
 /// Games and their counted results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -51,6 +52,7 @@ impl AddAssign<&Counts> for Counts {
 /// What one accepted game adds to these tables.
 #[derive(Debug, Clone, Copy)]
 pub struct OutcomeFacts<'a> {
+    pub variant: VariantName,
     pub year: Option<i32>,
     pub time_class: TimeClass,
     pub white_elo: Option<i32>,
@@ -76,6 +78,7 @@ pub fn rating_diff_bucket(white: Option<i32>, black: Option<i32>) -> Option<i32>
 /// The key columns of a `results` row as written.
 #[derive(Debug, Clone, Copy)]
 pub struct ResultRow<'a> {
+    pub variant_name: &'a str,
     pub year: Option<i32>,
     pub time_class: &'a str,
     pub rating_diff_bucket: Option<i32>,
@@ -89,6 +92,8 @@ pub struct ResultRow<'a> {
 /// the termination tag is keyed by a stable hash and kept in the value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ResultKey {
+    /// First, so that standard chess (0) comes first.
+    pub variant: u8,
     pub year: i32,
     pub time_class: u8,
     pub rating_diff_bucket: i32,
@@ -103,6 +108,7 @@ const NULL_INT: i32 = i32::MIN;
 impl ResultKey {
     fn of(game: &OutcomeFacts<'_>) -> ResultKey {
         ResultKey {
+            variant: game.variant as u8,
             year: game.year.unwrap_or(NULL_INT),
             time_class: game.time_class as u8,
             rating_diff_bucket: rating_diff_bucket(game.white_elo, game.black_elo)
@@ -126,6 +132,7 @@ impl ResultKey {
             name.map_or(Some(0), |name| position(names, name).map(|i| i + 1))
         };
         Some(ResultKey {
+            variant: VariantName::parse(row.variant_name)? as u8,
             year: row.year.unwrap_or(NULL_INT),
             time_class: position(&TimeClass::ALL.map(|t| t.as_str()), row.time_class)?,
             rating_diff_bucket: row.rating_diff_bucket.unwrap_or(NULL_INT),
@@ -138,6 +145,10 @@ impl ResultKey {
 
     pub fn year(&self) -> Option<i32> {
         (self.year != NULL_INT).then_some(self.year)
+    }
+
+    pub fn variant_name(&self) -> &'static str {
+        variant_at(self.variant).as_str()
     }
 
     pub fn rating_diff_bucket(&self) -> Option<i32> {
@@ -167,6 +178,13 @@ impl ResultKey {
             .get(usize::from(self.draw_reason).checked_sub(1)?)
             .map(|r| r.as_str())
     }
+}
+
+fn variant_at(code: u8) -> VariantName {
+    VariantName::ALL
+        .get(usize::from(code))
+        .copied()
+        .unwrap_or_default()
 }
 
 const RESULTS: [GameResult; 4] = [
@@ -203,7 +221,13 @@ impl Codec for ResultsCodec {
 
     fn encode(key: &ResultKey, value: &ResultValue, out: &mut Vec<u8>) {
         out.extend_from_slice(&key.year.to_le_bytes());
-        out.extend_from_slice(&[key.time_class, key.declared, key.end_state, key.draw_reason]);
+        out.extend_from_slice(&[
+            key.variant,
+            key.time_class,
+            key.declared,
+            key.end_state,
+            key.draw_reason,
+        ]);
         out.extend_from_slice(&key.rating_diff_bucket.to_le_bytes());
         out.extend_from_slice(&key.termination.to_le_bytes());
         let c = &value.counts;
@@ -218,8 +242,9 @@ impl Codec for ResultsCodec {
     fn decode(bytes: &[u8]) -> Option<(ResultKey, ResultValue)> {
         let mut fields = Fields(bytes);
         let year = fields.i32()?;
-        let [time_class, declared, end_state, draw_reason] = fields.bytes::<4>()?;
+        let [variant, time_class, declared, end_state, draw_reason] = fields.bytes::<5>()?;
         let key = ResultKey {
+            variant,
             year,
             time_class,
             declared,
@@ -282,7 +307,12 @@ impl Default for MaterialTable {
 }
 
 impl MaterialTable {
+    /// Standard chess and Chess960 only: a material lead means something
+    /// else where pieces come back (Crazyhouse) or are a burden (Antichess).
     fn add(&mut self, game: &OutcomeFacts<'_>) {
+        if !game.variant.is_standard_rules() {
+            return;
+        }
         for (row, diff) in self.cells.iter_mut().zip(game.diff_at) {
             let Some(diff) = diff else { continue };
             let index = (diff.clamp(-MATERIAL_CLAMP, MATERIAL_CLAMP) + MATERIAL_CLAMP) as usize;
@@ -331,9 +361,12 @@ impl AddAssign<&MaterialTable> for MaterialTable {
 }
 
 /// An endgame's material, stronger side first, packed: four bits per
-/// count of queens, rooks, bishops, knights and pawns of each side.
+/// count of queens, rooks, bishops, knights and pawns of each side; the
+/// variant in the top byte (standard chess is 0).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct EndgameKey(pub u64);
+
+const VARIANT_SHIFT: u32 = 56;
 
 const KEY_ROLES: [Role; 5] = [
     Role::Queen,
@@ -344,18 +377,19 @@ const KEY_ROLES: [Role; 5] = [
 ];
 
 impl EndgameKey {
-    fn of(material: &Material, stronger: Color) -> EndgameKey {
+    fn of(material: &Material, stronger: Color, variant: VariantName) -> EndgameKey {
         let mut key = 0u64;
         for color in [stronger, !stronger] {
             for role in KEY_ROLES {
                 key = (key << 4) | u64::from(material.count(color, role).min(15));
             }
         }
-        EndgameKey(key)
+        EndgameKey(key | (variant as u64) << VARIANT_SHIFT)
     }
 
-    /// The key of a signature as [`EndgameKey::signature`] writes it.
-    pub fn parse(signature: &str) -> Option<EndgameKey> {
+    /// The key of a signature as [`EndgameKey::signature`] writes it, in
+    /// `variant`.
+    pub fn parse(signature: &str, variant: VariantName) -> Option<EndgameKey> {
         let (stronger, weaker) = signature.split_once('v')?;
         let mut key = 0u64;
         for side in [stronger, weaker] {
@@ -370,8 +404,12 @@ impl EndgameKey {
                 key = (key << 4) | n.min(15);
             }
         }
-        let key = EndgameKey(key);
+        let key = EndgameKey(key | (variant as u64) << VARIANT_SHIFT);
         (key.signature() == signature).then_some(key)
+    }
+
+    pub fn variant(&self) -> VariantName {
+        variant_at((self.0 >> VARIANT_SHIFT) as u8)
     }
 
     /// `KRPvKR`.
@@ -485,7 +523,7 @@ impl<'s> Outcomes<'s> {
         if let Some((material, plies_after)) = game.endgame {
             let stronger = material.stronger(&self.values);
             self.endgames.upsert(
-                EndgameKey::of(&material, stronger),
+                EndgameKey::of(&material, stronger, game.variant),
                 EndgameValue::default,
                 |value| {
                     value.games += 1;
@@ -531,11 +569,15 @@ mod tests {
         let key = EndgameKey((0x01001 << 20) | 0x01000);
         assert_eq!(key.signature(), "KRPvKR");
         assert_eq!(EndgameKey(0).signature(), "KvK");
+        let atomic = EndgameKey::parse("KRPvKR", VariantName::Atomic);
+        assert_eq!(atomic.map(|k| k.signature()).as_deref(), Some("KRPvKR"));
+        assert_eq!(atomic.map(|k| k.variant()), Some(VariantName::Atomic));
     }
 
     #[test]
     fn result_records_round_trip() {
         let key = ResultKey {
+            variant: 2,
             year: 2024,
             time_class: 2,
             rating_diff_bucket: -150,
@@ -560,5 +602,6 @@ mod tests {
         assert_eq!(key.declared(), Some("1/2-1/2"));
         assert_eq!(key.time_class(), "blitz");
         assert_eq!(key.end_state(), "none");
+        assert_eq!(key.variant_name(), "crazyhouse");
     }
 }

@@ -205,3 +205,126 @@ fn the_first_20000_pgnmentor_games_agree_game_by_game() {
     first_games(&archive, 20_000, &pgn);
     assert_no_disagreement(&pgn, 20_000);
 }
+
+/// A final position as both tools can be compared on it: the halfmove
+/// clock left out (python-chess does not reset it on a pawn drop, shakmaty
+/// does, as python-chess's own `is_zeroing` says) and the pieces in hand
+/// sorted (the two write them in different orders).
+fn comparable_fen(fen: &str) -> String {
+    let mut fields: Vec<String> = fen.split(' ').map(str::to_owned).collect();
+    if let Some(board) = fields.first_mut()
+        && let Some((placement, pocket)) = board.split_once('[')
+    {
+        let mut pieces: Vec<char> = pocket.trim_end_matches(']').chars().collect();
+        pieces.sort_unstable();
+        *board = format!("{placement}[{}]", pieces.into_iter().collect::<String>());
+    }
+    // Halfmove clock: the second-last field.
+    let halfmove = fields.len().saturating_sub(2);
+    fields.remove(halfmove);
+    fields.join(" ")
+}
+
+/// One game of the variant fixture as a tool saw it: the verdict, the final
+/// position and the result the board proves.
+type VariantVerdict = (Verdict, String, String);
+
+fn pgnlake_variant_verdicts(run: &Imported) -> BTreeMap<u64, VariantVerdict> {
+    let games = run.table("games");
+    let mut verdicts: BTreeMap<u64, VariantVerdict> = pgnlake_verdicts(run)
+        .into_iter()
+        .map(|(index, verdict)| (index, (verdict, "-".to_owned(), "*".to_owned())))
+        .collect();
+    for row in 0..games.height() {
+        let index = common::u64_at(&games, "game_index", row).unwrap_or_default();
+        if let Some(entry) = verdicts.get_mut(&index) {
+            entry.1 = comparable_fen(&common::str_at(&games, "final_fen", row).unwrap_or_default());
+            entry.2 = common::str_at(&games, "result_by_rule", row).unwrap_or_else(|| "*".into());
+        }
+    }
+    verdicts
+}
+
+fn python_variant_verdicts(pgn: &Path) -> BTreeMap<u64, VariantVerdict> {
+    let positions = std::ffi::OsStr::new("--positions");
+    run_oracle("differential.py", &[pgn.as_os_str(), positions])
+        .iter()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split('\t').collect();
+            let [
+                index,
+                status,
+                plies,
+                end_state,
+                threefold,
+                fifty,
+                fen,
+                result,
+            ] = fields[..]
+            else {
+                return None;
+            };
+            let verdict = match status {
+                "ok" => Verdict::Ok {
+                    plies: plies.parse().unwrap_or_default(),
+                    end_state: end_state.to_owned(),
+                    threefold: threefold == "1",
+                    fifty: fifty == "1",
+                },
+                other => Verdict::Failed(other.to_owned()),
+            };
+            let fen = if status == "ok" {
+                comparable_fen(fen)
+            } else {
+                "-".to_owned()
+            };
+            Some((
+                index.parse().unwrap_or_default(),
+                (verdict, fen, result.to_owned()),
+            ))
+        })
+        .collect()
+}
+
+/// The lichess variants, game by game against python-chess's
+/// `chess.variant` boards: acceptance, plies, end state (a variant's own
+/// end, seen from the side to move), repetition, the final position with
+/// its pockets and check counters, and the result the board proves.
+#[test]
+fn the_variant_fixture_agrees_with_chess_variant_game_by_game() {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data/variants.pgn");
+    let run = import(std::slice::from_ref(&fixture), 2);
+    let ours = pgnlake_variant_verdicts(&run);
+    let theirs = python_variant_verdicts(&fixture);
+    assert_eq!(ours.len(), 25);
+    assert_eq!(theirs.len(), 25);
+    let differences: Vec<(u64, String, String)> = ours
+        .iter()
+        .filter_map(|(index, mine)| {
+            let other = theirs.get(index);
+            (Some(mine) != other).then(|| (*index, format!("{mine:?}"), format!("{other:?}")))
+        })
+        .collect();
+    let failed_as = |index: u64| {
+        differences
+            .iter()
+            .find(|(i, _, _)| *i == index)
+            .map(|(_, mine, other)| (mine.clone(), other.clone()))
+    };
+    // Both refuse the illegal moves (a drop in Atomic, a king capture, a
+    // capture skipped in Antichess); python-chess raises on Shogi.
+    for (index, ours, theirs) in [
+        (22, "illegal_move", "error"),
+        (23, "illegal_move", "error"),
+        (24, "illegal_move", "error"),
+        (25, "unsupported_variant", "raised"),
+    ] {
+        let (mine, other) = failed_as(index).unwrap_or_default();
+        assert!(
+            mine.contains(ours) && other.contains(theirs),
+            "{index}: {mine} / {other}"
+        );
+    }
+    let unexpected: Vec<_> = differences.iter().filter(|(i, _, _)| *i < 22).collect();
+    assert!(unexpected.is_empty(), "{unexpected:#?}");
+}
