@@ -1,11 +1,12 @@
 -- How do draws end, by time class? Drawn games by draw reason (stalemate,
 -- dead position, fivefold, 75 moves, threefold, 50 moves, perpetual check,
 -- agreement or other), with their share of the time class's draws.
+-- Standard chess and Chess960 games (variants have their own ratings and rules).
 -- Tables: results
 WITH draws AS (
     SELECT time_class, draw_reason, SUM(games) AS games
     FROM results
-    WHERE draw_reason IS NOT NULL
+    WHERE draw_reason IS NOT NULL AND variant_name IN ('standard', 'chess960')
     GROUP BY time_class, draw_reason
 ),
 totals AS (

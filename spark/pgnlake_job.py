@@ -38,10 +38,22 @@ import uuid
 
 TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames"]
 
-# The orders of pgnlake's enumerations (src/pgn/time_control.rs TimeClass::ALL,
+# The orders of pgnlake's enumerations (src/replay/variant.rs VariantName::ALL,
+# src/pgn/time_control.rs TimeClass::ALL,
 # src/replay/mod.rs EndState::ALL, src/replay/draw.rs DrawReason::ALL, and the
 # declared results of src/stats/outcomes.rs RESULTS): `results` is sorted by
 # them. CI compares this job's tables with pgnlake's, so a change shows there.
+VARIANTS = [
+    "standard",
+    "chess960",
+    "crazyhouse",
+    "atomic",
+    "antichess",
+    "king_of_the_hill",
+    "three_check",
+    "horde",
+    "racing_kings",
+]
 TIME_CLASSES = ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"]
 DECLARED = ["1-0", "0-1", "1/2-1/2", "*"]
 END_STATES = [
@@ -51,6 +63,9 @@ END_STATES = [
     "fivefold_repetition",
     "seventyfive_moves",
     "none",
+    "variant_win",
+    "variant_loss",
+    "variant_draw",
 ]
 DRAW_REASONS = [
     "stalemate",
@@ -61,6 +76,7 @@ DRAW_REASONS = [
     "fifty_moves",
     "perpetual_check",
     "agreement_or_other",
+    "variant_draw",
 ]
 
 
@@ -250,12 +266,13 @@ def merge(spark, shards_dir, summaries, out, min_games, tables):
     # results: sums per key, in pgnlake's key order.
     results = shard_table("results")
     columns = [c for c in results.columns if c != "shard"]
-    keys = ["year", "time_class", "rating_diff_bucket", "declared_result", "end_state",
-            "termination", "draw_reason"]
+    keys = ["variant_name", "year", "time_class", "rating_diff_bucket", "declared_result",
+            "end_state", "termination", "draw_reason"]
     results = results.groupBy(*keys).agg(
         *[F.sum(c).alias(c) for c in ["games", "white_wins", "draws", "black_wins", "unfinished"]])
     hashed = F.udf(termination_hash, T.LongType())
-    order = [F.col("year").asc_nulls_first(),
+    order = [place_in(VARIANTS, F.col("variant_name"), False),
+             F.col("year").asc_nulls_first(),
              place_in(TIME_CLASSES, F.col("time_class"), False),
              F.col("rating_diff_bucket").asc_nulls_first(),
              place_in(DECLARED, F.col("declared_result"), True),
@@ -274,13 +291,15 @@ def merge(spark, shards_dir, summaries, out, min_games, tables):
 
     endgames = shard_table("endgames")
     columns = [c for c in endgames.columns if c != "shard"]
-    endgames = endgames.groupBy("endgame_signature").agg(
+    endgames = endgames.groupBy("variant_name", "endgame_signature").agg(
         *[F.sum(c).alias(c) for c in ["games", "stronger_side_wins", "draws", "weaker_side_wins",
                                       "unfinished", "plies_to_end_sum"]])
     endgames = endgames.withColumn(
         "avg_plies_to_end",
         F.col("plies_to_end_sum").cast("double") / F.greatest(F.col("games"), F.lit(1)).cast("double"))
-    write(endgames.select(*columns).orderBy(F.col("games").desc(), "endgame_signature"), "endgames")
+    write(endgames.select(*columns).orderBy(place_in(VARIANTS, F.col("variant_name"), False),
+                                            F.col("games").desc(), "endgame_signature"),
+          "endgames")
 
     rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in tables}
     dropped = summed.count() - rows["openings"]

@@ -244,6 +244,7 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
     let buckets = ints(frame, "rating_diff_bucket")?;
     let end_states = texts(frame, "end_state")?;
     let reasons = texts(frame, "draw_reason")?;
+    let variants = texts(frame, "variant_name")?;
     let rows = counts(frame, RESULTS)?;
     let mut by_end_state: BTreeMap<String, Counts> = BTreeMap::new();
     for (row, counts) in rows.into_iter().enumerate() {
@@ -262,6 +263,12 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
         }
         let end_state = end_states.get(row).cloned().flatten().unwrap_or_default();
         by_end_state.entry(end_state).or_default().add(counts);
+        // Scores by rating and draw rates are standard chess's: variant
+        // games have their own ratings and draw rules.
+        let variant = variants.get(row).cloned().flatten();
+        if !standard_rules(variant.as_deref()) {
+            continue;
+        }
         if let Some(Some(bucket)) = buckets.get(row) {
             report
                 .by_rating_diff
@@ -321,14 +328,27 @@ fn material_rows(frame: &DataFrame) -> PolarsResult<BTreeMap<i32, BTreeMap<i32, 
     Ok(out)
 }
 
+/// Standard chess or Chess960 (`variant_name`).
+fn standard_rules(variant: Option<&str>) -> bool {
+    matches!(variant, Some("standard" | "chess960"))
+}
+
+/// The endgames of standard chess and Chess960, added up by signature.
 fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
     let signatures = texts(frame, "endgame_signature")?;
+    let variants = texts(frame, "variant_name")?;
     let rows = counts(frame, ["stronger_side_wins", "draws", "weaker_side_wins"])?;
-    let mut endgames: Vec<Endgame> = rows
+    let mut by_signature: BTreeMap<String, Counts> = BTreeMap::new();
+    for (row, c) in rows.into_iter().enumerate() {
+        if standard_rules(variants.get(row).cloned().flatten().as_deref()) {
+            let signature = signatures.get(row).cloned().flatten().unwrap_or_default();
+            by_signature.entry(signature).or_default().add(c);
+        }
+    }
+    let mut endgames: Vec<Endgame> = by_signature
         .into_iter()
-        .enumerate()
-        .map(|(row, c)| Endgame {
-            signature: signatures.get(row).cloned().flatten().unwrap_or_default(),
+        .map(|(signature, c)| Endgame {
+            signature,
             games: c.games,
             stronger: c.white,
             draws: c.draws,
@@ -363,16 +383,18 @@ mod tests {
 
     #[test]
     fn results_rows_are_summed_per_chart() {
+        // The atomic row counts in the end states only.
         let frame = df!(
-            "year" => [Some(2020i32), Some(2020), None],
-            "time_class" => [Some("blitz"), Some("classical"), Some("blitz")],
-            "rating_diff_bucket" => [Some(50i32), Some(50), None],
-            "end_state" => ["checkmate", "none", "none"],
-            "draw_reason" => [None, Some("agreement"), Some("repetition")],
-            "games" => [3i64, 4, 5],
-            "white_wins" => [2i64, 1, 0],
-            "draws" => [0i64, 2, 5],
-            "black_wins" => [1i64, 1, 0],
+            "variant_name" => ["standard", "standard", "chess960", "atomic"],
+            "year" => [Some(2020i32), Some(2020), None, None],
+            "time_class" => [Some("blitz"), Some("classical"), Some("blitz"), Some("blitz")],
+            "rating_diff_bucket" => [Some(50i32), Some(50), None, Some(50)],
+            "end_state" => ["checkmate", "none", "none", "variant_loss"],
+            "draw_reason" => [None, Some("agreement"), Some("repetition"), None],
+            "games" => [3i64, 4, 5, 6],
+            "white_wins" => [2i64, 1, 0, 6],
+            "draws" => [0i64, 2, 5, 0],
+            "black_wins" => [1i64, 1, 0, 0],
         )
         .unwrap_or_default();
         let mut report = ReportData::default();
@@ -389,6 +411,7 @@ mod tests {
                 .map(|e| (e.0.as_str(), e.1.games)),
             Some(("none", 9))
         );
+        assert_eq!(report.by_end_state.len(), 3);
         assert_eq!(report.by_rating_diff[&50].white_score(), Some(4.0 / 7.0));
         let (blitz, reasons) = &report.by_time_class["blitz"];
         assert_eq!((blitz.games, blitz.draws), (8, 5));

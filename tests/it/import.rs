@@ -476,7 +476,8 @@ fn edge_case_rejects_say_what_and_where() {
 
 #[test]
 fn every_outcome_and_reject_reason_occurs() {
-    let run = import(&[sample("edge-cases.pgn")], 2);
+    // The variants' end states and audit are in their own fixture.
+    let run = import(&[sample("edge-cases.pgn"), sample("variants.pgn")], 2);
     let games = run.table("games");
     let rejects = run.table("rejects");
     let end_states = distinct(&games, "end_state");
@@ -900,7 +901,7 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 116);
+    assert_eq!(run.summary.games_read, 141);
     // The two Chinese scoresheets are not SAN: import rejects them.
     assert!(run.summary.inputs[0].path.ends_with("chinese-notation.pgn"));
     assert!(run.summary.inputs[1].path.ends_with("edge-cases.pgn"));
@@ -917,13 +918,14 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
             .ends_with("time-and-eval-comments.pgn")
     );
     assert!(run.summary.inputs[6].path.ends_with("untidy-archive.pgn"));
+    assert!(run.summary.inputs[7].path.ends_with("variants.pgn"));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 116);
-    assert_eq!(value["accepted"], 89);
-    assert_eq!(value["rejected"], 27);
+    assert_eq!(value["games_read"], 141);
+    assert_eq!(value["accepted"], 110);
+    assert_eq!(value["rejected"], 31);
     assert_eq!(value["balanced"], true);
-    assert_eq!(value["tables"]["games.parquet"], 89);
+    assert_eq!(value["tables"]["games.parquet"], 110);
     assert_eq!(value["tables"]["moves.parquet"], serde_json::Value::Null);
     assert_eq!(value["options"]["moves"], false);
     // 1,742 lichess clocks and 84 evaluations, and the comment fixture's.
@@ -931,7 +933,7 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         value["annotations"],
         serde_json::json!({"clocks": 1750, "move_times": 7, "evals": 92, "malformed": 1})
     );
-    assert_eq!(value["tables"]["rejects.parquet"], 27);
+    assert_eq!(value["tables"]["rejects.parquet"], 31);
     assert_eq!(value["rejected_by_reason"]["unknown_token"], 12);
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(value["truncated_inputs"], 0);

@@ -26,3 +26,4 @@ mod shard;
 mod shipped_queries;
 mod spark;
 mod tree_oracle;
+mod variants;

@@ -16,33 +16,33 @@ fn results_has_exactly_these_rows() {
     let run = fixture();
     assert_eq!(run.summary.games_read, 23);
     assert_eq!(run.summary.accepted, 23);
-    // year | time_class | rating_diff_bucket | declared_result | end_state |
+    // variant_name | year | time_class | rating_diff_bucket | declared_result | end_state |
     // termination | draw_reason | games | white | draws | black | unfinished
     let expected = [
-        "- | unknown | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2018 | rapid | - | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2018 | rapid | - | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
-        "2018 | rapid | - | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
-        "2019 | rapid | 100 | 1-0 | checkmate | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | - | unknown | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2018 | rapid | - | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2018 | rapid | - | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2018 | rapid | - | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
+        "standard | 2019 | rapid | 100 | 1-0 | checkmate | Normal | - | 1 | 1 | 0 | 0 | 0",
         // Fool's mate declared 1-0: counted as the board's 0-1.
-        "2020 | bullet | - | 1-0 | checkmate | Normal | - | 1 | 0 | 0 | 1 | 0",
-        "2021 | blitz | 0 | 0-1 | none | Abandoned | - | 1 | 0 | 0 | 1 | 0",
-        "2021 | classical | 0 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
-        "2022 | bullet | - | 1/2-1/2 | stalemate | Normal | stalemate | 1 | 0 | 1 | 0 | 0",
-        "2022 | blitz | -100 | 1/2-1/2 | none | Normal | perpetual_check | 1 | 0 | 1 | 0 | 0",
-        "2023 | rapid | 0 | * | none | - | - | 1 | 0 | 0 | 0 | 1",
-        "2023 | classical | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2023 | classical | 0 | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2020 | bullet | - | 1-0 | checkmate | Normal | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2021 | blitz | 0 | 0-1 | none | Abandoned | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2021 | classical | 0 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
+        "standard | 2022 | bullet | - | 1/2-1/2 | stalemate | Normal | stalemate | 1 | 0 | 1 | 0 | 0",
+        "standard | 2022 | blitz | -100 | 1/2-1/2 | none | Normal | perpetual_check | 1 | 0 | 1 | 0 | 0",
+        "standard | 2023 | rapid | 0 | * | none | - | - | 1 | 0 | 0 | 0 | 1",
+        "standard | 2023 | classical | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2023 | classical | 0 | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
         // `-` and `1 in 3 days` share a row.
-        "2023 | correspondence | 0 | 1-0 | none | Normal | - | 2 | 2 | 0 | 0 | 0",
-        "2023 | correspondence | 0 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
-        "2024 | ultrabullet | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2024 | ultrabullet | 0 | 0-1 | none | Time forfeit | - | 1 | 0 | 0 | 1 | 0",
-        "2024 | bullet | -50 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2024 | bullet | 50 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
-        "2024 | blitz | -800 | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
-        "2024 | blitz | 800 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
-        "2024 | rapid | - | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2023 | correspondence | 0 | 1-0 | none | Normal | - | 2 | 2 | 0 | 0 | 0",
+        "standard | 2023 | correspondence | 0 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
+        "standard | 2024 | ultrabullet | 0 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2024 | ultrabullet | 0 | 0-1 | none | Time forfeit | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2024 | bullet | -50 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2024 | bullet | 50 | 1/2-1/2 | none | Normal | agreement_or_other | 1 | 0 | 1 | 0 | 0",
+        "standard | 2024 | blitz | -800 | 0-1 | none | Normal | - | 1 | 0 | 0 | 1 | 0",
+        "standard | 2024 | blitz | 800 | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
+        "standard | 2024 | rapid | - | 1-0 | none | Normal | - | 1 | 1 | 0 | 0 | 0",
     ];
     assert_eq!(rows(&run.table("results")), expected);
 }
@@ -59,12 +59,12 @@ fn material_and_endgames_have_exactly_these_rows() {
             "20 | 2 | 1 | 0 | 1 | 0 | 0",
         ]
     );
-    // signature | games | stronger | draws | weaker | unfinished | plies sum | average
+    // variant_name | signature | games | stronger | draws | weaker | unfinished | plies sum | average
     assert_eq!(
         rows(&run.table("endgames")),
         [
-            "KQPPPvKRPP | 1 | 0 | 1 | 0 | 0 | 10 | 10.0",
-            "KRPvKR | 1 | 0 | 1 | 0 | 0 | 8 | 8.0",
+            "standard | KQPPPvKRPP | 1 | 0 | 1 | 0 | 0 | 10 | 10.0",
+            "standard | KRPvKR | 1 | 0 | 1 | 0 | 0 | 8 | 8.0",
         ]
     );
 }

@@ -29,13 +29,13 @@ fn each_chart_gets_its_numbers_from_the_tables() {
             facts.rejected,
             facts.balanced
         ),
-        (116, 89, 27, true)
+        (141, 110, 31, true)
     );
     assert_eq!(
         facts.rejected_by_reason.first(),
         Some(&("unknown_token".to_owned(), 12))
     );
-    assert_eq!(facts.inputs.len(), 7);
+    assert_eq!(facts.inputs.len(), 8);
     let end_states: Vec<(&str, u64, u64, u64, u64)> = numbers
         .by_end_state
         .iter()
@@ -44,12 +44,15 @@ fn each_chart_gets_its_numbers_from_the_tables() {
     assert_eq!(
         end_states,
         [
-            ("none", 69, 25, 9, 17),
-            ("checkmate", 14, 6, 0, 8),
+            ("none", 71, 26, 10, 17),
+            ("checkmate", 20, 8, 0, 12),
+            ("variant_loss", 10, 6, 0, 4),
             ("stalemate", 3, 0, 3, 0),
+            ("variant_win", 2, 1, 0, 1),
             ("fivefold_repetition", 1, 0, 1, 0),
             ("insufficient_material", 1, 0, 1, 0),
             ("seventyfive_moves", 1, 0, 1, 0),
+            ("variant_draw", 1, 0, 1, 0),
         ]
     );
     let first = numbers
@@ -67,12 +70,12 @@ fn each_chart_gets_its_numbers_from_the_tables() {
             .map(|e| (e.signature.as_str(), e.games)),
         Some(("KQvK", 4))
     );
-    // The tree's first moves: the start position holds the 69 standard games.
+    // The tree's first moves: the start position holds the 70 standard games.
     let start = numbers
         .first_moves
         .first()
         .map(|(_, moves)| moves.iter().map(|m| m.games).sum::<u64>());
-    assert_eq!(start, Some(69));
+    assert_eq!(start, Some(70));
     assert_eq!(numbers.first_moves.len(), 3);
 }
 
