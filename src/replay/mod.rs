@@ -28,7 +28,7 @@ use crate::pgn::result::GameResult;
 use material::Material;
 use notation::{fen_of, push_uci};
 use reject::{Rejection, move_error, null_move};
-use repetition::{SeenFilter, count_earlier, is_perpetual};
+use repetition::{DrawWatch, is_perpetual};
 pub use setup::{FenRepair, Start, setup, variant_of};
 use variant::{VariantEnd, VariantTrail, replay_variant};
 
@@ -218,16 +218,8 @@ fn replay_into(
     // Position hashes, index = ply; the moves are kept to re-walk the game
     // in the rare case a perpetual check has to be checked.
     history.push(hash.0);
-    // Positions before the last zeroing move can never recur.
-    let mut window_start = 0usize;
-    let mut seen = SeenFilter::default();
-    seen.insert(hash.0);
+    let mut watch = DrawWatch::start(hash.0, pos.halfmoves(), pos.is_checkmate());
     let mut moves_uci: Vec<u8> = Vec::with_capacity(sans.len() * 5);
-    let mut threefold_first_ply = None;
-    let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
-    let mut automatic_end_ply = (pos.halfmoves() >= 150 && !pos.is_checkmate()).then_some(0);
-    let mut automatic_end = automatic_end_ply.map(|_| EndState::SeventyfiveMoves);
-    let mut final_repetitions = 1u32;
 
     for (index, san_plus) in sans.iter().enumerate() {
         let ply = index as u32 + 1;
@@ -245,65 +237,67 @@ fn replay_into(
         };
         moves.push(m);
         history.push(hash.0);
-        let current = history.len() - 1;
-        if pos.halfmoves() == 0 {
-            window_start = current;
-            seen.clear();
-        }
-        // Most positions are new: a 256-bit filter of hash bytes since the
-        // last zeroing move skips the scan for them.
-        let repetitions = if seen.insert(hash.0) {
-            1
-        } else {
-            1 + count_earlier(history, window_start, current)
-        };
-        final_repetitions = repetitions;
-        if repetitions >= 3 && threefold_first_ply.is_none() {
-            threefold_first_ply = Some(ply);
-        }
-        if pos.halfmoves() >= 100 && fifty_first_ply.is_none() {
-            fifty_first_ply = Some(ply);
-        }
-        if automatic_end_ply.is_none()
-            && (repetitions >= 5 || (pos.halfmoves() >= 150 && !pos.is_checkmate()))
-        {
-            automatic_end_ply = Some(ply);
-            automatic_end = Some(if repetitions >= 5 {
-                EndState::FivefoldRepetition
-            } else {
-                EndState::SeventyfiveMoves
-            });
-        }
+        // Positions before the last zeroing move can never recur.
+        let halfmoves = pos.halfmoves();
+        watch.after_move(history, ply, halfmoves, halfmoves == 0, || {
+            pos.is_checkmate()
+        });
     }
 
     let plies = sans.len() as u32;
-    let end_state = end_state_of(&pos, final_repetitions);
+    let end_state = end_state_of(&pos, watch.final_repetitions);
     let winner_by_rule = (end_state == EndState::Checkmate).then(|| !pos.turn());
-    let drawn_before_end = automatic_end_ply.is_some_and(|ply| ply < plies);
-    let result_by_rule = proven_result(end_state, winner_by_rule, drawn_before_end);
-    let threefold_final = final_repetitions >= 3;
-    let perpetual_check = threefold_final && is_perpetual(history, window_start, start_pos, moves);
+    let perpetual_check =
+        watch.final_repetitions >= 3 && is_perpetual(history, watch.window_start, start_pos, moves);
     final_board.clone_from(pos.board());
-    Ok(Replayed {
+    Ok(replayed_at(
+        &pos,
         plies,
+        &watch,
+        (end_state, None, winner_by_rule),
+        perpetual_check,
         // Only ASCII was pushed.
-        moves_uci: String::from_utf8(moves_uci).unwrap_or_default(),
-        final_fen: fen_of(&pos, chess960),
+        (
+            String::from_utf8(moves_uci).unwrap_or_default(),
+            fen_of(&pos, chess960),
+        ),
+    ))
+}
+
+/// What replay learned of a game that reached `pos` after `plies` plies:
+/// the draw rules' watch, the end found (state, variant rule, winner), and
+/// the moves in UCI and the final FEN.
+fn replayed_at(
+    pos: &impl Position,
+    plies: u32,
+    watch: &DrawWatch,
+    (end_state, variant_end, winner_by_rule): (EndState, Option<VariantEnd>, Option<Color>),
+    perpetual_check: bool,
+    (moves_uci, final_fen): (String, String),
+) -> Replayed {
+    let decided = matches!(
         end_state,
-        variant_end: None,
+        EndState::Checkmate | EndState::VariantWin | EndState::VariantLoss | EndState::VariantDraw
+    );
+    Replayed {
+        plies,
+        moves_uci,
+        final_fen,
+        end_state,
+        variant_end,
         winner_by_rule,
-        result_by_rule,
-        threefold_first_ply,
-        fifty_first_ply,
-        threefold_final,
-        fifty_final: pos.halfmoves() >= 100 && end_state != EndState::Checkmate,
-        automatic_end_ply,
-        automatic_end,
-        plies_after_end: automatic_end_ply.map_or(0, |ply| plies - ply),
+        result_by_rule: proven_result(end_state, winner_by_rule, watch.drawn_before(plies)),
+        threefold_first_ply: watch.threefold_first_ply,
+        fifty_first_ply: watch.fifty_first_ply,
+        threefold_final: watch.final_repetitions >= 3,
+        fifty_final: pos.halfmoves() >= 100 && !decided,
+        automatic_end_ply: watch.automatic_end_ply,
+        automatic_end: watch.automatic_end,
+        plies_after_end: watch.automatic_end_ply.map_or(0, |ply| plies - ply),
         perpetual_check,
         white_insufficient: pos.has_insufficient_material(Color::White),
         black_insufficient: pos.has_insufficient_material(Color::Black),
-    })
+    }
 }
 
 /// Plays `m` and updates `hash` for the cases shakmaty's incremental update
@@ -385,6 +379,11 @@ fn resolve_move(pos: &Chess, san_plus: &SanPlus, ply: u32) -> Result<Move, Rejec
 /// The state of the final position, in the order the laws rank them.
 fn end_state_of(pos: &Chess, repetitions: u32) -> EndState {
     let no_legal_moves = !resolve::surely_has_legal_move(pos) && pos.legal_moves().is_empty();
+    end_state_with(pos, no_legal_moves, repetitions)
+}
+
+/// [`end_state_of`] for any position, its legal moves already counted.
+fn end_state_with(pos: &impl Position, no_legal_moves: bool, repetitions: u32) -> EndState {
     if no_legal_moves && pos.is_check() {
         EndState::Checkmate
     } else if no_legal_moves {

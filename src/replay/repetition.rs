@@ -1,15 +1,104 @@
 //! Replay stage, repetition: the position history of a game, a cheap filter
-//! that rules most positions out as repeats, and the perpetual-check test.
+//! that rules most positions out as repeats, the draw rules watched move by
+//! move, and the perpetual-check test.
 
 use shakmaty::{Move, Position};
+
+use super::EndState;
+
+/// What the repetition and move-count rules saw through a game: the first
+/// threefold repetition and fifty-move plies, the first automatic end
+/// (fivefold repetition, 75 moves) and the final position's repetitions.
+pub(super) struct DrawWatch {
+    /// Where the positions that can still recur begin in the history.
+    pub window_start: usize,
+    seen: SeenFilter,
+    pub threefold_first_ply: Option<u32>,
+    pub fifty_first_ply: Option<u32>,
+    pub automatic_end_ply: Option<u32>,
+    pub automatic_end: Option<EndState>,
+    pub final_repetitions: u32,
+}
+
+impl DrawWatch {
+    /// The start position: its hash, its halfmove clock and whether it is
+    /// already decided (the 75-move rule yields to a checkmate).
+    #[inline]
+    pub fn start(hash: u64, halfmoves: u32, decided: bool) -> DrawWatch {
+        let mut seen = SeenFilter::default();
+        seen.insert(hash);
+        let automatic_end_ply = (halfmoves >= 150 && !decided).then_some(0);
+        DrawWatch {
+            window_start: 0,
+            seen,
+            threefold_first_ply: None,
+            fifty_first_ply: (halfmoves >= 100).then_some(0),
+            automatic_end_ply,
+            automatic_end: automatic_end_ply.map(|_| EndState::SeventyfiveMoves),
+            final_repetitions: 1,
+        }
+    }
+
+    /// After the move of `ply`, whose position's hash ends `history`.
+    /// `irreversible`: no earlier position can recur. `decided` is asked
+    /// only past 150 halfmoves.
+    #[inline]
+    pub fn after_move(
+        &mut self,
+        history: &[u64],
+        ply: u32,
+        halfmoves: u32,
+        irreversible: bool,
+        decided: impl FnOnce() -> bool,
+    ) {
+        let Some((&hash, _)) = history.split_last() else {
+            return;
+        };
+        let current = history.len() - 1;
+        if irreversible {
+            self.window_start = current;
+            self.seen.clear();
+        }
+        // Most positions are new: a 256-bit filter of hash bytes since the
+        // last zeroing move skips the scan for them.
+        let repetitions = if self.seen.insert(hash) {
+            1
+        } else {
+            1 + count_earlier(history, self.window_start, current)
+        };
+        self.final_repetitions = repetitions;
+        if repetitions >= 3 && self.threefold_first_ply.is_none() {
+            self.threefold_first_ply = Some(ply);
+        }
+        if halfmoves >= 100 && self.fifty_first_ply.is_none() {
+            self.fifty_first_ply = Some(ply);
+        }
+        if self.automatic_end_ply.is_none()
+            && (repetitions >= 5 || (halfmoves >= 150 && !decided()))
+        {
+            self.automatic_end_ply = Some(ply);
+            self.automatic_end = Some(if repetitions >= 5 {
+                EndState::FivefoldRepetition
+            } else {
+                EndState::SeventyfiveMoves
+            });
+        }
+    }
+
+    /// A fivefold repetition or the 75-move rule ended the game before its
+    /// last move.
+    pub fn drawn_before(&self, plies: u32) -> bool {
+        self.automatic_end_ply.is_some_and(|ply| ply < plies)
+    }
+}
 
 /// Which top hash bytes occurred since the last zeroing move. `insert`
 /// answers true when the byte is new, so the position cannot be a repeat.
 #[derive(Default)]
-pub(super) struct SeenFilter([u64; 4]);
+struct SeenFilter([u64; 4]);
 
 impl SeenFilter {
-    pub(super) fn insert(&mut self, hash: u64) -> bool {
+    fn insert(&mut self, hash: u64) -> bool {
         let byte = (hash >> 56) as usize;
         let (word, bit) = (byte / 64, 1u64 << (byte % 64));
         let Some(slot) = self.0.get_mut(word) else {
@@ -20,14 +109,14 @@ impl SeenFilter {
         new
     }
 
-    pub(super) fn clear(&mut self) {
+    fn clear(&mut self) {
         self.0 = [0; 4];
     }
 }
 
 /// Occurrences of `history[current]` among earlier positions with the same
 /// side to move, since `window_start`.
-pub(super) fn count_earlier(history: &[u64], window_start: usize, current: usize) -> u32 {
+fn count_earlier(history: &[u64], window_start: usize, current: usize) -> u32 {
     let Some(&target) = history.get(current) else {
         return 0;
     };

@@ -12,8 +12,8 @@ use shakmaty::{
 
 use super::material::Material;
 use super::reject::{Rejection, move_error, null_move};
-use super::repetition::{SeenFilter, count_earlier, is_perpetual};
-use super::{EndState, Replayed, proven_result};
+use super::repetition::{DrawWatch, is_perpetual};
+use super::{EndState, Replayed, end_state_with, replayed_at};
 use shakmaty::san::San;
 
 /// The rules a game is played by: the normalised `Variant` tag.
@@ -196,17 +196,11 @@ pub(super) fn replay_variant(
     // so repetitions are looked for over the whole game.
     let reversible = start.variant() == Variant::Crazyhouse;
     let mut pos = start.clone();
-    history.push(pos.zobrist_hash::<Zobrist64>(ep).0);
+    let first = pos.zobrist_hash::<Zobrist64>(ep).0;
+    history.push(first);
     materials.push(material_of(&pos));
-    let mut window_start = 0usize;
-    let mut seen = SeenFilter::default();
-    seen.insert(history.first().copied().unwrap_or_default());
+    let mut watch = DrawWatch::start(first, pos.halfmoves(), pos.is_game_over());
     let mut uci = Vec::with_capacity(sans.len());
-    let mut threefold_first_ply = None;
-    let mut fifty_first_ply = (pos.halfmoves() >= 100).then_some(0);
-    let mut automatic_end_ply = None;
-    let mut automatic_end = None;
-    let mut final_repetitions = 1u32;
 
     for (index, san_plus) in sans.iter().enumerate() {
         let ply = index as u32 + 1;
@@ -223,66 +217,33 @@ pub(super) fn replay_variant(
         };
         uci.push(m.to_uci(mode).to_string());
         pos.play_unchecked(m);
-        let hash = pos.zobrist_hash::<Zobrist64>(ep).0;
         moves.push(m);
-        history.push(hash);
+        history.push(pos.zobrist_hash::<Zobrist64>(ep).0);
         materials.push(material_of(&pos));
-        let current = history.len() - 1;
-        if pos.halfmoves() == 0 && !reversible {
-            window_start = current;
-            seen.clear();
-        }
-        let repetitions = if seen.insert(hash) {
-            1
-        } else {
-            1 + count_earlier(history, window_start, current)
-        };
-        final_repetitions = repetitions;
-        if repetitions >= 3 && threefold_first_ply.is_none() {
-            threefold_first_ply = Some(ply);
-        }
-        if pos.halfmoves() >= 100 && fifty_first_ply.is_none() {
-            fifty_first_ply = Some(ply);
-        }
-        if automatic_end_ply.is_none()
-            && (repetitions >= 5 || (pos.halfmoves() >= 150 && !pos.is_game_over()))
-        {
-            automatic_end_ply = Some(ply);
-            automatic_end = Some(if repetitions >= 5 {
-                EndState::FivefoldRepetition
-            } else {
-                EndState::SeventyfiveMoves
-            });
-        }
+        let halfmoves = pos.halfmoves();
+        watch.after_move(
+            history,
+            ply,
+            halfmoves,
+            halfmoves == 0 && !reversible,
+            || pos.is_game_over(),
+        );
     }
 
     let plies = sans.len() as u32;
-    let (end_state, variant_end, winner_by_rule) = end_of(&pos, final_repetitions);
-    let drawn_before_end = automatic_end_ply.is_some_and(|ply| ply < plies);
-    let result_by_rule = proven_result(end_state, winner_by_rule, drawn_before_end);
-    let threefold_final = final_repetitions >= 3;
-    let perpetual_check = threefold_final && is_perpetual(history, window_start, start, moves);
+    let end = end_of(&pos, watch.final_repetitions);
+    let perpetual_check =
+        watch.final_repetitions >= 3 && is_perpetual(history, watch.window_start, start, moves);
     final_board.clone_from(pos.board());
-    let decided = !matches!(end_state, EndState::None | EndState::FivefoldRepetition);
-    Ok(Replayed {
+    let final_fen = shakmaty::fen::Fen::from_position(&pos, ep).to_string();
+    Ok(replayed_at(
+        &pos,
         plies,
-        moves_uci: uci.join(" "),
-        final_fen: shakmaty::fen::Fen::from_position(&pos, ep).to_string(),
-        end_state,
-        variant_end,
-        winner_by_rule,
-        result_by_rule,
-        threefold_first_ply,
-        fifty_first_ply,
-        threefold_final,
-        fifty_final: pos.halfmoves() >= 100 && !decided,
-        automatic_end_ply,
-        automatic_end,
-        plies_after_end: automatic_end_ply.map_or(0, |ply| plies - ply),
+        &watch,
+        end,
         perpetual_check,
-        white_insufficient: pos.has_insufficient_material(Color::White),
-        black_insufficient: pos.has_insufficient_material(Color::Black),
-    })
+        (uci.join(" "), final_fen),
+    ))
 }
 
 /// The state of a variant's final position: its own end first (seen from
@@ -305,20 +266,7 @@ fn end_of(
             }
         };
     }
-    let no_legal_moves = pos.legal_moves().is_empty();
-    let state = if no_legal_moves && pos.is_check() {
-        EndState::Checkmate
-    } else if no_legal_moves {
-        EndState::Stalemate
-    } else if pos.is_insufficient_material() {
-        EndState::InsufficientMaterial
-    } else if repetitions >= 5 {
-        EndState::FivefoldRepetition
-    } else if pos.halfmoves() >= 150 {
-        EndState::SeventyfiveMoves
-    } else {
-        EndState::None
-    };
+    let state = end_state_with(pos, pos.legal_moves().is_empty(), repetitions);
     let winner = (state == EndState::Checkmate).then(|| !pos.turn());
     (state, None, winner)
 }

@@ -55,21 +55,28 @@ fn python_verdicts(pgn: &Path) -> BTreeMap<u64, Verdict> {
         .iter()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            let [index, status, plies, end_state, threefold, fifty] = fields[..] else {
+            let [index, ref verdict @ ..] = fields[..] else {
                 return None;
             };
-            let verdict = match status {
-                "ok" => Verdict::Ok {
-                    plies: plies.parse().unwrap_or_default(),
-                    end_state: end_state.to_owned(),
-                    threefold: threefold == "1",
-                    fifty: fifty == "1",
-                },
-                other => Verdict::Failed(other.to_owned()),
-            };
-            Some((index.parse().unwrap_or_default(), verdict))
+            Some((index.parse().unwrap_or_default(), python_verdict(verdict)?))
         })
         .collect()
+}
+
+/// status, plies, end state, threefold, fifty of an oracle line.
+fn python_verdict(fields: &[&str]) -> Option<Verdict> {
+    let [status, plies, end_state, threefold, fifty, ..] = fields[..] else {
+        return None;
+    };
+    Some(match status {
+        "ok" => Verdict::Ok {
+            plies: plies.parse().unwrap_or_default(),
+            end_state: end_state.to_owned(),
+            threefold: threefold == "1",
+            fifty: fifty == "1",
+        },
+        other => Verdict::Failed(other.to_owned()),
+    })
 }
 
 type Disagreement = (u64, Option<Verdict>, Option<Verdict>);
@@ -251,28 +258,11 @@ fn python_variant_verdicts(pgn: &Path) -> BTreeMap<u64, VariantVerdict> {
         .iter()
         .filter_map(|line| {
             let fields: Vec<&str> = line.split('\t').collect();
-            let [
-                index,
-                status,
-                plies,
-                end_state,
-                threefold,
-                fifty,
-                fen,
-                result,
-            ] = fields[..]
-            else {
+            let [index, ref verdict @ .., fen, result] = fields[..] else {
                 return None;
             };
-            let verdict = match status {
-                "ok" => Verdict::Ok {
-                    plies: plies.parse().unwrap_or_default(),
-                    end_state: end_state.to_owned(),
-                    threefold: threefold == "1",
-                    fifty: fifty == "1",
-                },
-                other => Verdict::Failed(other.to_owned()),
-            };
+            let status = verdict.first().copied().unwrap_or_default();
+            let verdict = python_verdict(verdict)?;
             let fen = if status == "ok" {
                 comparable_fen(fen)
             } else {
