@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cost of the move comments and of the moves table (issue 17), against the
-# bare floor (examples/floor.rs) in the same minute, runs interleaved.
+# bare floor (benches/floor/, built on its own) in the same minute, runs interleaved.
 #   benches/moves.sh [RUNS]            (default 5)
 #   BASE=/path/to/older/pgnlake benches/moves.sh   also runs an older build
 #                                      (the import before comments were read)
@@ -20,9 +20,10 @@ if [ ! -f "$corpus/pgnmentor-players.pgn.zst" ]; then
   echo "benchmark skipped: $corpus is absent" >&2
   exit 0
 fi
-cargo build --release --locked --quiet --bin pgnlake --example floor
+cargo build --release --locked --quiet --bin pgnlake
+cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
 bin="$CARGO_TARGET_DIR/release/pgnlake"
-floor="$CARGO_TARGET_DIR/release/examples/floor"
+floor="$CARGO_TARGET_DIR/release/floor"
 base=${BASE:-}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

@@ -4,7 +4,7 @@
 #   benches/opening-tree.sh [GAMES]      (default 2000000)
 # Input: GAMES random legal lichess-like games (examples/gen_games.rs, seed 1),
 # generated once into $CARGO_TARGET_DIR/bench-data/ and kept there. Runs, one
-# each, on the same input: the bare floor (examples/floor.rs), the import
+# each, on the same input: the bare floor (benches/floor/, built on its own), the import
 # without the tree (`--opening-plies 0`), the default import (1 GiB memory
 # limit), then `--memory-limit 64M` and `256M`. Prints, per run, wall, games/s,
 # CPU s, peak RSS and wall ÷ the tree-less import's; for the tree runs the
@@ -18,9 +18,10 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
 
 games=${1:-2000000}
 seed=1
-cargo build --release --locked --quiet --bin pgnlake --example floor --example gen_games
+cargo build --release --locked --quiet --bin pgnlake --example gen_games
+cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
 bin="$CARGO_TARGET_DIR/release/pgnlake"
-floor="$CARGO_TARGET_DIR/release/examples/floor"
+floor="$CARGO_TARGET_DIR/release/floor"
 gen="$CARGO_TARGET_DIR/release/examples/gen_games"
 
 data="$CARGO_TARGET_DIR/bench-data"

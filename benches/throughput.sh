@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput benchmark: pgnlake import against the bare floor
-# (examples/floor.rs: pgn-reader parse + shakmaty replay, as pgn-reader's
+# (benches/floor/, built on its own: pgn-reader parse + shakmaty replay, as pgn-reader's
 # parallel_validate does) on the same input, in the same minute, runs
 # interleaved. Absolute figures drift ±15 % on shared machines; ratios do not.
 #   benches/throughput.sh [RUNS]      (default 3)
@@ -23,9 +23,10 @@ fi
 for tool in zstd pzstd; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install zstd" >&2; exit 2; }
 done
-cargo build --release --locked --quiet --bin pgnlake --example floor
+cargo build --release --locked --quiet --bin pgnlake
+cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
 bin="$CARGO_TARGET_DIR/release/pgnlake"
-floor="$CARGO_TARGET_DIR/release/examples/floor"
+floor="$CARGO_TARGET_DIR/release/floor"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -6,9 +6,11 @@
 //! (legal en-passant mode, incrementally), keep a repetition history, and
 //! check checkmate, stalemate and insufficient material at the end.
 //!
-//! `cargo run --release --example floor -- [--threads N] FILE...` prints
-//! `games N illegal N checkmates N stalemates N insufficient N repeated N`;
-//! `benches/throughput.sh` times it beside `pgnlake import`.
+//! `cargo run --release --manifest-path benches/floor/Cargo.toml -- [--threads N] FILE...`
+//! prints `games N illegal N checkmates N stalemates N insufficient N repeated N`;
+//! `benches/throughput.sh` times it beside `pgnlake import`. A package of its
+//! own, so that shakmaty is built as a bare user builds it (without the
+//! `variant` feature pgnlake needs, which costs the standard path).
 
 use std::fs::File;
 use std::io::{self, Read};
