@@ -29,6 +29,21 @@ pub enum Command {
     Merge(MergeArgs),
     /// Draw an import's statistics as charts in one self-contained HTML file.
     Report(ReportArgs),
+    /// Say for each FEN (one per line) whether each side can still checkmate.
+    Unwinnable(UnwinnableArgs),
+}
+
+/// `pgnlake unwinnable [FILE|-] [--nodes N]`.
+#[derive(Debug, Args)]
+pub struct UnwinnableArgs {
+    /// One FEN per line, with or without its move counters; what follows
+    /// it (an id, a label) is ignored. `-` reads stdin.
+    #[arg(default_value = "-")]
+    pub input: PathBuf,
+    /// Positions the search may visit per side before it answers
+    /// `undetermined`.
+    #[arg(long, default_value_t = 100_000)]
+    pub nodes: u64,
 }
 
 /// `pgnlake report --data DIR -o report.html`.

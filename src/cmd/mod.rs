@@ -7,6 +7,7 @@ pub mod import;
 pub mod merge;
 pub mod query;
 pub mod report;
+pub mod unwinnable;
 
 use std::process::ExitCode;
 
@@ -71,6 +72,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Query(args) => query::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
+        Command::Unwinnable(args) => unwinnable::run(args),
     };
     let status = match result {
         Ok(status) => status,

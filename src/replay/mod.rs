@@ -11,6 +11,7 @@ pub mod openings;
 pub mod reject;
 pub mod resolve;
 
+pub mod unwinnable;
 pub mod variant;
 
 mod notation;

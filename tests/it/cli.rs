@@ -527,3 +527,58 @@ fn a_broken_pipe_on_stdout_is_success() {
         assert_eq!(stderr(&output), "", "{args:?}");
     }
 }
+
+#[test]
+fn unwinnable_answers_each_fen_line_as_json() {
+    let input = "# a comment\n\
+                 8/8/8/4k3/8/8/3QK3/8 w - - 0 1 game-1\n\
+                 \n\
+                 -- 8/8/8/4k3/8/8/3NK3/8 w - -\n\
+                 not a fen\n";
+    let output = pgnlake_with_stdin(&["unwinnable"], input.as_bytes().to_vec());
+    assert_eq!(output.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&output.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert_eq!(lines.len(), 3);
+    let verdicts: Vec<(String, String)> = lines
+        .iter()
+        .take(2)
+        .map(|v| (v["white"].to_string(), v["black"].to_string()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("\"winnable\"".into(), "\"unwinnable\"".into()),
+            ("\"unwinnable\"".into(), "\"unwinnable\"".into()),
+        ]
+    );
+    // The queen's helpmate replays to a checkmate by white.
+    let mut pos: shakmaty::Chess = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1"
+        .parse::<shakmaty::fen::Fen>()
+        .ok()
+        .and_then(|f| f.into_position(shakmaty::CastlingMode::Standard).ok())
+        .unwrap_or_default();
+    let helpmate = lines[0]["white_helpmate"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(!helpmate.is_empty());
+    for uci in helpmate {
+        let m = uci
+            .as_str()
+            .and_then(|u| u.parse::<shakmaty::uci::UciMove>().ok())
+            .and_then(|u| u.to_move(&pos).ok())
+            .unwrap_or_else(|| panic!("illegal helpmate move {uci}"));
+        shakmaty::Position::play_unchecked(&mut pos, m);
+    }
+    assert!(shakmaty::Position::is_checkmate(&pos));
+    assert_eq!(lines[2]["fen"], "not a fen");
+    assert!(lines[2]["error"].is_string());
+    let missing = pgnlake(&["unwinnable", "/nonexistent/fens.txt"]);
+    assert_eq!(missing.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains("/nonexistent/fens.txt"), "{stderr}");
+}

@@ -26,4 +26,5 @@ mod shard;
 mod shipped_queries;
 mod spark;
 mod tree_oracle;
+mod unwinnable;
 mod variants;
