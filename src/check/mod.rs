@@ -62,15 +62,15 @@ pub(crate) fn check_game(
     profile::lap(&mut timer, Stage::Parse);
     // A variant nobody implements is the reason, whatever its moves look
     // like (`P-7f` in shogi).
-    if let Some(tag) = game.text(game.variant) {
-        replay::variant_of(Some(tag)).map_err(|r| reject(Some(&game), r))?;
-    }
+    let declared_variant =
+        replay::variant_of(game.text(game.variant)).map_err(|r| reject(Some(&game), r))?;
     audit_tokens(&game, &report, bytes).map_err(|r| reject(Some(&game), r))?;
     profile::lap(&mut timer, Stage::TokenAudit);
-    let start = replay::setup(game.text(game.variant), game.text(game.fen))
+    let start = replay::setup_variant(declared_variant, game.text(game.fen))
         .map_err(|r| reject(Some(&game), r))?;
     let start_fen = start.start_fen.clone();
     let chess960 = start.chess960;
+    // Chess960 when the FEN needs it, whatever the tag said.
     let variant = start.variant;
     let fen_repaired = start.fen_repaired.clone();
     let start_pos = start.pos.clone();

@@ -30,7 +30,7 @@ use material::Material;
 use notation::{fen_of, push_uci};
 use reject::{Rejection, move_error, null_move};
 use repetition::{DrawWatch, is_perpetual};
-pub use setup::{FenRepair, Start, setup, variant_of};
+pub use setup::{FenRepair, Start, setup, setup_variant, variant_of};
 use variant::{VariantEnd, VariantTrail, replay_variant};
 
 /// The state of the final position.
@@ -219,7 +219,7 @@ fn replay_into(
     // Position hashes, index = ply; the moves are kept to re-walk the game
     // in the rare case a perpetual check has to be checked.
     history.push(hash.0);
-    let mut watch = DrawWatch::start(hash.0, pos.halfmoves(), pos.is_checkmate());
+    let mut watch = DrawWatch::start(hash.0, pos.halfmoves(), || pos.is_checkmate());
     let mut moves_uci: Vec<u8> = Vec::with_capacity(sans.len() * 5);
 
     for (index, san_plus) in sans.iter().enumerate() {

@@ -22,12 +22,13 @@ pub(super) struct DrawWatch {
 
 impl DrawWatch {
     /// The start position: its hash, its halfmove clock and whether it is
-    /// already decided (the 75-move rule yields to a checkmate).
+    /// already decided (the 75-move rule yields to a checkmate; asked only
+    /// past 150 halfmoves).
     #[inline]
-    pub fn start(hash: u64, halfmoves: u32, decided: bool) -> DrawWatch {
+    pub fn start(hash: u64, halfmoves: u32, decided: impl FnOnce() -> bool) -> DrawWatch {
         let mut seen = SeenFilter::default();
         seen.insert(hash);
-        let automatic_end_ply = (halfmoves >= 150 && !decided).then_some(0);
+        let automatic_end_ply = (halfmoves >= 150 && !decided()).then_some(0);
         DrawWatch {
             window_start: 0,
             seen,

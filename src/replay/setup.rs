@@ -52,7 +52,11 @@ pub fn variant_of(tag: Option<&str>) -> Result<VariantName, Rejection> {
 
 /// Builds the start position from the `Variant` and `FEN` tags.
 pub fn setup(variant_tag: Option<&str>, fen: Option<&str>) -> Result<Start, Rejection> {
-    let variant = variant_of(variant_tag)?;
+    setup_variant(variant_of(variant_tag)?, fen)
+}
+
+/// [`setup`] for a `Variant` tag already read by [`variant_of`].
+pub fn setup_variant(variant: VariantName, fen: Option<&str>) -> Result<Start, Rejection> {
     let rules = variant.rules();
     let Some(fen_text) = fen else {
         return Ok(Start {

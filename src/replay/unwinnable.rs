@@ -185,15 +185,15 @@ fn exhaustive(pos: &Chess, winner: Color, nodes: u64) -> Verdict {
     // Each position's parent and the move from it; the root has none.
     let mut parents: HashMap<u64, Option<(u64, Move)>> = HashMap::new();
     let mut queue = VecDeque::new();
-    parents.insert(key(pos), None);
-    queue.push_back(pos.clone());
+    let root = key(pos);
+    parents.insert(root, None);
+    queue.push_back((pos.clone(), root));
     let mut left = nodes;
-    while let Some(current) = queue.pop_front() {
+    while let Some((current, current_key)) = queue.pop_front() {
         let Some(rest) = left.checked_sub(1) else {
             return Verdict::Undetermined;
         };
         left = rest;
-        let current_key = key(&current);
         for m in current.legal_moves() {
             let mut next = current.clone();
             next.play_unchecked(m);
@@ -206,7 +206,7 @@ fn exhaustive(pos: &Chess, winner: Color, nodes: u64) -> Verdict {
                 return Verdict::Winnable(line_to(&parents, next_key));
             }
             if !hopeless(&next, winner) {
-                queue.push_back(next);
+                queue.push_back((next, next_key));
             }
         }
     }

@@ -3,6 +3,8 @@
 //! shakmaty's variant positions, with their own end states, insufficient
 //! material and position identity (pockets and check counters included).
 
+use std::fmt::Write;
+
 use shakmaty::san::SanPlus;
 use shakmaty::variant::{Variant, VariantPosition};
 use shakmaty::zobrist::Zobrist64;
@@ -199,8 +201,8 @@ pub(super) fn replay_variant(
     let first = pos.zobrist_hash::<Zobrist64>(ep).0;
     history.push(first);
     materials.push(material_of(&pos));
-    let mut watch = DrawWatch::start(first, pos.halfmoves(), pos.is_game_over());
-    let mut uci = Vec::with_capacity(sans.len());
+    let mut watch = DrawWatch::start(first, pos.halfmoves(), || pos.is_game_over());
+    let mut uci = String::with_capacity(sans.len() * 5);
 
     for (index, san_plus) in sans.iter().enumerate() {
         let ply = index as u32 + 1;
@@ -215,7 +217,11 @@ pub(super) fn replay_variant(
                 .to_move(&pos)
                 .map_err(|e| move_error(&pos, san_plus, e, ply))?,
         };
-        uci.push(m.to_uci(mode).to_string());
+        if !uci.is_empty() {
+            uci.push(' ');
+        }
+        // Writing to a String cannot fail.
+        let _ = write!(uci, "{}", m.to_uci(mode));
         pos.play_unchecked(m);
         moves.push(m);
         history.push(pos.zobrist_hash::<Zobrist64>(ep).0);
@@ -242,7 +248,7 @@ pub(super) fn replay_variant(
         &watch,
         end,
         perpetual_check,
-        (uci.join(" "), final_fen),
+        (uci, final_fen),
     ))
 }
 

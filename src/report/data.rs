@@ -265,8 +265,7 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
         by_end_state.entry(end_state).or_default().add(counts);
         // Scores by rating and draw rates are standard chess's: variant
         // games have their own ratings and draw rules.
-        let variant = variants.get(row).cloned().flatten();
-        if !standard_rules(variant.as_deref()) {
+        if !standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
             continue;
         }
         if let Some(Some(bucket)) = buckets.get(row) {
@@ -340,7 +339,7 @@ fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
     let rows = counts(frame, ["stronger_side_wins", "draws", "weaker_side_wins"])?;
     let mut by_signature: BTreeMap<String, Counts> = BTreeMap::new();
     for (row, c) in rows.into_iter().enumerate() {
-        if standard_rules(variants.get(row).cloned().flatten().as_deref()) {
+        if standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
             let signature = signatures.get(row).cloned().flatten().unwrap_or_default();
             by_signature.entry(signature).or_default().add(c);
         }
