@@ -60,6 +60,7 @@ END_STATES = [
     "checkmate",
     "stalemate",
     "insufficient_material",
+    "dead_position",
     "fivefold_repetition",
     "seventyfive_moves",
     "none",
@@ -70,6 +71,7 @@ END_STATES = [
 DRAW_REASONS = [
     "stalemate",
     "insufficient_material",
+    "dead_position",
     "fivefold_repetition",
     "seventyfive_moves",
     "threefold_repetition",
@@ -342,6 +344,7 @@ def merged_summary(summaries, rows, min_games, dropped):
         "end_states": add_maps("end_states"),
         "result_checks": add_maps("result_checks"),
         "annotations": add_maps("annotations"),
+        "unwinnability": add_maps("unwinnability"),
         "elapsed_seconds": add("elapsed_seconds"),
         "tables": {f"{name}.parquet": n for name, n in sorted(rows.items())},
         "truncated_inputs": sum(1 for i in inputs if i.get("truncated")),

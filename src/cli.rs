@@ -193,6 +193,11 @@ pub struct ImportArgs {
     /// game (SAN, UCI, position key, material, clock, move time, evaluation, NAGs).
     #[arg(long)]
     pub moves: bool,
+    /// Search budget (positions) per side of a final position the cheap
+    /// dead-position test flags (locked pawns, no queen): proves who can
+    /// still checkmate. 0: the static test only.
+    #[arg(long, value_name = "N", default_value_t = crate::replay::dead::DEFAULT_NODES)]
+    pub unwinnable_nodes: u64,
 }
 
 /// Explore one position of the opening tree of an import.

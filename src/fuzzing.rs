@@ -29,6 +29,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
         opening_plies: 20,
         budget: BUDGET,
         piece_values: PieceValues::default(),
+        unwinnable_nodes: crate::replay::dead::DEFAULT_NODES,
     };
     let mut aggregates = Aggregates::new(options, &spill);
     let mut framer = Framer::new(Cursor::new(data));

@@ -100,10 +100,12 @@ pub(crate) fn check_game(
 /// The one batch loop of `import` and `clean`: each game of the batch in
 /// order, with the start of the next frame (where its text ends) and one
 /// parser and replayer reused across the batch. `keep_notes`: the parser
-/// keeps comments, NAGs and variations (for `clean`'s export).
+/// keeps comments, NAGs and variations (for `clean`'s export);
+/// `unwinnable_nodes`: the dead-position search's budget.
 pub(crate) fn for_each_game(
     batch: &Batch,
     keep_notes: bool,
+    unwinnable_nodes: u64,
     mut each: impl FnMut(&RawGame, usize, &mut BatchParser<'_>, &mut Replayer),
 ) {
     let holder = FeedHolder::new(&batch.data);
@@ -114,6 +116,7 @@ pub(crate) fn for_each_game(
         parser
     };
     let mut replayer = Replayer::default();
+    replayer.unwinnable_nodes = unwinnable_nodes;
     for (index, raw) in batch.games.iter().enumerate() {
         let next = batch
             .games

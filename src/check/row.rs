@@ -46,6 +46,7 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
     for_each_game(
         batch,
         false,
+        aggregates.options.unwinnable_nodes,
         |raw, next, parser, replayer| match process_game(
             batch,
             raw,
@@ -61,6 +62,11 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
                 profile::lap(&mut timer, Stage::Statistics);
                 out.counts
                     .count_accepted(row.replayed.end_state, row.result_check);
+                if row.variant_name.is_standard_rules() {
+                    out.counts
+                        .unwinnable
+                        .add(row.replayed.can_mate, row.replayed.can_mate_asked);
+                }
                 out.games.push(row);
             }
             Err(row) => {

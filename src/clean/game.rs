@@ -12,6 +12,7 @@ use crate::clean::repaired_game::repair_game;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::visitor::BatchParser;
 use crate::replay::audit::Declared;
+use crate::replay::dead::DEFAULT_NODES;
 use crate::replay::reject::RejectReason;
 use crate::replay::{Replayed, Replayer};
 use crate::sink::pgn::{ExportGame, write_game};
@@ -130,7 +131,7 @@ pub(super) struct Modes {
 /// pass of `--dedupe`) a duplicate.
 pub(super) fn clean_batch(batch: &Batch, modes: Modes, losers: &Losers) -> Vec<Item> {
     let mut items = Vec::with_capacity(batch.games.len());
-    check::for_each_game(batch, true, |raw, next, parser, replayer| {
+    check::for_each_game(batch, true, DEFAULT_NODES, |raw, next, parser, replayer| {
         let item = match clean_game(batch, raw, next, parser, replayer, modes) {
             Ok(item) => item,
             Err(row) if modes.repair && repairable(row.reason) => {

@@ -19,6 +19,7 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         piece_values: args.piece_values,
         shard: args.shard,
         moves: args.moves,
+        unwinnable_nodes: args.unwinnable_nodes,
     };
     if options.shard.is_some() && options.opening_min_games > 1 {
         return Err(Error::Usage(

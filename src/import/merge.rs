@@ -759,6 +759,7 @@ fn merged_summary(
             "end_states",
             "result_checks",
             "annotations",
+            "unwinnability",
         ] {
             object.insert(field.into(), add_maps(field));
         }

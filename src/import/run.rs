@@ -42,6 +42,9 @@ pub struct ImportOptions {
     pub shard: Option<Shard>,
     /// `--moves`: also write `moves.parquet`, one row per mainline ply.
     pub moves: bool,
+    /// `--unwinnable-nodes`: the dead-position search's budget per side of
+    /// a flagged final position (0: the static test only).
+    pub unwinnable_nodes: u64,
 }
 
 /// Default `--opening-min-games`: every row.
@@ -72,6 +75,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         opening_plies: options.opening_plies,
         budget: usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX),
         piece_values: options.piece_values,
+        unwinnable_nodes: options.unwinnable_nodes,
     };
     let finished_aggregates = Mutex::new(Vec::with_capacity(threads));
     let workers = pipeline::Workers {
@@ -154,6 +158,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                 quiet: options.quiet,
                 piece_values: options.piece_values.into(),
                 moves: options.moves,
+                unwinnable_nodes: options.unwinnable_nodes,
             },
             inputs,
             &counts,

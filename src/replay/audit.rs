@@ -1,6 +1,8 @@
 //! Replay stage, result audit: compares the declared result (tag and
 //! movetext marker) with what the final board proves.
 
+use shakmaty::Color;
+
 use super::{EndState, Replayed};
 use crate::pgn::result::GameResult;
 
@@ -12,6 +14,10 @@ pub enum ResultCheck {
     ContradictsCheckmate,
     ContradictsStalemate,
     ContradictsInsufficient,
+    /// A win declared for a side that cannot checkmate by any legal
+    /// sequence, where material alone does not show it (FIDE 6.9), or a
+    /// decisive result after a dead position (5.2.2).
+    ContradictsUnwinnable,
     ContradictsAutomaticDraw,
     UnfinishedButDecided,
     TagMarkerMismatch,
@@ -23,11 +29,12 @@ pub enum ResultCheck {
 }
 
 impl ResultCheck {
-    pub const ALL: [ResultCheck; 10] = [
+    pub const ALL: [ResultCheck; 11] = [
         ResultCheck::Consistent,
         ResultCheck::ContradictsCheckmate,
         ResultCheck::ContradictsStalemate,
         ResultCheck::ContradictsInsufficient,
+        ResultCheck::ContradictsUnwinnable,
         ResultCheck::ContradictsAutomaticDraw,
         ResultCheck::UnfinishedButDecided,
         ResultCheck::TagMarkerMismatch,
@@ -42,6 +49,7 @@ impl ResultCheck {
             ResultCheck::ContradictsCheckmate => "contradicts_checkmate",
             ResultCheck::ContradictsStalemate => "contradicts_stalemate",
             ResultCheck::ContradictsInsufficient => "contradicts_insufficient",
+            ResultCheck::ContradictsUnwinnable => "contradicts_unwinnable",
             ResultCheck::ContradictsAutomaticDraw => "contradicts_automatic_draw",
             ResultCheck::UnfinishedButDecided => "unfinished_but_decided",
             ResultCheck::TagMarkerMismatch => "tag_marker_mismatch",
@@ -92,31 +100,45 @@ pub fn check(declared: Declared<'_>, replayed: &Replayed) -> ResultCheck {
         .automatic_end_ply
         .is_some_and(|ply| ply < replayed.plies);
     if contradicted {
-        return if automatic_first {
-            ResultCheck::ContradictsAutomaticDraw
-        } else {
-            match replayed.end_state {
-                EndState::Checkmate => ResultCheck::ContradictsCheckmate,
-                EndState::Stalemate => ResultCheck::ContradictsStalemate,
-                EndState::InsufficientMaterial => ResultCheck::ContradictsInsufficient,
-                EndState::VariantWin | EndState::VariantLoss | EndState::VariantDraw => {
-                    ResultCheck::ContradictsVariantEnd
-                }
-                _ => ResultCheck::ContradictsAutomaticDraw,
+        // The rule that ended the game first: an automatic end before the
+        // last move, else the final position's state.
+        let ended_by = match replayed.automatic_end {
+            Some(end) if automatic_first => end,
+            _ => replayed.end_state,
+        };
+        return match ended_by {
+            EndState::Checkmate => ResultCheck::ContradictsCheckmate,
+            EndState::Stalemate => ResultCheck::ContradictsStalemate,
+            EndState::InsufficientMaterial => ResultCheck::ContradictsInsufficient,
+            EndState::DeadPosition => ResultCheck::ContradictsUnwinnable,
+            EndState::VariantWin | EndState::VariantLoss | EndState::VariantDraw => {
+                ResultCheck::ContradictsVariantEnd
             }
+            _ => ResultCheck::ContradictsAutomaticDraw,
         };
     }
-    let winner_cannot_mate = match result {
-        GameResult::WhiteWins => replayed.white_insufficient,
-        GameResult::BlackWins => replayed.black_insufficient,
-        _ => false,
-    };
     let decided_by_board = matches!(
         replayed.end_state,
         EndState::Checkmate | EndState::VariantWin | EndState::VariantLoss
     );
-    if winner_cannot_mate && !decided_by_board {
-        return ResultCheck::ContradictsInsufficient;
+    let winner = match result {
+        GameResult::WhiteWins => Some(Color::White),
+        GameResult::BlackWins => Some(Color::Black),
+        _ => None,
+    };
+    if let Some(winner) = winner
+        && !decided_by_board
+    {
+        let insufficient = match winner {
+            Color::White => replayed.white_insufficient,
+            Color::Black => replayed.black_insufficient,
+        };
+        if insufficient {
+            return ResultCheck::ContradictsInsufficient;
+        }
+        if *replayed.can_mate.get(winner) == Some(false) {
+            return ResultCheck::ContradictsUnwinnable;
+        }
     }
     ResultCheck::Consistent
 }

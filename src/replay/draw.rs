@@ -8,6 +8,8 @@ use crate::pgn::result::GameResult;
 pub enum DrawReason {
     Stalemate,
     InsufficientMaterial,
+    /// Neither side could mate though material alone does not show it.
+    DeadPosition,
     FivefoldRepetition,
     SeventyfiveMoves,
     ThreefoldRepetition,
@@ -19,9 +21,10 @@ pub enum DrawReason {
 }
 
 impl DrawReason {
-    pub const ALL: [DrawReason; 9] = [
+    pub const ALL: [DrawReason; 10] = [
         DrawReason::Stalemate,
         DrawReason::InsufficientMaterial,
+        DrawReason::DeadPosition,
         DrawReason::FivefoldRepetition,
         DrawReason::SeventyfiveMoves,
         DrawReason::ThreefoldRepetition,
@@ -35,6 +38,7 @@ impl DrawReason {
         match self {
             DrawReason::Stalemate => "stalemate",
             DrawReason::InsufficientMaterial => "insufficient_material",
+            DrawReason::DeadPosition => "dead_position",
             DrawReason::FivefoldRepetition => "fivefold_repetition",
             DrawReason::SeventyfiveMoves => "seventyfive_moves",
             DrawReason::ThreefoldRepetition => "threefold_repetition",
@@ -64,6 +68,7 @@ pub fn draw_reason(counted: Option<GameResult>, game: &Replayed) -> Option<DrawR
     Some(match before_end.unwrap_or(game.end_state) {
         EndState::Stalemate => DrawReason::Stalemate,
         EndState::InsufficientMaterial => DrawReason::InsufficientMaterial,
+        EndState::DeadPosition => DrawReason::DeadPosition,
         EndState::FivefoldRepetition => DrawReason::FivefoldRepetition,
         EndState::SeventyfiveMoves => DrawReason::SeventyfiveMoves,
         EndState::VariantDraw => DrawReason::VariantDraw,

@@ -3,6 +3,7 @@
 //! how the game ended under the FIDE Laws (articles 5 and 9).
 
 pub mod audit;
+pub mod dead;
 pub mod draw;
 pub mod keyhash;
 pub mod material;
@@ -22,7 +23,8 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::variant::VariantPosition;
 use shakmaty::zobrist::{Zobrist64, ZobristValue};
 use shakmaty::{
-    Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role, Square,
+    Board, ByColor, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Move, Position, Role,
+    Square,
 };
 
 use crate::pgn::result::GameResult;
@@ -39,6 +41,9 @@ pub enum EndState {
     Checkmate,
     Stalemate,
     InsufficientMaterial,
+    /// Neither side can checkmate by any legal sequence, though the
+    /// material alone does not show it (locked pawns, walled-in kings).
+    DeadPosition,
     FivefoldRepetition,
     SeventyfiveMoves,
     #[default]
@@ -53,10 +58,11 @@ pub enum EndState {
 }
 
 impl EndState {
-    pub const ALL: [EndState; 9] = [
+    pub const ALL: [EndState; 10] = [
         EndState::Checkmate,
         EndState::Stalemate,
         EndState::InsufficientMaterial,
+        EndState::DeadPosition,
         EndState::FivefoldRepetition,
         EndState::SeventyfiveMoves,
         EndState::None,
@@ -70,6 +76,7 @@ impl EndState {
             EndState::Checkmate => "checkmate",
             EndState::Stalemate => "stalemate",
             EndState::InsufficientMaterial => "insufficient_material",
+            EndState::DeadPosition => "dead_position",
             EndState::FivefoldRepetition => "fivefold_repetition",
             EndState::SeventyfiveMoves => "seventyfive_moves",
             EndState::None => "none",
@@ -104,13 +111,22 @@ pub struct Replayed {
     pub fifty_final: bool,
     pub automatic_end_ply: Option<u32>,
     /// Which rule ended the game at `automatic_end_ply`: fivefold
-    /// repetition or the 75-move rule.
+    /// repetition, the 75-move rule, or a dead position
+    /// (`insufficient_material` or `dead_position`).
     pub automatic_end: Option<EndState>,
     pub plies_after_end: u32,
     pub perpetual_check: bool,
     /// Per side: cannot checkmate by any legal sequence in the final position.
     pub white_insufficient: bool,
     pub black_insufficient: bool,
+    /// The first ply whose position was dead (by material or proven by
+    /// search), when the final one is.
+    pub dead_position_ply: Option<u32>,
+    /// Per side, whether it can still checkmate in the final position
+    /// (None: undetermined, not asked, or a variant game).
+    pub can_mate: dead::CanMate,
+    /// Per side, whether the unwinnability procedure was asked.
+    pub can_mate_asked: ByColor<bool>,
 }
 
 /// Plays `sans` from `start`. The first illegal, ambiguous or null move
@@ -130,6 +146,9 @@ pub struct Replayer {
     /// Material after each ply of a variant game (empty for standard
     /// chess, whose material is walked from the captures).
     materials: Vec<Material>,
+    /// The unwinnability search's budget per side of a flagged final
+    /// position (`--unwinnable-nodes`; 0: the static test only).
+    pub unwinnable_nodes: u64,
 }
 
 impl Default for Replayer {
@@ -141,6 +160,7 @@ impl Default for Replayer {
             start_turn: Color::White,
             final_board: Board::default(),
             materials: Vec::new(),
+            unwinnable_nodes: dead::DEFAULT_NODES,
         }
     }
 }
@@ -187,6 +207,7 @@ impl Replayer {
                 &mut self.history,
                 &mut self.moves,
                 &mut self.final_board,
+                self.unwinnable_nodes,
             ),
             pos => replay_variant(
                 pos,
@@ -210,6 +231,7 @@ fn replay_into(
     history: &mut Vec<u64>,
     moves: &mut Vec<Move>,
     final_board: &mut Board,
+    unwinnable_nodes: u64,
 ) -> Result<Replayed, Rejection> {
     let mode = CastlingMode::from_chess960(chess960);
     let ep = EnPassantMode::Legal;
@@ -246,12 +268,26 @@ fn replay_into(
     }
 
     let plies = sans.len() as u32;
-    let end_state = end_state_of(&pos, watch.final_repetitions);
+    let mut end_state = end_state_of(&pos, watch.final_repetitions);
+    let verdicts = dead::final_verdicts(&pos, end_state, unwinnable_nodes);
+    let dead_kind = match end_state {
+        EndState::InsufficientMaterial => Some(EndState::InsufficientMaterial),
+        EndState::Checkmate | EndState::Stalemate => None,
+        _ if verdicts.dead() => Some(EndState::DeadPosition),
+        _ => None,
+    };
+    if dead_kind == Some(EndState::DeadPosition) {
+        end_state = EndState::DeadPosition;
+    }
+    let dead_from = dead_kind.map(|_| dead::first_dead(&start_pos, moves, unwinnable_nodes));
     let winner_by_rule = (end_state == EndState::Checkmate).then(|| !pos.turn());
     let perpetual_check =
         watch.final_repetitions >= 3 && is_perpetual(history, watch.window_start, start_pos, moves);
+    if let Some((ply, kind)) = dead_from {
+        watch.dead_from(ply, kind);
+    }
     final_board.clone_from(pos.board());
-    Ok(replayed_at(
+    let mut replayed = replayed_at(
         &pos,
         plies,
         &watch,
@@ -262,7 +298,11 @@ fn replay_into(
             String::from_utf8(moves_uci).unwrap_or_default(),
             fen_of(&pos, chess960),
         ),
-    ))
+    );
+    replayed.dead_position_ply = dead_from.map(|(ply, _)| ply);
+    replayed.can_mate = verdicts.can_mate;
+    replayed.can_mate_asked = verdicts.asked;
+    Ok(replayed)
 }
 
 /// What replay learned of a game that reached `pos` after `plies` plies:
@@ -298,6 +338,7 @@ fn replayed_at(
         perpetual_check,
         white_insufficient: pos.has_insufficient_material(Color::White),
         black_insufficient: pos.has_insufficient_material(Color::Black),
+        ..Replayed::default()
     }
 }
 

@@ -86,8 +86,18 @@ impl DrawWatch {
         }
     }
 
-    /// A fivefold repetition or the 75-move rule ended the game before its
-    /// last move.
+    /// The game's position was dead from `ply` on (`kind`: insufficient
+    /// material or a dead position): FIDE 5.2.2 ended it there, unless an
+    /// earlier rule already had.
+    pub fn dead_from(&mut self, ply: u32, kind: EndState) {
+        if self.automatic_end_ply.is_none_or(|end| ply < end) {
+            self.automatic_end_ply = Some(ply);
+            self.automatic_end = Some(kind);
+        }
+    }
+
+    /// A rule that ends the game by itself (fivefold repetition, the
+    /// 75-move rule, a dead position) ended it before its last move.
     pub fn drawn_before(&self, plies: u32) -> bool {
         self.automatic_end_ply.is_some_and(|ply| ply < plies)
     }

@@ -270,6 +270,18 @@ pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFra
             "perpetual_check",
             values(rows, |r| r.replayed.perpetual_check),
         ),
+        col(
+            "dead_position_ply",
+            values(rows, |r| r.replayed.dead_position_ply),
+        ),
+        col(
+            "white_can_mate",
+            values(rows, |r| r.replayed.can_mate.white),
+        ),
+        col(
+            "black_can_mate",
+            values(rows, |r| r.replayed.can_mate.black),
+        ),
         col("final_fen", values(rows, |r| r.replayed.final_fen.as_str())),
         signature_column("final_material", rows, |r| Some(r.material.final_material))?,
         col("white_material", values(rows, |r| r.material.white)),

@@ -7,6 +7,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::pgn::annotations::AnnotationCounts;
+use crate::replay::dead::UnwinnableCounts;
 use crate::stats::RunCounts;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -93,6 +94,8 @@ pub struct Options {
     pub piece_values: PieceValueNames,
     /// `--moves`: the run wrote `moves.parquet`.
     pub moves: bool,
+    /// `--unwinnable-nodes`: the dead-position search's budget.
+    pub unwinnable_nodes: u64,
 }
 
 /// How the opening tree was built.
@@ -157,6 +160,9 @@ pub struct Summary {
     /// Values read from the comments of accepted games (clocks, move
     /// times, evaluations) and those that did not parse (left null).
     pub annotations: AnnotationCounts,
+    /// Who can still checkmate in the final positions (standard rules):
+    /// answers per side, and those left null (undetermined, not asked).
+    pub unwinnability: UnwinnableCounts,
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
     pub tables: BTreeMap<&'static str, u64>,
@@ -198,6 +204,7 @@ impl Summary {
             end_states: counts.end_states(),
             result_checks: counts.result_checks(),
             annotations: counts.annotations,
+            unwinnability: counts.unwinnable,
             elapsed_seconds,
             games_per_second: if elapsed_seconds > 0.0 {
                 counts.read as f64 / elapsed_seconds
@@ -241,6 +248,14 @@ impl Summary {
                 out,
                 "annotations: {} clocks, {} move times, {} evaluations, {} malformed (left null)",
                 a.clocks, a.move_times, a.evals, a.malformed
+            );
+        }
+        let u = &self.unwinnability;
+        if *u != UnwinnableCounts::default() {
+            let _ = writeln!(
+                out,
+                "can mate (final positions, per side): {} yes, {} no, {} undetermined, {} not asked",
+                u.winnable, u.unwinnable, u.undetermined, u.not_asked
             );
         }
         let _ = writeln!(

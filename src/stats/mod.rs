@@ -14,6 +14,7 @@ use std::ops::AddAssign;
 use crate::pgn::annotations::AnnotationCounts;
 use crate::replay::EndState;
 use crate::replay::audit::ResultCheck;
+use crate::replay::dead::UnwinnableCounts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
 use lines::OpeningLines;
@@ -33,6 +34,8 @@ pub struct RunCounts {
     by_result_check: [u64; ResultCheck::ALL.len()],
     /// Clocks, evaluations and move times read from accepted games.
     pub annotations: AnnotationCounts,
+    /// The final positions' who-can-mate answers (standard rules only).
+    pub unwinnable: UnwinnableCounts,
 }
 
 impl RunCounts {
@@ -95,6 +98,9 @@ pub struct AggregateOptions {
     /// Bytes one worker may hold.
     pub budget: usize,
     pub piece_values: crate::replay::material::PieceValues,
+    /// The dead-position search's budget per side of a flagged final
+    /// position (`--unwinnable-nodes`).
+    pub unwinnable_nodes: u64,
 }
 
 /// A worker's aggregates over the accepted games it replayed.
@@ -162,6 +168,7 @@ impl AddAssign<&RunCounts> for RunCounts {
         add_slots(&mut self.by_end_state, &other.by_end_state);
         add_slots(&mut self.by_result_check, &other.by_result_check);
         self.annotations += &other.annotations;
+        self.unwinnable += &other.unwinnable;
     }
 }
 

@@ -582,8 +582,8 @@ mod tests {
             time_class: 2,
             rating_diff_bucket: -150,
             declared: 3,
-            end_state: 5,
-            draw_reason: 8,
+            end_state: 6,
+            draw_reason: 9,
             termination: termination_hash("Normal"),
         };
         let value = ResultValue {

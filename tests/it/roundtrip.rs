@@ -30,6 +30,7 @@ proptest! {
             opening_plies: 20,
             budget: 1 << 20,
             piece_values: Default::default(),
+            unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
         };
         let mut aggregates = Aggregates::new(options, &spill);
         loop {

@@ -26,6 +26,7 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         piece_values: Default::default(),
         shard,
         moves: true,
+        unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
     }
 }
 

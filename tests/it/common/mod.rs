@@ -63,6 +63,7 @@ pub fn import_with_moves(
 ) -> Imported {
     run(ImportOptions {
         moves: true,
+        unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
         ..options(inputs, threads, opening_plies, memory_limit)
     })
 }
@@ -96,6 +97,7 @@ fn options(
         piece_values: Default::default(),
         shard: None,
         moves: false,
+        unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
     }
 }
 
