@@ -17,6 +17,13 @@ fn key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
+/// The key of `next`, reached from `pos` (key `pos_key`) by the legal move
+/// `m`: updated incrementally where shakmaty can, in full otherwise.
+fn child_key(pos: &Chess, pos_key: u64, m: Move, next: &Chess) -> u64 {
+    pos.update_zobrist_hash(Zobrist64(pos_key), m, EnPassantMode::Legal)
+        .map_or_else(|| key(next), |z| z.0)
+}
+
 /// Once `winner` has too little material and no pawn is left on the board,
 /// nothing can give it more: no mate lies past this position.
 fn hopeless(pos: &Chess, winner: Color) -> bool {
@@ -143,7 +150,7 @@ impl Helpmate {
         while self.left > 0 && (max_depth as usize) < MAX_PLIES {
             self.iteration_left = ITERATION_NODES;
             self.line.clear();
-            if self.dive(pos, 0, max_depth, false) {
+            if self.dive(pos, key(pos), 0, max_depth, false) {
                 return Some(std::mem::take(&mut self.line));
             }
             max_depth += 1;
@@ -153,7 +160,14 @@ impl Helpmate {
 
     /// A helpmate from `pos` (left in `line`), `depth` of `max_depth` spent;
     /// `after_progress`: the previous move made progress, so this one is free.
-    fn dive(&mut self, pos: &Chess, depth: u32, max_depth: u32, after_progress: bool) -> bool {
+    fn dive(
+        &mut self,
+        pos: &Chess,
+        pos_key: u64,
+        depth: u32,
+        max_depth: u32,
+        after_progress: bool,
+    ) -> bool {
         if self.left == 0 || self.iteration_left == 0 {
             return false;
         }
@@ -167,7 +181,7 @@ impl Helpmate {
             return false;
         }
         let moves_left = max_depth - depth;
-        match self.seen.entry(key(pos)) {
+        match self.seen.entry(pos_key) {
             Entry::Occupied(mut seen) => {
                 if *seen.get() >= moves_left {
                     return false;
@@ -199,7 +213,14 @@ impl Helpmate {
             }
             self.line.push(m);
             let progress = kind == Kind::Progress && rewarding;
-            if self.dive(&next, (depth + cost).min(max_depth), max_depth, progress) {
+            let next_key = child_key(pos, pos_key, m, &next);
+            if self.dive(
+                &next,
+                next_key,
+                (depth + cost).min(max_depth),
+                max_depth,
+                progress,
+            ) {
                 return true;
             }
             self.line.pop();
@@ -312,7 +333,7 @@ pub(super) fn exhaustive(pos: &Chess, winner: Color, nodes: u64) -> Verdict {
         for m in current.legal_moves() {
             let mut next = current.clone();
             next.play_unchecked(m);
-            let next_key = key(&next);
+            let next_key = child_key(&current, current_key, m, &next);
             let Entry::Vacant(slot) = parents.entry(next_key) else {
                 continue;
             };
