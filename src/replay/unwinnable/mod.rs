@@ -5,9 +5,11 @@
 //!
 //! Sound by construction: `Winnable` comes with a helpmate that replays to a
 //! checkmate, `Unwinnable` only from shakmaty's material rule (which
-//! promises that no position with that material can be won) or from a search
-//! that visited every position reachable from this one without meeting a
-//! mate; anything else is `Undetermined` when the node budget runs out.
+//! promises that no position with that material can be won), from the
+//! static analysis of locked pawns (`blocked`, every set it builds an
+//! over-approximation) or from a search that visited every position
+//! reachable from this one without meeting a mate (`search`); anything
+//! else is `Undetermined` when the node budget runs out.
 
 use shakmaty::{Chess, Color, Move, Position};
 
