@@ -10,7 +10,8 @@ SELECT end_state, declared_result, result_check,
        MIN(game_id) AS first_game_id
 FROM games
 WHERE dead_position_ply IS NOT NULL
-   OR (declared_result = '1-0' AND NOT white_can_mate)
-   OR (declared_result = '0-1' AND NOT black_can_mate)
+   OR (end_state NOT IN ('checkmate', 'stalemate')
+       AND ((declared_result = '1-0' AND NOT white_can_mate)
+            OR (declared_result = '0-1' AND NOT black_can_mate)))
 GROUP BY end_state, declared_result, result_check
 ORDER BY games DESC, end_state, declared_result NULLS FIRST, result_check

@@ -69,6 +69,7 @@ fn summary_is_printed_and_rejects_do_not_fail_the_run() {
       nonstandard_result           1
       tag_marker_mismatch          1
       unfinished_but_decided       1
+    can mate (final positions, per side): 3 yes, 12 no, 0 undetermined, 21 not asked
     ");
     assert!(out.path().join("games.parquet").is_file());
     assert!(out.path().join("summary.json").is_file());

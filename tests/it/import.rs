@@ -90,14 +90,20 @@ fn expected_games() -> Vec<Expected> {
             "contradicts_stalemate",
             "stalemate",
         ),
-        e(
-            "insufficient material",
-            1,
-            DRAW,
-            DRAW,
-            "consistent",
-            "insufficient_material",
-        ),
+        // King and bishop against king from the start: dead at ply 0
+        // (FIDE 5.2.2 ended the game there), one move played after it.
+        Expected {
+            automatic_end: Some(0),
+            after_end: 1,
+            ..e(
+                "insufficient material",
+                1,
+                DRAW,
+                DRAW,
+                "consistent",
+                "insufficient_material",
+            )
+        },
         e(
             "contradicts insufficient",
             1,
@@ -476,8 +482,16 @@ fn edge_case_rejects_say_what_and_where() {
 
 #[test]
 fn every_outcome_and_reject_reason_occurs() {
-    // The variants' end states and audit are in their own fixture.
-    let run = import(&[sample("edge-cases.pgn"), sample("variants.pgn")], 2);
+    // The variants' end states and audit, and the dead positions, are in
+    // their own fixtures.
+    let run = import(
+        &[
+            sample("edge-cases.pgn"),
+            sample("variants.pgn"),
+            sample("walled-kings.pgn"),
+        ],
+        2,
+    );
     let games = run.table("games");
     let rejects = run.table("rejects");
     let end_states = distinct(&games, "end_state");
@@ -901,7 +915,7 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
         &[std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
         2,
     );
-    assert_eq!(run.summary.games_read, 141);
+    assert_eq!(run.summary.games_read, 144);
     // The two Chinese scoresheets are not SAN: import rejects them.
     assert!(run.summary.inputs[0].path.ends_with("chinese-notation.pgn"));
     assert!(run.summary.inputs[1].path.ends_with("edge-cases.pgn"));
@@ -919,15 +933,24 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     );
     assert!(run.summary.inputs[6].path.ends_with("untidy-archive.pgn"));
     assert!(run.summary.inputs[7].path.ends_with("variants.pgn"));
+    assert!(run.summary.inputs[8].path.ends_with("walled-kings.pgn"));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["games_read"], 141);
-    assert_eq!(value["accepted"], 110);
+    assert_eq!(value["games_read"], 144);
+    assert_eq!(value["accepted"], 113);
     assert_eq!(value["rejected"], 31);
     assert_eq!(value["balanced"], true);
-    assert_eq!(value["tables"]["games.parquet"], 110);
+    assert_eq!(value["tables"]["games.parquet"], 113);
     assert_eq!(value["tables"]["moves.parquet"], serde_json::Value::Null);
     assert_eq!(value["options"]["moves"], false);
+    assert_eq!(value["options"]["unwinnable_nodes"], 2000);
+    // Per side of each standard-rules final position: the mates given and
+    // helpmates found; the mated, stalemated, insufficient and proven dead;
+    // the positions the cheap test did not flag.
+    assert_eq!(
+        value["unwinnability"],
+        serde_json::json!({"winnable": 16, "unwinnable": 32, "undetermined": 0, "not_asked": 138})
+    );
     // 1,742 lichess clocks and 84 evaluations, and the comment fixture's.
     assert_eq!(
         value["annotations"],

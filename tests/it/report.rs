@@ -29,13 +29,13 @@ fn each_chart_gets_its_numbers_from_the_tables() {
             facts.rejected,
             facts.balanced
         ),
-        (141, 110, 31, true)
+        (144, 113, 31, true)
     );
     assert_eq!(
         facts.rejected_by_reason.first(),
         Some(&("unknown_token".to_owned(), 12))
     );
-    assert_eq!(facts.inputs.len(), 8);
+    assert_eq!(facts.inputs.len(), 9);
     let end_states: Vec<(&str, u64, u64, u64, u64)> = numbers
         .by_end_state
         .iter()
@@ -44,10 +44,11 @@ fn each_chart_gets_its_numbers_from_the_tables() {
     assert_eq!(
         end_states,
         [
-            ("none", 71, 26, 10, 17),
+            ("none", 72, 26, 10, 17),
             ("checkmate", 20, 8, 0, 12),
             ("variant_loss", 10, 6, 0, 4),
             ("stalemate", 3, 0, 3, 0),
+            ("dead_position", 2, 0, 2, 0),
             ("variant_win", 2, 1, 0, 1),
             ("fivefold_repetition", 1, 0, 1, 0),
             ("insufficient_material", 1, 0, 1, 0),

@@ -80,3 +80,123 @@ fn every_verdict_agrees_with_cha_and_every_helpmate_mates() {
     );
     assert!(positions > 850);
 }
+
+/// The import on `sample-data/walled-kings.pgn`: a game dead from its
+/// start, one that dies on its sixth ply and plays on, and a flag fall
+/// "won" by a side shut in behind a locked chain.
+#[test]
+fn the_import_finds_dead_positions_and_contradicted_flag_falls() {
+    let run = common::import(&[common::sample("walled-kings.pgn")], 2);
+    let games = run.table("games");
+    type Row = (
+        &'static str,
+        Option<u32>,
+        Option<u32>,
+        u32,
+        Option<&'static str>,
+        &'static str,
+        Option<&'static str>,
+        Option<bool>,
+        Option<bool>,
+    );
+    let expected: [(&str, Row); 3] = [
+        (
+            "dead from the start",
+            (
+                "dead_position",
+                Some(0),
+                Some(0),
+                4,
+                Some("1/2-1/2"),
+                "contradicts_unwinnable",
+                Some("dead_position"),
+                Some(false),
+                Some(false),
+            ),
+        ),
+        (
+            "dies on the last capture",
+            (
+                "dead_position",
+                Some(6),
+                Some(6),
+                1,
+                Some("1/2-1/2"),
+                "contradicts_unwinnable",
+                Some("dead_position"),
+                Some(false),
+                Some(false),
+            ),
+        ),
+        (
+            "flag falls for the side that can still mate",
+            (
+                "none",
+                None,
+                None,
+                0,
+                None,
+                "contradicts_unwinnable",
+                None,
+                Some(true),
+                Some(false),
+            ),
+        ),
+    ];
+    for (event, want) in expected {
+        let row = common::row_by_event(&games, event);
+        let text = |c: &str| common::str_at(&row, c, 0);
+        let got = (
+            text("end_state").unwrap_or_default(),
+            common::u32_at(&row, "dead_position_ply", 0),
+            common::u32_at(&row, "automatic_end_ply", 0),
+            common::u32_at(&row, "plies_after_end", 0).unwrap_or_default(),
+            text("result_by_rule"),
+            text("result_check").unwrap_or_default(),
+            text("draw_reason"),
+            common::bool_at(&row, "white_can_mate", 0),
+            common::bool_at(&row, "black_can_mate", 0),
+        );
+        assert_eq!(
+            got,
+            (
+                want.0.to_owned(),
+                want.1,
+                want.2,
+                want.3,
+                want.4.map(str::to_owned),
+                want.5.to_owned(),
+                want.6.map(str::to_owned),
+                want.7,
+                want.8
+            ),
+            "{event}"
+        );
+    }
+    let counts = run.summary.unwinnability;
+    assert_eq!(
+        (
+            counts.winnable,
+            counts.unwinnable,
+            counts.undetermined,
+            counts.not_asked
+        ),
+        (1, 5, 0, 0)
+    );
+}
+
+/// `--unwinnable-nodes 0`: the static test alone still proves the walled
+/// kings dead (no search needed), and the search budget is recorded.
+#[test]
+fn the_static_test_alone_proves_walled_kings_dead() {
+    let run = common::import_unwinnable_nodes(&[common::sample("walled-kings.pgn")], 0);
+    let games = run.table("games");
+    let row = common::row_by_event(&games, "dead from the start");
+    assert_eq!(
+        common::str_at(&row, "end_state", 0).as_deref(),
+        Some("dead_position")
+    );
+    let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
+    assert_eq!(value["options"]["unwinnable_nodes"], 0);
+}

@@ -63,8 +63,15 @@ pub fn import_with_moves(
 ) -> Imported {
     run(ImportOptions {
         moves: true,
-        unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
         ..options(inputs, threads, opening_plies, memory_limit)
+    })
+}
+
+/// [`import`] with `--unwinnable-nodes N`.
+pub fn import_unwinnable_nodes(inputs: &[PathBuf], nodes: u64) -> Imported {
+    run(ImportOptions {
+        unwinnable_nodes: nodes,
+        ..options(inputs, 1, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
     })
 }
 
