@@ -196,8 +196,9 @@ pub struct ImportArgs {
     #[arg(long)]
     pub moves: bool,
     /// Search budget (positions) per side of a final position the cheap
-    /// dead-position test flags (locked pawns, no queen): proves who can
-    /// still checkmate. 0: the static test only.
+    /// dead-position test flags (locked pawns, no queen), after the static
+    /// analysis: finds helpmates it cannot see (about 1 µs a position).
+    /// Default 0: the static analysis alone.
     #[arg(long, value_name = "N", default_value_t = crate::replay::dead::DEFAULT_NODES)]
     pub unwinnable_nodes: u64,
 }

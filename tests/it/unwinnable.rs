@@ -81,9 +81,10 @@ fn every_verdict_agrees_with_cha_and_every_helpmate_mates() {
     assert!(positions > 850);
 }
 
-/// The import on `sample-data/walled-kings.pgn`: a game dead from its
-/// start, one that dies on its sixth ply and plays on, and a flag fall
-/// "won" by a side shut in behind a locked chain.
+/// The import on `sample-data/walled-kings.pgn`, at the default budget (the
+/// static stage alone): a game dead from its start, one that dies on its
+/// sixth ply and plays on, and a flag fall "won" by a side shut in behind a
+/// locked chain.
 #[test]
 fn the_import_finds_dead_positions_and_contradicted_flag_falls() {
     let run = common::import(&[common::sample("walled-kings.pgn")], 2);
@@ -138,7 +139,8 @@ fn the_import_finds_dead_positions_and_contradicted_flag_falls() {
                 None,
                 "contradicts_unwinnable",
                 None,
-                Some(true),
+                // A helpmate exists, but only the search finds it.
+                None,
                 Some(false),
             ),
         ),
@@ -181,22 +183,31 @@ fn the_import_finds_dead_positions_and_contradicted_flag_falls() {
             counts.undetermined,
             counts.not_asked
         ),
-        (1, 5, 0, 0)
+        (0, 5, 1, 0)
     );
 }
 
-/// `--unwinnable-nodes 0`: the static test alone still proves the walled
-/// kings dead (no search needed), and the search budget is recorded.
+/// `--unwinnable-nodes 2000`: the search finds the helpmate of the side
+/// whose opponent flagged; the dead positions stay dead, and the budget is
+/// recorded in the summary.
 #[test]
-fn the_static_test_alone_proves_walled_kings_dead() {
-    let run = common::import_unwinnable_nodes(&[common::sample("walled-kings.pgn")], 0);
+fn a_search_budget_finds_the_helpmates_the_static_stage_cannot_see() {
+    let run = common::import_unwinnable_nodes(&[common::sample("walled-kings.pgn")], 2000);
     let games = run.table("games");
-    let row = common::row_by_event(&games, "dead from the start");
+    let flag_fall = common::row_by_event(&games, "flag falls for the side that can still mate");
+    assert_eq!(common::bool_at(&flag_fall, "white_can_mate", 0), Some(true));
     assert_eq!(
-        common::str_at(&row, "end_state", 0).as_deref(),
+        common::bool_at(&flag_fall, "black_can_mate", 0),
+        Some(false)
+    );
+    let dead = common::row_by_event(&games, "dead from the start");
+    assert_eq!(
+        common::str_at(&dead, "end_state", 0).as_deref(),
         Some("dead_position")
     );
+    let counts = run.summary.unwinnability;
+    assert_eq!((counts.winnable, counts.undetermined), (1, 0));
     let json = std::fs::read_to_string(run.dir.path().join("summary.json")).unwrap_or_default();
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
-    assert_eq!(value["options"]["unwinnable_nodes"], 0);
+    assert_eq!(value["options"]["unwinnable_nodes"], 2000);
 }
