@@ -211,3 +211,34 @@ fn a_search_budget_finds_the_helpmates_the_static_stage_cannot_see() {
     let value: serde_json::Value = serde_json::from_str(&json).unwrap_or_default();
     assert_eq!(value["options"]["unwinnable_nodes"], 2000);
 }
+
+/// Variant games are not asked: their can-mate columns and dead ply are
+/// null, and they are not counted; standard games of the same file are.
+#[test]
+fn variant_games_get_nulls() {
+    let run = common::import(&[common::sample("variants.pgn")], 1);
+    let games = run.table("games");
+    let mut variant_rows = 0;
+    for row in 0..games.height() {
+        let variant = common::str_at(&games, "variant_name", row).unwrap_or_default();
+        if variant == "standard" || variant == "chess960" {
+            continue;
+        }
+        variant_rows += 1;
+        for column in ["white_can_mate", "black_can_mate"] {
+            assert_eq!(
+                common::bool_at(&games, column, row),
+                None,
+                "{variant} {column}"
+            );
+        }
+        assert_eq!(common::u32_at(&games, "dead_position_ply", row), None);
+    }
+    assert!(variant_rows > 10, "{variant_rows}");
+    let counts = run.summary.unwinnability;
+    let standard_games = games.height() as u64 - variant_rows;
+    assert_eq!(
+        counts.winnable + counts.unwinnable + counts.undetermined + counts.not_asked,
+        2 * standard_games
+    );
+}
