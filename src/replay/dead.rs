@@ -121,23 +121,23 @@ fn side_answer(pos: &Chess, side: Color, nodes: u64) -> (bool, Option<bool>) {
 
 /// The cheap test: could `side` be unable to mate in a way the material
 /// rule does not see? Only when the pawn structure can hold pieces back:
-/// every pawn on the board stands head to head with an enemy pawn (no pawn
-/// can advance), and `side` has no queen (with one, a dead position needs
-/// a chain without a gap, which real games hardly ever leave). Positions
-/// that fail it are not asked (null): this keeps the question's cost on a
-/// whole import to a few bitboard operations per game.
+/// there are pawns and none of them can advance (the square in front of
+/// each is taken: an enemy pawn head to head, or a piece, as a king
+/// cornered in front of a pawn), and `side` has no queen (with one, a dead
+/// position needs a chain without a gap, which real games hardly ever
+/// leave). Positions that fail it are not asked (null): this keeps the
+/// question's cost on a whole import to a few bitboard operations per game.
 pub fn worth_asking(pos: &Chess, side: Color) -> bool {
     let board = pos.board();
+    let occupied = board.occupied();
     let white = board.pawns() & board.white();
     let black = board.pawns() & board.black();
-    !white.is_empty()
-        && shift_up(white) == black
+    let white_fronts = Bitboard(white.0 << 8);
+    let black_fronts = Bitboard(black.0 >> 8);
+    !board.pawns().is_empty()
+        && (white_fronts & !occupied).is_empty()
+        && (black_fronts & !occupied).is_empty()
         && (board.queens() & board.by_color(side)).is_empty()
-}
-
-/// Every square one rank up (towards Black's side).
-fn shift_up(squares: Bitboard) -> Bitboard {
-    Bitboard(squares.0 << 8)
 }
 
 /// Whether `pos` is dead: neither side can mate, by the material rule or
@@ -209,6 +209,11 @@ mod tests {
         assert!(!worth_asking(&open, Color::White));
         // The start position.
         assert!(!worth_asking(&Chess::default(), Color::White));
+        // A pawn held by the king cornered in front of it.
+        let cornered = position("7k/6pP/6P1/5K2/8/8/8/8 w - - 1 67");
+        assert!(worth_asking(&cornered, Color::White));
+        // No pawns: the material rule says all there is to say cheaply.
+        assert!(!worth_asking(&position("8/8/8/4k3/8/8/3RK3/8 w - - 0 1"), Color::White));
     }
 
     #[test]
