@@ -6,8 +6,10 @@
 //! of the other colour that nothing can cover, the position is dead for the
 //! winner (the "semi-static" idea of CHA, Ambrona's unwinnability analyzer).
 //!
-//! Walls are pawns locked head to head and pairs of pawns still closing on
-//! each other (their stretch of file nobody else enters); pawns capture
+//! Walls are pawns locked head to head (or against a king walled in on its
+//! square, like a king in the corner behind an enemy pawn) and pairs of
+//! pawns still closing on each other (their stretch of file nobody else
+//! enters); pawns capture
 //! only where an enemy unit other than the king may ever stand, so pawns
 //! that meet only pawns of their own file never leave it.
 //!
@@ -54,9 +56,10 @@ pub(super) fn is_dead_for(pos: &Chess, winner: Color) -> bool {
 /// rest as walls) contradicts, until nothing changes.
 fn locked_pawns(board: &Board) -> Locks {
     let mut locks = Locks {
-        fixed: blocked_in_front(board, board.pawns()),
+        fixed: blocked_in_front(board, board.pawns(), board.kings()),
         closing: closing_pairs(board),
         capturable: ByColor::new_with(|_| Bitboard::FULL),
+        held_kings: board.kings(),
     };
     for _ in 0..MAX_ROUNDS {
         if locks.is_empty() {
@@ -89,14 +92,16 @@ fn locked_pawns(board: &Board) -> Locks {
             .filter(|pair| pair.holds(board, &white, &black, &locks))
             .copied()
             .collect();
-        let fixed = blocked_in_front(board, kept);
+        let held_kings = held(board, Color::White, &white) | held(board, Color::Black, &black);
+        let fixed = blocked_in_front(board, kept, held_kings);
         // Unchanged: every assumption holds given all the others, so the
         // first move that broke one would have had to break it alone.
-        if fixed == locks.fixed && closing == locks.closing {
+        if fixed == locks.fixed && closing == locks.closing && held_kings == locks.held_kings {
             return locks;
         }
         locks.fixed = fixed;
         locks.closing = closing;
+        locks.held_kings = held_kings;
     }
     Locks::none()
 }
@@ -116,6 +121,9 @@ struct Locks {
     /// units other than the king may ever stand. A pawn that can never
     /// leave its file is as good as a wall for the other files.
     capturable: ByColor<Bitboard>,
+    /// Kings that can never leave their square: a pawn they stand in front
+    /// of is blocked for good.
+    held_kings: Bitboard,
 }
 
 impl Locks {
@@ -124,6 +132,7 @@ impl Locks {
             fixed: Bitboard::EMPTY,
             closing: Vec::new(),
             capturable: ByColor::new_with(|_| Bitboard::FULL),
+            held_kings: Bitboard::EMPTY,
         }
     }
 
@@ -236,11 +245,23 @@ fn closing_pairs(board: &Board) -> Vec<Closing> {
     pairs
 }
 
-/// The pawns of `candidates` whose square ahead holds a pawn of `candidates`.
-fn blocked_in_front(board: &Board, candidates: Bitboard) -> Bitboard {
-    let white = board.white() & candidates & candidates.shift(-8);
-    let black = board.black() & candidates & candidates.shift(8);
+/// The pawns of `candidates` whose square ahead holds a pawn of
+/// `candidates` or a king of `held_kings` (a king walled in on its square,
+/// often by the very pawn it blocks, as in a corner behind its own pawn).
+fn blocked_in_front(board: &Board, candidates: Bitboard, held_kings: Bitboard) -> Bitboard {
+    let ahead = candidates | held_kings;
+    let white = board.white() & candidates & ahead.shift(-8);
+    let black = board.black() & candidates & ahead.shift(8);
     white | black
+}
+
+/// The king of `color` as a wall: `reach` (its side's) shows it can never
+/// leave its square.
+fn held(board: &Board, color: Color, reach: &Reach) -> Bitboard {
+    match board.king_of(color) {
+        Some(sq) if reach.king == Bitboard::from_square(sq) => reach.king,
+        _ => Bitboard::EMPTY,
+    }
 }
 
 /// The fixed pawn of `color` on `sq` keeps its square: the enemy can never
@@ -334,13 +355,17 @@ impl Walls {
         let enemy_pawn_attacks = (locks.fixed & board.by_color(!color))
             .into_iter()
             .fold(Bitboard::EMPTY, |acc, sq| acc | pawn_attacks(!color, sq));
+        // A king that never moves guards its neighbours for good too.
+        let held_enemy_king = (locks.held_kings & board.by_color(!color))
+            .into_iter()
+            .fold(Bitboard::EMPTY, |acc, sq| acc | king_attacks(sq));
         Walls {
             color,
             fixed: locks.walls(),
             pawns: locks.fixed,
             capturable: *locks.capturable.get(color),
             enterable,
-            king_enterable: enterable & !enemy_pawn_attacks,
+            king_enterable: enterable & !enemy_pawn_attacks & !held_enemy_king,
         }
     }
 
@@ -543,5 +568,24 @@ mod tests {
         // leave their files.
         let fen = "3k4/p2p2p1/P2P2P1/8/8/P2P4/P2P2P1/3K3n w - - 0 1";
         assert!(!dead_for_both(fen), "{fen}");
+    }
+
+    #[test]
+    fn a_king_walled_in_behind_an_enemy_pawn_blocks_it_for_good() {
+        // The white king never leaves a1 (a2 is guarded by b3, b1 by a2,
+        // b2 is its own pawn), so a2 never moves, and Black's light
+        // bishops never check a1. White can still mate (Kh8, Bg8, Bh7,
+        // Bf6), which the static stage must not deny.
+        let pos = position("k7/1b6/2b5/8/8/1pB5/pP6/K7 w - - 0 1");
+        assert!(is_dead_for(&pos, Color::Black));
+        assert!(!is_dead_for(&pos, Color::White));
+    }
+
+    #[test]
+    fn a_king_that_can_take_the_pawn_in_front_is_not_walled_in() {
+        // Without b3 nothing guards a2: the king takes it and walks out.
+        let pos = position("k7/1b6/2b5/8/8/2B5/pP6/K7 w - - 0 1");
+        assert!(!is_dead_for(&pos, Color::Black));
+        assert!(locked_pawns(pos.board()).held_kings.is_empty());
     }
 }
