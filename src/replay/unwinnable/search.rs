@@ -302,7 +302,12 @@ impl Helpmate {
                     Kind::Setback
                 };
             }
-            if approaches(m, role, target) {
+            // Bishops too: they are the blockers beside the corner a
+            // bishop's mate needs.
+            let bishop_closer = role == Role::Bishop
+                && m.from()
+                    .is_some_and(|from| m.to().distance(target) < from.distance(target));
+            if approaches(m, role, target) || bishop_closer {
                 Kind::Progress
             } else if m.is_capture() {
                 Kind::Setback
