@@ -50,29 +50,16 @@ for input in "${inputs[@]}"; do
   echo "$(basename "$input") $("$floor" "$input" | awk '{print $2}')" >> "$tmp/games.txt"
 done
 python3 - "$results" "$tmp/games.txt" "$runs" <<'PY'
-import statistics, sys
+import sys
+sys.path.insert(0, "benches")
+from medians import print_table, read_runs
 path, games_path, runs = sys.argv[1], sys.argv[2], sys.argv[3]
 games = dict((name, int(n)) for name, n in (line.split() for line in open(games_path)))
-rows = {}
-for line in open(path):
-    input_, name, wall, user, sys_, rss = line.split()
-    rows.setdefault(input_, {}).setdefault(name, []).append(
-        (float(wall), float(user) + float(sys_), int(rss)))
 print(f"medians of {runs} interleaved runs")
-for input_, by_name in rows.items():
+for input_, by_name in read_runs(path).items():
     n = games[input_]
     print(f"\n{input_}: {n:,} games")
-    print(f"  {'run':<14}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}"
-          f"{'× floor CPU':>13}{'peak RSS':>12}")
-    floor_cpu = statistics.median(c for _, c, _ in by_name["floor"])
-    cpu_ratio = {}
-    for name, runs_ in by_name.items():
-        wall = statistics.median(w for w, _, _ in runs_)
-        cpu = statistics.median(c for _, c, _ in runs_)
-        rss = max(r for _, _, r in runs_) / 1024
-        cpu_ratio[name] = cpu / floor_cpu
-        print(f"  {name:<14}{wall:>8.2f}{n / wall:>10,.0f}{cpu:>8.1f}{cpu / n * 1e6:>13.2f}"
-              f"{cpu / floor_cpu:>13.3f}{rss:>8.0f} MiB")
+    cpu_ratio = print_table(by_name, n)
     if "base" in cpu_ratio:
         print(f"  import / base, CPU per game (as ratios to the floor): "
               f"{cpu_ratio['import'] / cpu_ratio['base']:.3f}")

@@ -45,32 +45,21 @@ done
 games=$("$floor" "$input" | awk '{print $2}')
 
 positions="$data/unwinnable/cha-lichess-30k-positions.txt"
-for nodes in 0 2000 200000; do
+for nodes in 0 2000 200000 700000; do
   /usr/bin/time -f "%e %U %S %M" -o "$tmp/time" \
     "$bin" unwinnable "$positions" --nodes "$nodes" > "$tmp/answers-$nodes.jsonl"
   echo "$nodes $(cat "$tmp/time")" >> "$tmp/positions.txt"
 done
 
 python3 - "$results" "$games" "$runs" "$tmp/out/summary.json" "$tmp/positions.txt" "$tmp" <<'PY'
-import json, statistics, sys
+import json, sys
+sys.path.insert(0, "benches")
+from medians import print_table, read_runs
 path, games, runs, summary_path, positions_path, tmp = sys.argv[1:7]
 games = int(games)
-by_name = {}
-for line in open(path):
-    _, name, wall, user, sys_, rss = line.split()
-    by_name.setdefault(name, []).append((float(wall), float(user) + float(sys_), int(rss)))
 print(f"pgnmentor, {games:,} games; medians of {runs} interleaved runs")
-print(f"  {'run':<12}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}"
-      f"{'× floor CPU':>13}{'peak RSS':>12}")
-floor_cpu = statistics.median(c for _, c, _ in by_name["floor"])
-ratio = {}
-for name, rows in by_name.items():
-    wall = statistics.median(w for w, _, _ in rows)
-    cpu = statistics.median(c for _, c, _ in rows)
-    rss = max(r for _, _, r in rows) / 1024
-    ratio[name] = cpu / floor_cpu
-    print(f"  {name:<12}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{cpu / games * 1e6:>13.2f}"
-          f"{cpu / floor_cpu:>13.3f}{rss:>8.0f} MiB")
+(by_name,) = read_runs(path).values()
+ratio = print_table(by_name, games, 12)
 if "base" in ratio:
     for name in ("import", "search-2000"):
         print(f"  {name} / base, CPU per game (as ratios to the floor): {ratio[name] / ratio['base']:.3f}")

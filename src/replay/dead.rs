@@ -187,15 +187,10 @@ pub fn first_dead(start: &Chess, moves: &[Move], nodes: u64) -> (u32, EndState) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
     use shakmaty::san::San;
 
     fn position(fen: &str) -> Chess {
-        Fen::from_ascii(fen.as_bytes())
-            .ok()
-            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-            .unwrap_or_else(|| panic!("test FEN {fen}"))
+        crate::replay::test_position(fen)
     }
 
     #[test]
@@ -213,7 +208,10 @@ mod tests {
         let cornered = position("7k/6pP/6P1/5K2/8/8/8/8 w - - 1 67");
         assert!(worth_asking(&cornered, Color::White));
         // No pawns: the material rule says all there is to say cheaply.
-        assert!(!worth_asking(&position("8/8/8/4k3/8/8/3RK3/8 w - - 0 1"), Color::White));
+        assert!(!worth_asking(
+            &position("8/8/8/4k3/8/8/3RK3/8 w - - 0 1"),
+            Color::White
+        ));
     }
 
     #[test]

@@ -459,6 +459,15 @@ fn proven_result(
     }
 }
 
+/// A standard position from a FEN a test writes out (panics on a typo).
+#[cfg(test)]
+pub(crate) fn test_position(fen: &str) -> Chess {
+    shakmaty::fen::Fen::from_ascii(fen.as_bytes())
+        .ok()
+        .and_then(|f| f.into_position(shakmaty::CastlingMode::Standard).ok())
+        .unwrap_or_else(|| panic!("test FEN {fen}"))
+}
+
 /// Visits every position of `games` pseudo-random games of up to `plies`
 /// plies (xorshift, so the walk is the same on every run).
 #[cfg(test)]

@@ -507,14 +507,9 @@ fn can_be_filled(squares: Bitboard, units: &[Bitboard]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
     fn position(fen: &str) -> Chess {
-        Fen::from_ascii(fen.as_bytes())
-            .ok()
-            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-            .unwrap_or_else(|| panic!("test FEN {fen}"))
+        crate::replay::test_position(fen)
     }
 
     fn dead_for_both(fen: &str) -> bool {

@@ -70,14 +70,9 @@ fn mated_by(pos: &Chess, winner: Color) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::CastlingMode;
-    use shakmaty::fen::Fen;
 
     fn position(fen: &str) -> Chess {
-        Fen::from_ascii(fen.as_bytes())
-            .ok()
-            .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-            .unwrap_or_else(|| panic!("test FEN {fen}"))
+        crate::replay::test_position(fen)
     }
 
     /// The helpmate replays legally and ends with `winner` mating.
