@@ -20,13 +20,9 @@ if [ ! -f "$corpus/pgnmentor-players.pgn.zst" ]; then
   echo "benchmark skipped: $corpus is absent" >&2
   exit 0
 fi
-cargo build --release --locked --quiet --bin pgnlake
-cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
-bin="$CARGO_TARGET_DIR/release/pgnlake"
-floor="$CARGO_TARGET_DIR/release/floor"
-base=${BASE:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=benches/timed.sh
+source benches/timed.sh
+bench_setup
 
 zstd -dq "$corpus/pgnmentor-players.pgn.zst" -o "$tmp/pgnmentor.pgn"
 for _ in $(seq 460); do cat "$corpus/lichess-2025-05-sample.pgn"; echo; done > "$tmp/lichess-x460.pgn"
@@ -34,8 +30,6 @@ zstd -dq "$corpus/tcec-engine-sample.pgn.zst" -o "$tmp/tcec.pgn"
 inputs=("$tmp/pgnmentor.pgn" "$tmp/lichess-x460.pgn" "$tmp/tcec.pgn")
 
 results="$tmp/results.txt"
-# shellcheck source=benches/timed.sh
-source benches/timed.sh
 for run in $(seq "$runs"); do
   for input in "${inputs[@]}"; do
     timed floor "$input" "$floor" "$input"

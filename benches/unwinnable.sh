@@ -20,19 +20,13 @@ if [ ! -f "$data/corpus/pgnmentor-players.pgn.zst" ]; then
   echo "benchmark skipped: $data is absent" >&2
   exit 0
 fi
-cargo build --release --locked --quiet --bin pgnlake
-cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
-bin="$CARGO_TARGET_DIR/release/pgnlake"
-floor="$CARGO_TARGET_DIR/release/floor"
-base=${BASE:-}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# shellcheck source=benches/timed.sh
+source benches/timed.sh
+bench_setup
 
 input="$tmp/pgnmentor.pgn"
 zstd -dq "$data/corpus/pgnmentor-players.pgn.zst" -o "$input"
 results="$tmp/results.txt"
-# shellcheck source=benches/timed.sh
-source benches/timed.sh
 for _ in $(seq "$runs"); do
   timed floor "$input" "$floor" "$input"
   if [ -n "$base" ]; then
