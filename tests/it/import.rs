@@ -945,12 +945,12 @@ fn folders_are_walked_in_path_order_and_summary_json_is_written() {
     assert_eq!(value["options"]["moves"], false);
     assert_eq!(value["options"]["unwinnable_nodes"], 0);
     // Per side of each standard-rules final position: the mates given; the
-    // mated, stalemated, insufficient and proven dead; one flagged side the
-    // static stage cannot settle (no search by default); the positions the
-    // cheap test did not flag.
+    // mated, stalemated, insufficient and proven dead; three flagged sides
+    // the static stage cannot settle (no search by default); the positions
+    // the cheap test did not flag.
     assert_eq!(
         value["unwinnability"],
-        serde_json::json!({"winnable": 15, "unwinnable": 32, "undetermined": 1, "not_asked": 138})
+        serde_json::json!({"winnable": 15, "unwinnable": 32, "undetermined": 3, "not_asked": 136})
     );
     // 1,742 lichess clocks and 84 evaluations, and the comment fixture's.
     assert_eq!(
