@@ -79,6 +79,12 @@ fn every_verdict_agrees_with_cha_and_every_helpmate_mates() {
         100.0 * f64::from(undetermined) / f64::from(2 * positions)
     );
     assert!(positions > 850);
+    // The promise at the default budget: at most 2 % undetermined.
+    assert!(
+        50 * undetermined <= 2 * positions,
+        "{undetermined} of {} answers undetermined",
+        2 * positions
+    );
 }
 
 /// The import on `sample-data/walled-kings.pgn`, at the default budget (the
