@@ -27,6 +27,15 @@ const FONT: &str = "sans-serif";
 /// 12.9 px, the smallest text of the report.
 const TEXT_PX: u32 = 16;
 
+/// A chart drawn: its SVG, and every number it plots as a table (header,
+/// rows), so that none is only a length on the screen.
+#[derive(Debug, Default)]
+pub struct Drawn {
+    pub svg: String,
+    pub header: Vec<String>,
+    pub rows: Vec<Vec<String>>,
+}
+
 /// Named series of values, one value per category.
 pub struct Series {
     pub name: String,
@@ -60,8 +69,8 @@ pub struct Line {
     pub colour: RGBColor,
 }
 
-/// The SVG of a stacked bar chart.
-pub fn bars(chart: &Bars) -> Result<String, String> {
+/// A stacked bar chart drawn.
+pub fn bars(chart: &Bars) -> Result<Drawn, String> {
     let n = chart.categories.len().max(1) as u32;
     let total = |i: usize| -> f64 {
         chart
@@ -74,8 +83,16 @@ pub fn bars(chart: &Bars) -> Result<String, String> {
     // Head room above the longest bar for the legend (upper right).
     let room = 1.08 + 0.07 * chart.series.len() as f64;
     let top = if max > 0.0 { max * room } else { 1.0 };
-    // At most about 20 category labels: every step-th one.
-    let step = chart.categories.len().div_ceil(20).max(1);
+    // At most 20 category labels down the side, 12 along the bottom (a
+    // year is about 40 px wide): every step-th one.
+    let most_labels = if chart.horizontal { 20 } else { 12 };
+    let step = chart.categories.len().div_ceil(most_labels).max(1);
+    // Three pixels between bars, less when there are so many bars that the
+    // gaps would swallow them.
+    let gap = bar_gap(
+        chart.categories.len(),
+        if chart.horizontal { 500 } else { 660 },
+    );
     // Where each series' segment of category i starts and ends.
     let segments = |series: usize| -> Vec<(u32, f64, f64)> {
         (0..chart.categories.len())
@@ -96,12 +113,18 @@ pub fn bars(chart: &Bars) -> Result<String, String> {
             })
             .collect()
     };
+    // Down the side the first category goes on top, as in its table:
+    // plotters counts upwards, so category i sits in slot n - 1 - i.
+    let slot = |i: u32| if chart.horizontal { n - 1 - i } else { i };
     let name = |v: &SegmentValue<u32>| match v {
-        SegmentValue::CenterOf(i) if (*i as usize).is_multiple_of(step) => chart
-            .categories
-            .get(*i as usize)
-            .cloned()
-            .unwrap_or_default(),
+        SegmentValue::CenterOf(at) if *at < n => {
+            let i = slot(*at) as usize;
+            if i.is_multiple_of(step) {
+                chart.categories.get(i).cloned().unwrap_or_default()
+            } else {
+                String::new()
+            }
+        }
         _ => String::new(),
     };
     let height = if chart.horizontal { 560 } else { 380 };
@@ -120,6 +143,7 @@ pub fn bars(chart: &Bars) -> Result<String, String> {
                 .disable_y_mesh()
                 .y_labels(n as usize)
                 .y_label_formatter(&name)
+                .x_label_formatter(&tick)
                 .x_desc(chart.x_label.as_str())
                 .y_desc(chart.y_label.as_str())
                 .label_style((FONT, TEXT_PX))
@@ -129,26 +153,28 @@ pub fn bars(chart: &Bars) -> Result<String, String> {
             draw_stacks(&mut ctx, chart, &segments, |i, from, to, style| {
                 let mut rect = Rectangle::new(
                     [
-                        (from, SegmentValue::Exact(i)),
-                        (to, SegmentValue::Exact(i + 1)),
+                        (from, SegmentValue::Exact(slot(i))),
+                        (to, SegmentValue::Exact(slot(i) + 1)),
                     ],
                     style,
                 );
-                rect.set_margin(3, 3, 0, 0);
+                rect.set_margin(gap, gap, 0, 0);
                 rect
             })?;
-            legend(&mut ctx, SeriesLabelPosition::UpperRight)?;
+            // The shortest bars are at the bottom now.
+            legend(&mut ctx, SeriesLabelPosition::LowerRight)?;
         } else {
             let mut ctx = ChartBuilder::on(&root)
                 .margin(12)
                 .x_label_area_size(44)
-                .y_label_area_size(72)
+                .y_label_area_size(88)
                 .build_cartesian_2d((0u32..n).into_segmented(), 0.0..top)
                 .map_err(text)?;
             ctx.configure_mesh()
                 .disable_x_mesh()
                 .x_labels(n as usize)
                 .x_label_formatter(&name)
+                .y_label_formatter(&tick)
                 .x_desc(chart.x_label.as_str())
                 .y_desc(chart.y_label.as_str())
                 .label_style((FONT, TEXT_PX))
@@ -163,14 +189,98 @@ pub fn bars(chart: &Bars) -> Result<String, String> {
                     ],
                     style,
                 );
-                rect.set_margin(0, 0, 3, 3);
+                rect.set_margin(0, 0, gap, gap);
                 rect
             })?;
             legend(&mut ctx, SeriesLabelPosition::UpperRight)?;
         }
         root.present().map_err(text)?;
     }
-    Ok(svg)
+    Ok(Drawn {
+        svg,
+        header: header(
+            &chart.y_label,
+            &chart.x_label,
+            chart.horizontal,
+            &chart.series,
+        ),
+        rows: chart
+            .categories
+            .iter()
+            .enumerate()
+            .map(|(i, category)| {
+                let values = chart.series.iter().map(|s| s.values.get(i).copied());
+                std::iter::once(category.clone())
+                    .chain(values.map(|v| v.map_or_else(String::new, number)))
+                    .collect()
+            })
+            .collect(),
+    })
+}
+
+/// A value axis's tick: thousands grouped, no fraction where the step has
+/// none (plotters would write `20000.0`).
+fn tick(value: &f64) -> String {
+    let v = *value;
+    if v.fract().abs() > 1e-9 {
+        return format!("{v:.1}");
+    }
+    let digits = format!("{}", v.abs() as u64);
+    let mut grouped = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            grouped.push(',');
+        }
+        grouped.push(c);
+    }
+    if v < 0.0 {
+        format!("-{grouped}")
+    } else {
+        grouped
+    }
+}
+
+/// Pixels between neighbouring bars: 3, or less when `bars` bars share
+/// `extent` pixels (a bar keeps at least two thirds of its slot).
+fn bar_gap(bars: usize, extent: u32) -> u32 {
+    let slot = extent / (bars.max(1) as u32);
+    (slot / 6).min(3)
+}
+
+/// The numbers table's header: the category (or x) axis, then a column a
+/// series.
+fn header<T: HasName>(y_label: &str, x_label: &str, horizontal: bool, series: &[T]) -> Vec<String> {
+    let category = if horizontal { y_label } else { x_label };
+    std::iter::once(category.to_owned())
+        .chain(series.iter().map(|s| s.name().to_owned()))
+        .collect()
+}
+
+/// A series or line, by its legend name.
+trait HasName {
+    fn name(&self) -> &str;
+}
+
+impl HasName for Series {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl HasName for Line {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// A plotted value as the table shows it: whole numbers without a
+/// fraction, others to three decimals.
+fn number(value: f64) -> String {
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{}", value as i64)
+    } else {
+        format!("{value:.3}")
+    }
 }
 
 /// Each series' segments of every bar, as `rect` places them (category,
@@ -199,8 +309,8 @@ where
     Ok(())
 }
 
-/// The SVG of a line chart.
-pub fn lines(chart: &Lines) -> Result<String, String> {
+/// A line chart drawn.
+pub fn lines(chart: &Lines) -> Result<Drawn, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, 380)).into_drawing_area();
@@ -245,7 +355,33 @@ pub fn lines(chart: &Lines) -> Result<String, String> {
         legend(&mut ctx, SeriesLabelPosition::UpperLeft)?;
         root.present().map_err(text)?;
     }
-    Ok(svg)
+    Ok(Drawn {
+        svg,
+        header: header(&chart.y_label, &chart.x_label, false, &chart.series),
+        rows: line_rows(&chart.series),
+    })
+}
+
+/// A row per x value of any line, a column per line (empty where a line
+/// has no point there), in increasing x.
+fn line_rows(series: &[Line]) -> Vec<Vec<String>> {
+    let mut xs: Vec<f64> = series
+        .iter()
+        .flat_map(|l| l.points.iter().map(|&(x, _)| x))
+        .collect();
+    xs.sort_by(f64::total_cmp);
+    xs.dedup();
+    xs.into_iter()
+        .map(|x| {
+            let ys = series.iter().map(|l| {
+                l.points
+                    .iter()
+                    .find(|&&(px, _)| px == x)
+                    .map_or_else(String::new, |&(_, y)| number(y))
+            });
+            std::iter::once(number(x)).chain(ys).collect()
+        })
+        .collect()
 }
 
 /// The series names and their colours, in a corner of the plot.
@@ -264,6 +400,40 @@ fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(
 
 fn text(error: impl std::fmt::Display) -> String {
     error.to_string()
+}
+
+/// The marks of a chart's data in its SVG, for tests here and in the
+/// browser: filled rectangles of a palette colour at least a pixel wide and
+/// high, less one legend swatch per colour (a series has a colour of its
+/// own), and the points of lines.
+#[doc(hidden)]
+pub fn data_marks(svg: &str) -> usize {
+    let colours: Vec<String> = PALETTE
+        .iter()
+        .map(|RGBColor(r, g, b)| format!("#{r:02X}{g:02X}{b:02X}"))
+        .collect();
+    let attribute = |element: &str, name: &str| -> f64 {
+        element
+            .split(&format!(" {name}=\""))
+            .nth(1)
+            .and_then(|rest| rest.split('"').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let mut used = std::collections::BTreeSet::new();
+    let mut rects = 0usize;
+    for element in svg.split("<rect").skip(1) {
+        let element = element.split('>').next().unwrap_or_default();
+        let Some(colour) = colours.iter().find(|c| element.contains(c.as_str())) else {
+            continue;
+        };
+        if attribute(element, "width") >= 1.0 && attribute(element, "height") >= 1.0 {
+            used.insert(colour.clone());
+            rects += 1;
+        }
+    }
+    // A legend has no points: every circle is a line's point.
+    rects.saturating_sub(used.len()) + svg.matches("<circle").count()
 }
 
 #[cfg(test)]
@@ -290,8 +460,14 @@ mod tests {
             ],
             horizontal: false,
         };
-        let svg = bars(&chart).unwrap_or_default();
+        let drawn = bars(&chart).unwrap_or_default();
+        let svg = drawn.svg.as_str();
         assert!(svg.starts_with("<svg"), "{svg}");
+        // Three bar segments of non-zero size (the fourth value is 0),
+        // beyond the two legend swatches.
+        assert_eq!(data_marks(svg), 3, "{svg}");
+        assert_eq!(drawn.header, ["year", "blitz", "classical"]);
+        assert_eq!(drawn.rows, [["2020", "3", "2"], ["2021", "1", "0"]]);
         assert!(svg.matches("<rect").count() >= 4, "{svg}");
         assert!(
             svg.contains(">\n2021\n<") && svg.contains(">\nclassical\n<"),
@@ -310,7 +486,7 @@ mod tests {
             svg.contains("#E69F00") || svg.contains("rgb(230,159,0)") || svg.contains("#e69f00"),
             "{svg}"
         );
-        let line = lines(&Lines {
+        let drawn = lines(&Lines {
             x_label: "x".into(),
             y_label: "y".into(),
             x_range: (0.0, 1.0),
@@ -322,6 +498,34 @@ mod tests {
             }],
         })
         .unwrap_or_default();
-        assert!(line.contains("<polyline"), "{line}");
+        assert!(drawn.svg.contains("<polyline"), "{}", drawn.svg);
+        assert_eq!(data_marks(&drawn.svg), 2, "{}", drawn.svg);
+        assert_eq!(drawn.rows, [["0", "0"], ["1", "1"]]);
+    }
+
+    #[test]
+    fn a_hundred_and_eighty_bars_are_each_visible() {
+        let chart = Bars {
+            x_label: "year".into(),
+            y_label: "games".into(),
+            categories: (1845..2025).map(|y: i32| y.to_string()).collect(),
+            series: vec![Series {
+                name: "classical".into(),
+                values: vec![5.0; 180],
+                colour: ORANGE,
+            }],
+            horizontal: false,
+        };
+        let svg = bars(&chart).unwrap_or_default().svg;
+        assert_eq!(data_marks(&svg), 180);
+    }
+
+    #[test]
+    fn ticks_group_thousands_and_drop_a_zero_fraction() {
+        assert_eq!(tick(&20000.0), "20,000");
+        assert_eq!(tick(&1234567.0), "1,234,567");
+        assert_eq!(tick(&0.0), "0");
+        assert_eq!(tick(&-1500.0), "-1,500");
+        assert_eq!(tick(&0.5), "0.5");
     }
 }

@@ -3,9 +3,10 @@
 //! title, axis labels, a caption naming its table, and its numbers in a
 //! small table beside it; an empty section says so.
 
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use crate::report::charts::{self, Bars, Line, Lines, Series};
+use crate::report::charts::{self, Bars, Drawn, Line, Lines, Series};
 use crate::report::data::{Counts, MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
 
 /// One section: its anchor, title, caption and body (charts and tables),
@@ -78,16 +79,31 @@ fn escape(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// A chart and its numbers side by side.
+/// A chart with every number it plots (folded under it) and its summary
+/// table beside it.
 fn chart_and_table(
-    svg: Result<String, String>,
+    chart: Result<Drawn, String>,
     header: &[&str],
     rows: &[Vec<String>],
 ) -> Result<String, String> {
-    let svg = svg?;
-    let mut out = format!("<div class=\"row\"><div class=\"chart\">{svg}</div><table><tr>");
+    let chart = chart?;
+    let mut out = format!(
+        "<div class=\"row\"><div class=\"chart\">{}<details><summary>Every number in the \
+         chart</summary>",
+        chart.svg
+    );
+    table(&mut out, &chart.header, &chart.rows);
+    out.push_str("</details></div>");
+    table(&mut out, header, rows);
+    out.push_str("</div>\n");
+    Ok(out)
+}
+
+/// An HTML table of text cells.
+fn table(out: &mut String, header: &[impl AsRef<str>], rows: &[Vec<String>]) {
+    out.push_str("<table><tr>");
     for cell in header {
-        let _ = write!(out, "<th>{}</th>", escape(cell));
+        let _ = write!(out, "<th>{}</th>", escape(cell.as_ref()));
     }
     out.push_str("</tr>");
     for row in rows {
@@ -97,8 +113,7 @@ fn chart_and_table(
         }
         out.push_str("</tr>");
     }
-    out.push_str("</table></div>\n");
-    Ok(out)
+    out.push_str("</table>");
 }
 
 fn percent(value: Option<f64>) -> String {
@@ -200,6 +215,42 @@ fn run_table(run: &crate::report::data::RunFacts) -> String {
     out
 }
 
+/// Most bars the years chart draws: a longer span is drawn by decade (an
+/// archive of masters' games spans two centuries: 180 bars would be thinner
+/// than the gaps between them), or by century.
+const MOST_PERIODS: i64 = 40;
+
+/// The games per time class of each year, or of each decade (`1950s`) or
+/// century (`1800–1899`) when the years span more than [`MOST_PERIODS`].
+fn periods(by_year: &BTreeMap<i32, BTreeMap<String, u64>>) -> Vec<(String, BTreeMap<String, u64>)> {
+    let (Some(first), Some(last)) = (by_year.keys().next(), by_year.keys().next_back()) else {
+        return Vec::new();
+    };
+    let span = i64::from(*last) - i64::from(*first);
+    let width = [1, 10, 100, 1000]
+        .into_iter()
+        .find(|w| span / w < MOST_PERIODS)
+        .unwrap_or(10_000);
+    let mut periods: BTreeMap<i64, BTreeMap<String, u64>> = BTreeMap::new();
+    for (year, m) in by_year {
+        let period = periods
+            .entry(i64::from(*year).div_euclid(width) * width)
+            .or_default();
+        for (class, games) in m {
+            *period.entry(class.clone()).or_default() += games;
+        }
+    }
+    let name = |start: i64| match width {
+        1 => start.to_string(),
+        10 => format!("{start}s"),
+        _ => format!("{start}–{}", start + width - 1),
+    };
+    periods
+        .into_iter()
+        .map(|(start, m)| (name(start), m))
+        .collect()
+}
+
 fn years(data: &ReportData) -> Section {
     let mut classes: Vec<String> = data
         .games_by_year
@@ -208,41 +259,42 @@ fn years(data: &ReportData) -> Section {
         .collect();
     classes.sort();
     classes.dedup();
-    let body = if data.games_by_year.is_empty() {
+    let periods = periods(&data.games_by_year);
+    let body = if periods.is_empty() {
         Err("No game has a year (no Date tag with one).".to_owned())
     } else {
         let chart = Bars {
             x_label: "year".into(),
             y_label: "games".into(),
-            categories: data.games_by_year.keys().map(i32::to_string).collect(),
+            categories: periods.iter().map(|(name, _)| name.clone()).collect(),
             series: classes
                 .iter()
                 .zip(charts::PALETTE.iter().cycle())
                 .map(|(class, colour)| Series {
                     name: class.clone(),
-                    values: data
-                        .games_by_year
-                        .values()
-                        .map(|m| m.get(class).copied().unwrap_or_default() as f64)
+                    values: periods
+                        .iter()
+                        .map(|(_, m)| m.get(class).copied().unwrap_or_default() as f64)
                         .collect(),
                     colour: *colour,
                 })
                 .collect(),
             horizontal: false,
         };
-        let rows: Vec<Vec<String>> = data
-            .games_by_year
+        let rows: Vec<Vec<String>> = periods
             .iter()
             .rev()
             .take(12)
-            .map(|(year, m)| vec![year.to_string(), m.values().sum::<u64>().to_string()])
+            .map(|(name, m)| vec![name.clone(), m.values().sum::<u64>().to_string()])
             .collect();
-        chart_and_table(charts::bars(&chart), &["year (latest 12)", "games"], &rows)
+        chart_and_table(charts::bars(&chart), &["latest 12", "games"], &rows)
     };
     Section {
         id: "years",
         title: "Games per year and time class",
-        caption: "Accepted games per year, stacked by time class (results table).".into(),
+        caption: "Accepted games per year (per decade over a long span), stacked by time class \
+             (results table)."
+            .into(),
         body,
     }
 }
@@ -648,5 +700,61 @@ mod tests {
         assert_eq!(page.matches("class=\"empty\"").count(), 9);
         assert!(!page.contains("<svg"));
         assert!(!page.contains("<script"));
+    }
+
+    fn by_year(years: &[(i32, &str, u64)]) -> BTreeMap<i32, BTreeMap<String, u64>> {
+        let mut map: BTreeMap<i32, BTreeMap<String, u64>> = BTreeMap::new();
+        for &(year, class, games) in years {
+            *map.entry(year)
+                .or_default()
+                .entry(class.to_owned())
+                .or_default() += games;
+        }
+        map
+    }
+
+    #[test]
+    fn a_short_span_has_a_bar_a_year_a_long_one_a_bar_a_decade() {
+        let short = periods(&by_year(&[(2019, "blitz", 2), (2021, "classical", 3)]));
+        let names: Vec<&str> = short.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["2019", "2021"]);
+        let long = periods(&by_year(&[
+            (1851, "classical", 1),
+            (1858, "classical", 2),
+            (1999, "classical", 5),
+            (1999, "blitz", 4),
+            (2024, "blitz", 7),
+        ]));
+        let rows: Vec<(&str, u64, u64)> = long
+            .iter()
+            .map(|(n, m)| {
+                let class = |c: &str| m.get(c).copied().unwrap_or_default();
+                (n.as_str(), class("classical"), class("blitz"))
+            })
+            .collect();
+        assert_eq!(rows, [("1850s", 3, 0), ("1990s", 5, 4), ("2020s", 0, 7)]);
+        let wild = periods(&by_year(&[(1, "blitz", 1), (2024, "blitz", 1)]));
+        let names: Vec<&str> = wild.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["0–99", "2000–2099"]);
+        assert!(periods(&BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn every_plotted_number_is_in_the_page() {
+        let mut data = ReportData::default();
+        data.games_by_year = by_year(&[(2020, "blitz", 3), (2021, "blitz", 1), (2021, "rapid", 2)]);
+        let page = render(&data, "out").unwrap_or_default();
+        let years = page
+            .split("<section id=\"years\">")
+            .nth(1)
+            .and_then(|s| s.split("</section>").next())
+            .unwrap_or_default();
+        assert!(years.contains("<details>"), "{years}");
+        assert!(
+            years.contains("<tr><th>year</th><th>blitz</th><th>rapid</th></tr>")
+                && years.contains("<tr><td>2020</td><td>3</td><td>0</td></tr>")
+                && years.contains("<tr><td>2021</td><td>1</td><td>2</td></tr>"),
+            "{years}"
+        );
     }
 }

@@ -8,6 +8,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use pgnlake::report::charts::data_marks;
 use pgnlake::report::data;
 
 fn sample_import() -> common::Imported {
@@ -176,13 +177,18 @@ fn the_report_opens_in_a_real_browser() {
             let svg = svg
                 .get(..svg.find("</svg>").unwrap_or(svg.len()))
                 .unwrap_or_default();
-            assert!(
-                svg.contains("<rect") || svg.contains("<polyline"),
-                "{id}: a chart without marks"
-            );
+            // Marks of the data, not only the background and the legend.
+            assert!(data_marks(svg) > 0, "{id}: a chart without marks");
             assert!(svg.contains("<text"), "{id}: a chart without labels");
         }
     }
+    // The rating chart draws the Elo expectation beside the games' scores,
+    // and every chart's numbers are in the page.
+    assert!(dom.contains("expected (Elo)"));
+    assert_eq!(
+        dom.matches("<details>").count(),
+        dom.matches("<svg").count()
+    );
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "{console:?}");
     let screenshot = artefact_dir().join("report-sample.png");
