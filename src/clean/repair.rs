@@ -167,10 +167,15 @@ pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<RepairError
                 let text = san.to_string();
                 let plain = |s: &str| s.trim_end_matches(['+', '#']).to_owned();
                 let original = (plain(&raw) != plain(&text)).then(|| raw.trim().to_owned());
+                // A token shakmaty reads as SAN but SAN would not write
+                // (`c7c5`, an over-disambiguated `Nbd2`) is still rewritten,
+                // so it is reported too, as another notation.
                 let class = if glued {
                     Some(RepairClass::MoveGluedToResult)
                 } else {
-                    class.filter(|_| original.is_some())
+                    original
+                        .as_ref()
+                        .map(|_| class.unwrap_or(RepairClass::Notation))
                 };
                 if let (Some(class), Some(original)) = (class, &original) {
                     out.note(class, ply, format!("{original} -> {text}"));
@@ -771,6 +776,20 @@ mod tests {
             let got = sans(&start, text).ok();
             assert_eq!(got.as_deref(), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn a_rewritten_token_that_parses_as_san_is_reported() {
+        // shakmaty reads `c7c5` as a pawn move from c7: SAN writes `c5`.
+        let start = Chess::default();
+        assert_eq!(
+            classes(&start, "1. e2e4 c7c5 2. g1f3"),
+            vec![
+                ("notation", Some(1), "e2e4 -> e4".to_owned()),
+                ("notation", Some(2), "c7c5 -> c5".to_owned()),
+                ("notation", Some(3), "g1f3 -> Nf3".to_owned()),
+            ]
+        );
     }
 
     fn classes(start: &Chess, text: &str) -> Vec<(&'static str, Option<u32>, String)> {
