@@ -129,7 +129,10 @@ pub struct CleanArgs {
     /// Before rejecting a game, mend what a person would: moves in other
     /// notations (long algebraic, UCI, 0-0, figurines, localized or Chinese
     /// piece names), reduced pawn captures (cd4), captures without x, e.p.
-    /// marks, text after the result, unescaped quotes in tags, an empty FEN.
+    /// marks, a move glued to the result (gxf41-0), text after the result,
+    /// words for mate or resigns (mat, resigns), unescaped quotes in tags,
+    /// an empty FEN, FEN castling / en-passant rights the position cannot
+    /// have.
     #[arg(long)]
     pub repair: bool,
     /// Keep the legal moves before an illegal one: the game ends there with

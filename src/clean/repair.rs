@@ -167,10 +167,15 @@ pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<RepairError
                 let text = san.to_string();
                 let plain = |s: &str| s.trim_end_matches(['+', '#']).to_owned();
                 let original = (plain(&raw) != plain(&text)).then(|| raw.trim().to_owned());
+                // A token shakmaty reads as SAN but SAN would not write
+                // (`c7c5`, an over-disambiguated `Nbd2`) is still rewritten,
+                // so it is reported too, as another notation.
                 let class = if glued {
                     Some(RepairClass::MoveGluedToResult)
                 } else {
-                    class.filter(|_| original.is_some())
+                    original
+                        .as_ref()
+                        .map(|_| class.unwrap_or(RepairClass::Notation))
                 };
                 if let (Some(class), Some(original)) = (class, &original) {
                     out.note(class, ply, format!("{original} -> {text}"));
@@ -517,7 +522,7 @@ fn candidates(pos: &Chess, word: &str) -> Vec<(Move, Option<RepairClass>)> {
             found.push((m, Some(class)));
         }
     };
-    if let Some(m) = capture_without_x(pos, bare) {
+    for m in capture_without_x(pos, bare) {
         add(m, RepairClass::CaptureWithoutX);
     }
     for m in reduced_pawn_capture(pos, bare) {
@@ -550,28 +555,36 @@ fn candidates(pos: &Chess, word: &str) -> Vec<(Move, Option<RepairClass>)> {
 }
 
 /// `Bc4` for `Bxc4`: a piece move written without `x` to a square an
-/// enemy piece holds, read as the capture.
-fn capture_without_x(pos: &Chess, text: &str) -> Option<Move> {
-    match text.parse::<San>().ok()? {
-        San::Normal {
-            role,
-            file,
-            rank,
-            capture: false,
-            to,
-            promotion,
-        } if role != Role::Pawn => San::Normal {
-            role,
-            file,
-            rank,
-            capture: true,
-            to,
-            promotion,
-        }
-        .to_move(pos)
-        .ok(),
-        _ => None,
+/// enemy piece holds, read as the capture. Every legal capture the token
+/// fits is returned (not only a unique one), so that `Nd5` with two knights
+/// able to take on d5 is reported as ambiguous, not as illegal.
+fn capture_without_x(pos: &Chess, text: &str) -> Vec<Move> {
+    let Ok(San::Normal {
+        role,
+        file,
+        rank,
+        capture: false,
+        to,
+        promotion,
+    }) = text.parse::<San>()
+    else {
+        return Vec::new();
+    };
+    if role == Role::Pawn {
+        return Vec::new();
     }
+    let as_capture = San::Normal {
+        role,
+        file,
+        rank,
+        capture: true,
+        to,
+        promotion,
+    };
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| as_capture.matches(*m))
+        .collect()
 }
 
 /// `cd4`, `cd`, `ed5`, `dc4` (a pawn capture written as the two files and
@@ -765,6 +778,20 @@ mod tests {
         }
     }
 
+    #[test]
+    fn a_rewritten_token_that_parses_as_san_is_reported() {
+        // shakmaty reads `c7c5` as a pawn move from c7: SAN writes `c5`.
+        let start = Chess::default();
+        assert_eq!(
+            classes(&start, "1. e2e4 c7c5 2. g1f3"),
+            vec![
+                ("notation", Some(1), "e2e4 -> e4".to_owned()),
+                ("notation", Some(2), "c7c5 -> c5".to_owned()),
+                ("notation", Some(3), "g1f3 -> Nf3".to_owned()),
+            ]
+        );
+    }
+
     fn classes(start: &Chess, text: &str) -> Vec<(&'static str, Option<u32>, String)> {
         let repaired = repair(start, text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
         repaired
@@ -802,6 +829,25 @@ mod tests {
                 ("en_passant_mark", Some(11), "\"e.p.\" dropped".to_owned()),
             ]
         );
+        // The file pair with the destination rank, for either side.
+        let text = "1. e4 d5 2. ed5 Nf6 3. d4 Nxd5 4. c4 Nb4 5. d5 c5 6. dc6 bc6";
+        assert_eq!(
+            sans(&start, text).ok().as_deref(),
+            Some("e4 d5 exd5 Nf6 d4 Nxd5 c4 Nb4 d5 c5 dxc6 bxc6")
+        );
+        let text = "1. d4 d5 2. c4 dc4 3. e3 b5 4. a4 c6 5. ab5 cb5";
+        assert_eq!(
+            sans(&start, text).ok().as_deref(),
+            Some("d4 d5 c4 dxc4 e3 b5 a4 c6 axb5 cxb5")
+        );
+        assert_eq!(
+            classes(&start, text),
+            vec![
+                ("reduced_pawn_capture", Some(4), "dc4 -> dxc4".to_owned()),
+                ("reduced_pawn_capture", Some(9), "ab5 -> axb5".to_owned()),
+                ("reduced_pawn_capture", Some(10), "cb5 -> cxb5".to_owned()),
+            ]
+        );
         // Both the e4 and the c4 pawn take d5: `ed` names one.
         let pos = fen("4k3/8/8/3p4/2P1P3/8/8/4K3 w - - 0 1");
         assert!(repair(&pos, "ed").is_ok());
@@ -833,6 +879,19 @@ mod tests {
         assert_eq!(
             classes(&start, text),
             vec![("capture_without_x", Some(7), "Bc4 -> Bxc4".to_owned())]
+        );
+        // Knights on b4 and f4 can both take the pawn on d5: `Nd5` fits two
+        // captures and is not guessed; `Nbd5` names one.
+        let pos = fen("4k3/8/8/3p4/1N3N2/8/8/4K3 w - - 0 1");
+        let error = repair(&pos, "Nd5").err();
+        assert_eq!(
+            error.map(|e| (e.ply, e.token, e.ambiguous)),
+            Some((1, "Nd5".to_owned(), true))
+        );
+        assert_eq!(sans(&pos, "Nbd5").ok().as_deref(), Some("Nbxd5"));
+        assert_eq!(
+            classes(&pos, "Nbd5"),
+            vec![("capture_without_x", Some(1), "Nbd5 -> Nbxd5".to_owned())]
         );
     }
 

@@ -175,6 +175,19 @@ mod tests {
             start.fen_repaired.map(|r| r.detail).as_deref(),
             Some("en-passant square e6 dropped")
         );
+        // Both faults in one FEN: both dropped, both said.
+        let both = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w KQkq e6 0 1";
+        let start = setup(None, Some(both)).unwrap_or_else(|e| panic!("{e:?}"));
+        let repair = start.fen_repaired.unwrap_or_else(|| panic!("no repair"));
+        assert_eq!(
+            repair.fen,
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR w Kkq - 0 1"
+        );
+        assert_eq!(
+            repair.detail,
+            "castling rights KQkq -> Kkq, en-passant square e6 dropped"
+        );
+        assert_eq!(start.start_fen.as_deref(), Some(both));
         // A position that is itself illegal is still rejected.
         assert!(setup(None, Some("8/8/8/8/8/8/8/8 w - - 0 1")).is_err());
         assert!(setup(None, Some(&format!("{odds}x"))).is_err());

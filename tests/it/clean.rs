@@ -601,7 +601,7 @@ fn the_book_collection_is_repaired_and_python_chess_reads_it() {
         [
             ("en_passant_mark", 17),
             ("impossible_fen_rights", 20),
-            ("notation", 419),
+            ("notation", 435),
             ("text_after_result", 2),
             ("unescaped_quotes", 5),
         ]
@@ -622,4 +622,73 @@ fn the_book_collection_is_repaired_and_python_chess_reads_it() {
     });
     assert_eq!((salvaged.clean, salvaged.rejected), (25_128, 1));
     assert_eq!(salvaged.repairs.get("salvaged"), Some(&3));
+}
+
+/// Tags for a one-game input: `event` and `Result "*"`, a `FEN` tag when
+/// `fen` is given (empty or not), then the movetext.
+fn one_game(event: &str, fen: Option<&str>, movetext: &str) -> String {
+    let fen = fen.map_or(String::new(), |f| format!("[SetUp \"1\"]\n[FEN \"{f}\"]\n"));
+    format!("[Event \"{event}\"]\n[Result \"*\"]\n{fen}\n{movetext}\n\n")
+}
+
+/// Issue 18's limits: what `--repair --salvage` must still reject, each
+/// for its own reason. A capture without `x` that two knights can make
+/// (`Nd5`, knights on b4 and f4, a pawn on d5) is `ambiguous_move`; a game
+/// whose first move is illegal has no legal prefix to salvage; an empty
+/// `FEN` tag whose moves do not replay from the standard start is not
+/// read as the standard start (nor salvaged).
+#[test]
+fn repair_and_salvage_still_reject_what_they_cannot_read_exactly() {
+    let dir = tmp();
+    let input = dir.path().join("limits.pgn");
+    let games = [
+        one_game(
+            "Two knights take",
+            Some("4k3/8/8/3p4/1N3N2/8/8/4K3 w - - 0 1"),
+            "1. Nd5 Ke7 *",
+        ),
+        one_game("First move illegal", None, "1. Qe8 e5 2. Nf3 *"),
+        one_game("Empty FEN, other start", Some(""), "1. e4 e5 2. Qxf7 *"),
+        one_game(
+            "One knight takes",
+            Some("4k3/8/8/3p4/1N6/8/8/4K3 w - - 0 1"),
+            "1. Nd5 *",
+        ),
+    ];
+    std::fs::write(&input, games.concat()).unwrap_or_else(|e| panic!("{e}"));
+    let output = dir.path().join("out.pgn");
+    let report = dir.path().join("report.parquet");
+    let summary = run(CleanOptions {
+        threads: 1,
+        repair: true,
+        salvage: true,
+        report: Some(report.clone()),
+        ..options(&input, &output)
+    });
+    assert_eq!((summary.clean, summary.rejected), (1, 3));
+    let reasons: Vec<(&str, u64)> = summary
+        .rejected_by_reason
+        .iter()
+        .map(|(r, n)| (*r, *n))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("ambiguous_move", 1),
+            ("illegal_move", 1),
+            ("invalid_fen", 1)
+        ]
+    );
+    assert_eq!(summary.repairs.get("salvaged"), None);
+    assert_eq!(summary.repairs.get("empty_fen"), None);
+    let rows = repair_rows(&report);
+    insta::assert_snapshot!(rows.join("\n"), @r#"
+    reject | 1 | 1 | - | ambiguous_move: repair: "Nd5" at ply 1 fits more than one legal move
+    reject | 2 | 1 | - | illegal_move: illegal move Qe8 at ply 1 (white to move): no queen can reach e8
+    reject | 3 | - | - | invalid_fen: invalid FEN "": invalid fen
+    move_repaired | 4 | 1 | capture_without_x | Nd5 -> Nxd5
+    "#);
+    let text = std::fs::read_to_string(&output).unwrap_or_default();
+    assert!(text.contains("[Event \"One knight takes\"]"), "{text}");
+    assert!(text.contains("\n\n1. Nxd5 *\n"), "{text}");
 }

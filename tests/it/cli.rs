@@ -583,3 +583,47 @@ fn unwinnable_answers_each_fen_line_as_json() {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("/nonexistent/fens.txt"), "{stderr}");
 }
+
+/// `--salvage` alone turns repair on (`cmd::clean`): the game with an
+/// illegal move after legal ones keeps its legal prefix, and a reduced
+/// pawn capture (a repair, not a salvage) is read too; without the flag
+/// both games are rejected.
+#[test]
+fn salvage_alone_turns_repair_on() {
+    let dir = tmp();
+    let input = dir.path().join("in.pgn");
+    std::fs::write(
+        &input,
+        "[Event \"Illegal third move\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Qe8 Nf6 1-0\n\n\
+         [Event \"Reduced capture\"]\n[Result \"*\"]\n\n1. e4 d5 2. ed5 *\n\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let input = input.to_str().unwrap_or_default();
+    let plain = pgnlake(&["clean", input, "-o", "-", "-q"]);
+    assert_eq!(plain.status.code(), Some(0), "{}", stderr(&plain));
+    assert_eq!(String::from_utf8_lossy(&plain.stdout), "");
+    let salvaged = pgnlake(&["clean", "--salvage", input, "-o", "-", "-q"]);
+    assert_eq!(salvaged.status.code(), Some(0), "{}", stderr(&salvaged));
+    insta::assert_snapshot!(String::from_utf8_lossy(&salvaged.stdout), @r#"
+    [Event "Illegal third move"]
+    [Site "?"]
+    [Date "????.??.??"]
+    [Round "?"]
+    [White "?"]
+    [Black "?"]
+    [Result "*"]
+    [OriginalResult "1-0"]
+
+    1. e4 e5 2. Nf3 Nc6 {Qe8 Nf6 1-0} *
+
+    [Event "Reduced capture"]
+    [Site "?"]
+    [Date "????.??.??"]
+    [Round "?"]
+    [White "?"]
+    [Black "?"]
+    [Result "*"]
+
+    1. e4 d5 2. exd5 *
+    "#);
+}
