@@ -81,6 +81,43 @@ fn each_chart_gets_its_numbers_from_the_tables() {
     assert_eq!(numbers.first_moves.len(), 3);
 }
 
+/// What the years, draws, rating and material charts plot, against DuckDB's
+/// sums over the same Parquet tables.
+#[test]
+fn duckdb_sums_the_charts_numbers_alike() {
+    let run = sample_import();
+    let numbers = data::read(run.dir.path()).unwrap_or_else(|e| panic!("{e:?}"));
+    let mut ours = Vec::new();
+    for (year, classes) in &numbers.games_by_year {
+        for (class, games) in classes {
+            ours.push(format!("year {year} {class} {games}"));
+        }
+    }
+    for (class, (_, reasons)) in &numbers.by_time_class {
+        for (reason, draws) in reasons {
+            ours.push(format!("draws {class} {reason} {draws}"));
+        }
+    }
+    for (bucket, counts) in &numbers.by_rating_diff {
+        ours.push(format!("rating {bucket} {} {}", counts.games, counts.white));
+    }
+    for (ply, diffs) in &numbers.material {
+        for (diff, counts) in diffs {
+            ours.push(format!(
+                "material {ply} {diff} {} {}",
+                counts.games, counts.white
+            ));
+        }
+    }
+    ours.sort();
+    let theirs = common::run_oracle("report_numbers.py", &[run.dir.path().as_os_str()]);
+    assert_eq!(ours, theirs);
+    // The sample has every kind: years, draw reasons, ratings, material.
+    for chart in ["year", "draws", "rating", "material"] {
+        assert!(ours.iter().any(|l| l.starts_with(chart)), "{chart}");
+    }
+}
+
 /// Chromium, installed by scripts/test (`PGNLAKE_CHROMIUM` to choose one).
 fn chromium() -> String {
     let candidates = std::env::var("PGNLAKE_CHROMIUM")
@@ -219,4 +256,44 @@ fn a_missing_folder_is_one_line_and_exit_2() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(stderr.contains("no/such/folder"), "{stderr}");
+}
+
+/// An import without the opening tree, of games without ratings: those
+/// sections say why they are empty, the others still draw.
+#[test]
+fn sections_without_data_say_so_on_a_real_import() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let import = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .arg("import")
+        .arg(common::sample("walled-kings.pgn"))
+        .args(["--opening-plies", "0", "--quiet", "--out"])
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(import.status.success(), "{import:?}");
+    let report = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["report", "-o", "-", "--data"])
+        .arg(&out)
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(report.status.success(), "{report:?}");
+    let page = String::from_utf8_lossy(&report.stdout);
+    let section = |id: &str| {
+        page.split(&format!("<section id=\"{id}\">"))
+            .nth(1)
+            .and_then(|s| s.split("</section>").next())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    for id in ["tree", "rating", "openings"] {
+        assert!(
+            section(id).contains("class=\"empty\""),
+            "{id}: {}",
+            section(id)
+        );
+        assert!(!section(id).contains("<svg"), "{id}");
+    }
+    assert!(section("run").contains("No game was rejected."));
+    assert!(section("results").contains("<svg"), "{}", section("results"));
 }
