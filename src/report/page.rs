@@ -741,8 +741,10 @@ mod tests {
 
     #[test]
     fn every_plotted_number_is_in_the_page() {
-        let mut data = ReportData::default();
-        data.games_by_year = by_year(&[(2020, "blitz", 3), (2021, "blitz", 1), (2021, "rapid", 2)]);
+        let data = ReportData {
+            games_by_year: by_year(&[(2020, "blitz", 3), (2021, "blitz", 1), (2021, "rapid", 2)]),
+            ..ReportData::default()
+        };
         let page = render(&data, "out").unwrap_or_default();
         let years = page
             .split("<section id=\"years\">")

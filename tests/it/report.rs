@@ -295,5 +295,9 @@ fn sections_without_data_say_so_on_a_real_import() {
         assert!(!section(id).contains("<svg"), "{id}");
     }
     assert!(section("run").contains("No game was rejected."));
-    assert!(section("results").contains("<svg"), "{}", section("results"));
+    assert!(
+        section("results").contains("<svg"),
+        "{}",
+        section("results")
+    );
 }
