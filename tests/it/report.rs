@@ -228,6 +228,17 @@ fn the_report_opens_in_a_real_browser() {
     );
     let console: Vec<&str> = log.lines().filter(|l| l.contains("CONSOLE")).collect();
     assert!(console.is_empty(), "{console:?}");
+    // The control: a page that does write to the console is seen to.
+    let noisy = run.dir.path().join("noisy.html");
+    std::fs::write(&noisy, "<script>console.error('control')</script>")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (_, noisy_log) = headless(&noisy, profile.path(), &["--dump-dom".to_owned()]);
+    assert!(
+        noisy_log
+            .lines()
+            .any(|l| l.contains("CONSOLE") && l.contains("control")),
+        "{noisy_log}"
+    );
     let screenshot = artefact_dir().join("report-sample.png");
     let _ = std::fs::remove_file(&screenshot);
     headless(
