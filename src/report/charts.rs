@@ -127,6 +127,9 @@ pub fn bars(chart: &Bars) -> Result<Drawn, String> {
         }
         _ => String::new(),
     };
+    // plotters' integer ranges are inclusive when segmented: 0..n - 1
+    // gives the n slots (0..n left an empty one at the end).
+    let slots = 0u32..n.saturating_sub(1).max(1);
     let height = if chart.horizontal { 560 } else { 380 };
     let mut svg = String::new();
     {
@@ -137,7 +140,7 @@ pub fn bars(chart: &Bars) -> Result<Drawn, String> {
                 .margin(12)
                 .x_label_area_size(44)
                 .y_label_area_size(300)
-                .build_cartesian_2d(0.0..top, (0u32..n).into_segmented())
+                .build_cartesian_2d(0.0..top, slots.into_segmented())
                 .map_err(text)?;
             ctx.configure_mesh()
                 .disable_y_mesh()
@@ -168,7 +171,7 @@ pub fn bars(chart: &Bars) -> Result<Drawn, String> {
                 .margin(12)
                 .x_label_area_size(44)
                 .y_label_area_size(88)
-                .build_cartesian_2d((0u32..n).into_segmented(), 0.0..top)
+                .build_cartesian_2d(slots.into_segmented(), 0.0..top)
                 .map_err(text)?;
             ctx.configure_mesh()
                 .disable_x_mesh()

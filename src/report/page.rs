@@ -180,6 +180,26 @@ fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<Stri
     chart_and_table(charts::bars(&chart), &[what, unit], &rows)
 }
 
+/// The result audit: how many declared results the board confirms, and a
+/// chart of the others (beside hundreds of thousands of consistent games
+/// a few dozen contradictions would not show as bars).
+fn audit(checks: &[(String, u64)]) -> Result<String, String> {
+    let (consistent, contradicted): (Vec<_>, Vec<_>) = checks
+        .iter()
+        .cloned()
+        .partition(|(check, _)| check == "consistent");
+    let confirmed: u64 = consistent.iter().map(|(_, n)| n).sum();
+    let mut out =
+        format!("<p>{confirmed} games: the declared result is consistent with the board.");
+    if contradicted.is_empty() {
+        out.push_str(" No declared result contradicts it.</p>\n");
+        return Ok(out);
+    }
+    out.push_str(" The others, by what the board shows:</p>\n");
+    out.push_str(&counts_chart(&contradicted, "result check", "games")?);
+    Ok(out)
+}
+
 fn run(data: &ReportData) -> Section {
     let body = match &data.run {
         None => Err("No summary.json in this folder.".to_owned()),
@@ -329,7 +349,7 @@ fn end_states(data: &ReportData) -> Section {
         by_end_state.and_then(|mut body| {
             if !checks.is_empty() {
                 body.push_str("<h3>The result audit: the declared result against the board</h3>\n");
-                body.push_str(&counts_chart(checks, "result check", "games")?);
+                body.push_str(&audit(checks)?);
             }
             Ok(body)
         })
@@ -737,6 +757,28 @@ mod tests {
         let names: Vec<&str> = wild.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["0–99", "2000–2099"]);
         assert!(periods(&BTreeMap::new()).is_empty());
+    }
+
+    #[test]
+    fn the_audit_charts_only_what_the_board_contradicts() {
+        let checks = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
+            pairs.iter().map(|&(c, n)| (c.to_owned(), n)).collect()
+        };
+        let html = audit(&checks(&[
+            ("consistent", 454_220),
+            ("contradicts_checkmate", 14),
+            ("contradicts_stalemate", 1),
+        ]))
+        .unwrap_or_default();
+        assert!(html.starts_with("<p>454220 games: the declared result is consistent"));
+        assert!(
+            html.contains("<td>contradicts_checkmate</td><td>14</td>"),
+            "{html}"
+        );
+        assert!(!html.contains("<td>consistent</td>"), "{html}");
+        let all_fine = audit(&checks(&[("consistent", 5)])).unwrap_or_default();
+        assert!(all_fine.contains("No declared result contradicts it."));
+        assert!(!all_fine.contains("<svg"));
     }
 
     #[test]
