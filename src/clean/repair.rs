@@ -559,28 +559,13 @@ fn candidates(pos: &Chess, word: &str) -> Vec<(Move, Option<RepairClass>)> {
 /// fits is returned (not only a unique one), so that `Nd5` with two knights
 /// able to take on d5 is reported as ambiguous, not as illegal.
 fn capture_without_x(pos: &Chess, text: &str) -> Vec<Move> {
-    let Ok(San::Normal {
-        role,
-        file,
-        rank,
-        capture: false,
-        to,
-        promotion,
-    }) = text.parse::<San>()
-    else {
+    let Ok(mut as_capture) = text.parse::<San>() else {
         return Vec::new();
     };
-    if role == Role::Pawn {
-        return Vec::new();
+    match &mut as_capture {
+        San::Normal { role, capture, .. } if *role != Role::Pawn && !*capture => *capture = true,
+        _ => return Vec::new(),
     }
-    let as_capture = San::Normal {
-        role,
-        file,
-        rank,
-        capture: true,
-        to,
-        promotion,
-    };
     pos.legal_moves()
         .into_iter()
         .filter(|m| as_capture.matches(*m))

@@ -270,16 +270,21 @@ fn replay_into(
     let plies = sans.len() as u32;
     let mut end_state = end_state_of(&pos, watch.final_repetitions);
     let verdicts = dead::final_verdicts(&pos, end_state, unwinnable_nodes);
-    let dead_kind = match end_state {
-        EndState::InsufficientMaterial => Some(EndState::InsufficientMaterial),
-        EndState::Checkmate | EndState::Stalemate => None,
-        _ if verdicts.dead() => Some(EndState::DeadPosition),
-        _ => None,
-    };
-    if dead_kind == Some(EndState::DeadPosition) {
+    // Dead though material does not show it (a mate, a stalemate or
+    // insufficient material keep their own state).
+    if verdicts.dead()
+        && !matches!(
+            end_state,
+            EndState::Checkmate | EndState::Stalemate | EndState::InsufficientMaterial
+        )
+    {
         end_state = EndState::DeadPosition;
     }
-    let dead_from = dead_kind.map(|_| dead::first_dead(&start_pos, moves, unwinnable_nodes));
+    let dead_from = matches!(
+        end_state,
+        EndState::InsufficientMaterial | EndState::DeadPosition
+    )
+    .then(|| dead::first_dead(&start_pos, moves, unwinnable_nodes));
     let winner_by_rule = (end_state == EndState::Checkmate).then(|| !pos.turn());
     let perpetual_check =
         watch.final_repetitions >= 3 && is_perpetual(history, watch.window_start, start_pos, moves);

@@ -202,10 +202,12 @@ pub fn bars(chart: &Bars) -> Result<Drawn, String> {
     Ok(Drawn {
         svg,
         header: header(
-            &chart.y_label,
-            &chart.x_label,
-            chart.horizontal,
-            &chart.series,
+            if chart.horizontal {
+                &chart.y_label
+            } else {
+                &chart.x_label
+            },
+            chart.series.iter().map(|s| s.name.as_str()),
         ),
         rows: chart
             .categories
@@ -252,28 +254,11 @@ fn bar_gap(bars: usize, extent: u32) -> u32 {
 
 /// The numbers table's header: the category (or x) axis, then a column a
 /// series.
-fn header<T: HasName>(y_label: &str, x_label: &str, horizontal: bool, series: &[T]) -> Vec<String> {
-    let category = if horizontal { y_label } else { x_label };
-    std::iter::once(category.to_owned())
-        .chain(series.iter().map(|s| s.name().to_owned()))
+fn header<'a>(category: &'a str, names: impl Iterator<Item = &'a str>) -> Vec<String> {
+    std::iter::once(category)
+        .chain(names)
+        .map(str::to_owned)
         .collect()
-}
-
-/// A series or line, by its legend name.
-trait HasName {
-    fn name(&self) -> &str;
-}
-
-impl HasName for Series {
-    fn name(&self) -> &str {
-        &self.name
-    }
-}
-
-impl HasName for Line {
-    fn name(&self) -> &str {
-        &self.name
-    }
 }
 
 /// A plotted value as the table shows it: whole numbers without a
@@ -360,7 +345,7 @@ pub fn lines(chart: &Lines) -> Result<Drawn, String> {
     }
     Ok(Drawn {
         svg,
-        header: header(&chart.y_label, &chart.x_label, false, &chart.series),
+        header: header(&chart.x_label, chart.series.iter().map(|l| l.name.as_str())),
         rows: line_rows(&chart.series),
     })
 }
