@@ -314,9 +314,13 @@ def merged_summary(summaries, rows, min_games, dropped):
     add = lambda field: sum(s.get(field) or 0 for s in summaries)  # noqa: E731
 
     def add_maps(field):
+        # A field no shard has (annotations without --moves) stays null.
+        maps = [s[field] for s in summaries if isinstance(s.get(field), dict)]
+        if not maps:
+            return None
         total = {}
-        for s in summaries:
-            for name, n in (s.get(field) or {}).items():
+        for m in maps:
+            for name, n in m.items():
                 total[name] = total.get(name, 0) + n
         return dict(sorted(total.items()))
 

@@ -12,7 +12,7 @@ use shakmaty::variant::VariantPosition;
 use crate::pgn::encoding;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::movetext::{self, MovetextReport, TokenProblemKind};
-use crate::pgn::visitor::{BatchParser, FeedHolder, ParseOutcome, ParsedGame};
+use crate::pgn::visitor::{BatchParser, Comments, FeedHolder, ParseOutcome, ParsedGame};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::reject::{RejectReason, Rejection};
 use crate::replay::variant::VariantName;
@@ -99,22 +99,17 @@ pub(crate) fn check_game(
 
 /// The one batch loop of `import` and `clean`: each game of the batch in
 /// order, with the start of the next frame (where its text ends) and one
-/// parser and replayer reused across the batch. `keep_notes`: the parser
-/// keeps comments, NAGs and variations (for `clean`'s export);
-/// `unwinnable_nodes`: the dead-position search's budget.
+/// parser and replayer reused across the batch. `comments`: what the
+/// parser keeps of them; `unwinnable_nodes`: the dead-position search's
+/// budget.
 pub(crate) fn for_each_game(
     batch: &Batch,
-    keep_notes: bool,
+    comments: Comments,
     unwinnable_nodes: u64,
     mut each: impl FnMut(&RawGame, usize, &mut BatchParser<'_>, &mut Replayer),
 ) {
     let holder = FeedHolder::new(&batch.data);
-    let parser = BatchParser::new(&holder);
-    let mut parser = if keep_notes {
-        parser.keeping_notes()
-    } else {
-        parser
-    };
+    let mut parser = BatchParser::new(&holder, comments);
     let mut replayer = Replayer::default();
     replayer.unwinnable_nodes = unwinnable_nodes;
     for (index, raw) in batch.games.iter().enumerate() {

@@ -14,7 +14,7 @@ use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
 use crate::pgn::time_control::{self, TimeClass};
-use crate::pgn::visitor::BatchParser;
+use crate::pgn::visitor::{BatchParser, Comments};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
@@ -43,9 +43,14 @@ pub struct BatchOutput {
 pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool) -> BatchOutput {
     let mut out = BatchOutput::default();
     let piece_values = aggregates.options.piece_values;
+    let comments = if moves {
+        Comments::PerMove
+    } else {
+        Comments::Logged
+    };
     for_each_game(
         batch,
-        false,
+        comments,
         aggregates.options.unwinnable_nodes,
         |raw, next, parser, replayer| match process_game(
             batch,
@@ -188,8 +193,12 @@ fn process_game(
         ..GameRow::default()
     };
     fill_tags(&mut row, &mut game.tags, &game.tag_text);
-    row.clocks = GameClocks::of(&game.annotations, start.turn());
-    annotation_counts.add_game(&game.annotations);
+    if move_rows.is_some() {
+        row.clocks = GameClocks::of(&game.annotations, start.turn());
+        annotation_counts.add_game(&game.annotations);
+    } else {
+        row.clocks = GameClocks::of_log(parser.comment_log(), start.turn());
+    }
     row.base_increment = row
         .time_control
         .and_then(|tag| time_control::base_and_increment(tag.of(&game.tag_text)));

@@ -10,7 +10,7 @@ use crate::clean::export::export_game;
 use crate::clean::repair::{Repair, RepairClass};
 use crate::clean::repaired_game::repair_game;
 use crate::pgn::framer::{Batch, RawGame};
-use crate::pgn::visitor::BatchParser;
+use crate::pgn::visitor::{BatchParser, Comments};
 use crate::replay::audit::Declared;
 use crate::replay::dead::DEFAULT_NODES;
 use crate::replay::reject::RejectReason;
@@ -131,17 +131,22 @@ pub(super) struct Modes {
 /// pass of `--dedupe`) a duplicate.
 pub(super) fn clean_batch(batch: &Batch, modes: Modes, losers: &Losers) -> Vec<Item> {
     let mut items = Vec::with_capacity(batch.games.len());
-    check::for_each_game(batch, true, DEFAULT_NODES, |raw, next, parser, replayer| {
-        let item = match clean_game(batch, raw, next, parser, replayer, modes) {
-            Ok(item) => item,
-            Err(row) if modes.repair && repairable(row.reason) => {
-                repair_game(batch, raw, replayer, modes, *row)
-                    .unwrap_or_else(|row| rejected(batch, raw, row))
-            }
-            Err(row) => rejected(batch, raw, row),
-        };
-        items.push(marked_if_duplicate(item, losers));
-    });
+    check::for_each_game(
+        batch,
+        Comments::Notes,
+        DEFAULT_NODES,
+        |raw, next, parser, replayer| {
+            let item = match clean_game(batch, raw, next, parser, replayer, modes) {
+                Ok(item) => item,
+                Err(row) if modes.repair && repairable(row.reason) => {
+                    repair_game(batch, raw, replayer, modes, *row)
+                        .unwrap_or_else(|row| rejected(batch, raw, row))
+                }
+                Err(row) => rejected(batch, raw, row),
+            };
+            items.push(marked_if_duplicate(item, losers));
+        },
+    );
     items
 }
 

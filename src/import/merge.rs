@@ -715,14 +715,18 @@ fn merged_summary(
             .filter_map(|s| s.summary[field].as_u64())
             .sum()
     };
+    // A field no shard has (`annotations` without `--moves`) stays null.
     let add_maps = |field: &str| -> Value {
+        let maps: Vec<_> = shards
+            .iter()
+            .filter_map(|shard| shard.summary[field].as_object())
+            .collect();
+        if maps.is_empty() {
+            return Value::Null;
+        }
         let mut total: BTreeMap<String, u64> = BTreeMap::new();
-        for shard in shards {
-            if let Some(map) = shard.summary[field].as_object() {
-                for (name, n) in map {
-                    *total.entry(name.clone()).or_default() += n.as_u64().unwrap_or(0);
-                }
-            }
+        for (name, n) in maps.into_iter().flatten() {
+            *total.entry(name.clone()).or_default() += n.as_u64().unwrap_or(0);
         }
         serde_json::json!(total)
     };

@@ -59,6 +59,123 @@ impl GameClocks {
         }
         clocks
     }
+
+    /// The same as [`GameClocks::of`] the annotations the comments give,
+    /// read from the last ply back and only as far as needed: until each
+    /// side's clock is found and an evaluation is, or no comment before
+    /// could hold one.
+    pub fn of_log(log: &CommentLog, start_turn: Color) -> GameClocks {
+        let mut clocks = GameClocks::default();
+        let mut others = log.others;
+        let mut end = log.comments.len();
+        while end > 0 {
+            let done = clocks.white_final_ms.is_some() && clocks.black_final_ms.is_some();
+            if done && (clocks.has_evals || others == 0) {
+                break;
+            }
+            let ply = log.comments.get(end - 1).map_or(0, |c| c.ply);
+            let mut start = end - 1;
+            while start > 0 && log.comments.get(start - 1).is_some_and(|c| c.ply == ply) {
+                start -= 1;
+            }
+            let group = log.comments.get(start..end).unwrap_or_default();
+            let from = start
+                .checked_sub(1)
+                .and_then(|i| log.comments.get(i))
+                .map_or(0, |c| c.end);
+            others -= group.iter().filter(|c| c.clock_only.is_none()).count() as u32;
+            let annotation = log.read_ply(group, from);
+            clocks.has_evals |= annotation.eval_cp.is_some() || annotation.eval_mate.is_some();
+            if let Some(ms) = annotation.clock_ms {
+                clocks.has_clocks = true;
+                let last = match mover(ply, start_turn) {
+                    Color::White => &mut clocks.white_final_ms,
+                    Color::Black => &mut clocks.black_final_ms,
+                };
+                last.get_or_insert(ms);
+            }
+            end = start;
+        }
+        clocks
+    }
+}
+
+/// The mainline comments of one game as written, kept for the `games`
+/// columns alone (an import without `--moves`): copying a comment costs
+/// less than reading it (TCEC writes a kilobyte of engine output after
+/// every move), and [`GameClocks`] needs only the last few, read from the
+/// end. Its buffers are reused from game to game.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommentLog {
+    bytes: Vec<u8>,
+    comments: Vec<LoggedComment>,
+    /// Comments that are more than a lichess `[%clk H:MM:SS]`: the ones
+    /// that may hold an evaluation.
+    others: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LoggedComment {
+    /// The mainline ply the comment follows (1-based).
+    ply: u32,
+    /// Whose move it follows, as the parser saw it (a cutechess score is
+    /// the mover's).
+    mover: Color,
+    /// Where its bytes end in `bytes` (they start where the previous end).
+    end: usize,
+    /// The clock of a comment that is `[%clk H:MM:SS]` alone (nearly
+    /// every comment of a lichess export), read as it comes; its bytes are
+    /// not kept.
+    clock_only: Option<i64>,
+}
+
+/// A game whose comments took more than this keeps no larger buffer for
+/// the next game (one huge comment must not pin its memory for the run).
+const LOG_BYTES_KEPT: usize = 1 << 20;
+
+impl CommentLog {
+    pub fn clear(&mut self) {
+        self.bytes.clear();
+        if self.bytes.capacity() > LOG_BYTES_KEPT {
+            self.bytes.shrink_to(LOG_BYTES_KEPT);
+        }
+        self.comments.clear();
+        self.others = 0;
+    }
+
+    /// Keeps a comment after mainline ply `ply`, played by `mover`.
+    pub fn push(&mut self, ply: u32, mover: Color, comment: &[u8]) {
+        let clock_only = lichess_clock_only(comment);
+        if clock_only.is_none() {
+            self.others += 1;
+            self.bytes.extend_from_slice(comment);
+        }
+        self.comments.push(LoggedComment {
+            ply,
+            mover,
+            end: self.bytes.len(),
+            clock_only,
+        });
+    }
+
+    /// The comments after one ply, read together as the per-move path
+    /// reads them (a later value of the same ply replaces an earlier one).
+    fn read_ply(&self, comments: &[LoggedComment], start: usize) -> Annotation {
+        let mut annotation = Annotation::default();
+        let mut from = start;
+        for comment in comments {
+            match comment.clock_only {
+                // As `read_comment` reads it.
+                Some(ms) => annotation.clock_ms = Some(ms),
+                None => {
+                    let text = self.bytes.get(from..comment.end).unwrap_or_default();
+                    annotation.read_comment(text, comment.mover);
+                }
+            }
+            from = comment.end;
+        }
+        annotation
+    }
 }
 
 /// Values read from the comments of a run's accepted games, for the
@@ -554,6 +671,58 @@ mod tests {
         let mut counts = AnnotationCounts::default();
         counts.add_game(&game);
         assert_eq!((counts.clocks, counts.evals, counts.malformed), (3, 1, 0));
+    }
+
+    /// Comments of every kind, to build games of: plain lichess clocks,
+    /// clocks with evaluations, malformed values, engine output, prose.
+    const COMMENTS: [&str; 12] = [
+        "[%clk 0:05:00]",
+        "[%clk 0:04:58]",
+        "[%eval 0.17] [%clk 0:04:50]",
+        "[%eval #-3]",
+        "[%eval x] [%clk 0:03:00]",
+        "[%clk 9:99]",
+        "[%emt 0:00:12]",
+        "+0.31/18 2.1s",
+        "-M5/30 0.4s",
+        "d=35, sd=59, mt=29343, tl=1616163, pv=e4 e5, wv=1.50, R50=50",
+        "book",
+        "a fine move [not a command]",
+    ];
+
+    proptest::proptest! {
+        /// The games columns read from the end of a comment log equal those
+        /// of the per-move annotations, whatever the comments, the plies
+        /// they follow (several after one ply too) and the side to start.
+        #[test]
+        fn the_log_reads_as_the_annotations(
+            comments in proptest::collection::vec((0usize..COMMENTS.len(), 0u32..3), 0..40),
+            black_starts: bool,
+        ) {
+            let start_turn = if black_starts { Color::Black } else { Color::White };
+            let (mut log, mut annotations) = (CommentLog::default(), Vec::<(u32, Annotation)>::new());
+            let mut ply = 0;
+            for (which, step) in comments {
+                ply += step.max(u32::from(ply == 0));
+                let text = COMMENTS.get(which).copied().unwrap_or_default().as_bytes();
+                let mover = mover(ply, start_turn);
+                log.push(ply, mover, text);
+                match annotations.last_mut() {
+                    Some((last, annotation)) if *last == ply => annotation.read_comment(text, mover),
+                    _ => {
+                        let mut annotation = Annotation::default();
+                        annotation.read_comment(text, mover);
+                        annotations.push((ply, annotation));
+                    }
+                }
+            }
+            proptest::prop_assert_eq!(
+                GameClocks::of_log(&log, start_turn),
+                GameClocks::of(&annotations, start_turn)
+            );
+            log.clear();
+            proptest::prop_assert_eq!(GameClocks::of_log(&log, start_turn), GameClocks::default());
+        }
     }
 
     proptest::proptest! {

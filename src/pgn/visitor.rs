@@ -12,7 +12,7 @@ use pgn_reader::{Nag, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::Color;
 
 use crate::pgn::Span;
-use crate::pgn::annotations::{Annotation, mover};
+use crate::pgn::annotations::{Annotation, CommentLog, mover};
 use crate::pgn::encoding;
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
@@ -91,7 +91,7 @@ pub struct ParsedGame {
     pub too_deep_variations: u32,
     /// What the comments after mainline moves say (clocks, evaluations),
     /// by ply (1-based), in ply order; only plies with a comment. Read
-    /// when notes are not kept (`import`).
+    /// with [`Comments::PerMove`] (`import --moves`).
     pub annotations: Vec<(u32, Annotation)>,
     /// NAGs of mainline moves by ply, in order (when notes are not kept).
     pub nags: Vec<(u32, u8)>,
@@ -148,12 +148,28 @@ impl ParsedGame {
     }
 }
 
+/// What the parser keeps of a game's comments.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Comments {
+    /// Comments and NAGs as written, and variations (`clean`'s export;
+    /// they cost an allocation each).
+    Notes,
+    /// What each mainline move's comments say, read as they come
+    /// (`import --moves`).
+    PerMove,
+    /// The mainline comments' bytes, read later only as far as the games
+    /// columns need (`import`).
+    #[default]
+    Logged,
+}
+
 /// Collects one game; keeps the previous game's buffers to fill again.
 #[derive(Default)]
 struct Collect {
     spare: ParsedGame,
-    /// Keep comments and NAGs (they cost an allocation each).
-    notes: bool,
+    comments: Comments,
+    /// The game's mainline comments as written, with [`Comments::Logged`].
+    log: CommentLog,
     /// A comment longer than pgn-reader's buffer, arriving in chunks.
     partial: Vec<u8>,
     /// Variations being read, innermost last.
@@ -196,6 +212,7 @@ impl Visitor for Collect {
         game.nags.clear();
         self.partial.clear();
         self.open.clear();
+        self.log.clear();
         ControlFlow::Continue(game)
     }
 
@@ -249,7 +266,7 @@ impl Visitor for Collect {
     }
 
     fn nag(&mut self, game: &mut ParsedGame, nag: Nag) -> ControlFlow<Self::Output> {
-        if self.notes {
+        if self.comments == Comments::Notes {
             if self.open.is_empty() {
                 self.note(game, NoteKind::Nag(nag.0));
             } else if let Some(m) = self.open.last_mut().and_then(|line| line.moves.last_mut()) {
@@ -277,7 +294,7 @@ impl Visitor for Collect {
         game: &mut ParsedGame,
         comment: RawComment<'_>,
     ) -> ControlFlow<Self::Output> {
-        if self.notes {
+        if self.comments == Comments::Notes {
             self.partial.extend_from_slice(comment.as_bytes());
             let text = encoding::decode(&self.partial).0.trim().to_owned();
             self.partial.clear();
@@ -296,7 +313,11 @@ impl Visitor for Collect {
                 &self.partial
             };
             let start_turn = Color::from_white(!self.black_starts);
-            annotate(game, ply, start_turn, whole);
+            if self.comments == Comments::PerMove {
+                annotate(game, ply, start_turn, whole);
+            } else {
+                self.log.push(ply, mover(ply, start_turn), whole);
+            }
             self.partial.clear();
         } else {
             self.partial.clear();
@@ -305,7 +326,7 @@ impl Visitor for Collect {
     }
 
     fn begin_variation(&mut self, game: &mut ParsedGame) -> ControlFlow<Self::Output, Skip> {
-        if !self.notes {
+        if self.comments != Comments::Notes {
             return ControlFlow::Continue(Skip(true));
         }
         game.variations += 1;
@@ -449,18 +470,22 @@ pub struct BatchParser<'a> {
 }
 
 impl<'a> BatchParser<'a> {
-    pub fn new(holder: &'a FeedHolder<'a>) -> Self {
+    pub fn new(holder: &'a FeedHolder<'a>, comments: Comments) -> Self {
         BatchParser {
             feed: &holder.0,
             reader: new_reader(&holder.0),
-            collect: Collect::default(),
+            collect: Collect {
+                comments,
+                ..Collect::default()
+            },
         }
     }
 
-    /// Also keeps each game's comments and NAGs, and counts its variations.
-    pub fn keeping_notes(mut self) -> Self {
-        self.collect.notes = true;
-        self
+    /// The mainline comments of the game parsed last, as written (with
+    /// [`Comments::Logged`]; empty otherwise): the games columns read the
+    /// last few.
+    pub fn comment_log(&self) -> &CommentLog {
+        &self.collect.log
     }
 
     /// Hands a finished game's buffers back for the next game.
@@ -521,7 +546,7 @@ mod tests {
         let mut data = text.to_vec();
         data.extend_from_slice(crate::pgn::framer::SEPARATOR);
         let holder = FeedHolder::new(&data);
-        let mut parser = BatchParser::new(&holder);
+        let mut parser = BatchParser::new(&holder, Comments::PerMove);
         parser.parse(0, text.len(), data.len())
     }
 
@@ -531,7 +556,7 @@ mod tests {
         let mut data = text.to_vec();
         data.extend_from_slice(crate::pgn::framer::SEPARATOR);
         let holder = FeedHolder::new(&data);
-        let mut parser = BatchParser::new(&holder).keeping_notes();
+        let mut parser = BatchParser::new(&holder, Comments::Notes);
         let ParseOutcome::Game(game) = parser.parse(0, text.len(), data.len()) else {
             panic!("not a game");
         };
@@ -573,7 +598,7 @@ mod tests {
     fn reuses_the_reader_across_frames() {
         let text = b"1. e4 *\n\n\n1. d4 d5 *\n\n\n";
         let holder = FeedHolder::new(text);
-        let mut parser = BatchParser::new(&holder);
+        let mut parser = BatchParser::new(&holder, Comments::PerMove);
         let a = parser.parse(0, 8, 10);
         let b = parser.parse(10, 19, text.len());
         match (a, b) {

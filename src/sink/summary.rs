@@ -158,8 +158,10 @@ pub struct Summary {
     pub end_states: BTreeMap<&'static str, u64>,
     pub result_checks: BTreeMap<&'static str, u64>,
     /// Values read from the comments of accepted games (clocks, move
-    /// times, evaluations) and those that did not parse (left null).
-    pub annotations: AnnotationCounts,
+    /// times, evaluations) and those that did not parse (left null); with
+    /// `--moves` only: without it an import reads only the comments the
+    /// games columns need (the last few of each game).
+    pub annotations: Option<AnnotationCounts>,
     /// Who can still checkmate in the final positions (standard rules):
     /// answers per side, and those left null (undetermined, not asked).
     pub unwinnability: UnwinnableCounts,
@@ -190,6 +192,7 @@ impl Summary {
         let balanced = counts.balanced() && framed == counts.read;
         debug_assert!(balanced, "framed {framed}, counted {counts:?}");
         let truncated_inputs = inputs.iter().filter(|i| i.truncated.is_some()).count() as u64;
+        let annotations = options.moves.then_some(counts.annotations);
         Summary {
             tool: env!("CARGO_PKG_NAME"),
             version: env!("CARGO_PKG_VERSION"),
@@ -203,7 +206,7 @@ impl Summary {
             rejected_by_reason: counts.rejected_by_reason(),
             end_states: counts.end_states(),
             result_checks: counts.result_checks(),
-            annotations: counts.annotations,
+            annotations,
             unwinnability: counts.unwinnable,
             elapsed_seconds,
             games_per_second: if elapsed_seconds > 0.0 {
@@ -242,8 +245,10 @@ impl Summary {
         section(&mut out, "end states", &self.end_states);
         section(&mut out, "result checks", &self.result_checks);
         out.push_str(&skipped_entries_text(&self.skipped_entries));
-        let a = &self.annotations;
-        if *a != AnnotationCounts::default() {
+        if let Some(a) = self
+            .annotations
+            .filter(|a| *a != AnnotationCounts::default())
+        {
             let _ = writeln!(
                 out,
                 "annotations: {} clocks, {} move times, {} evaluations, {} malformed (left null)",

@@ -150,13 +150,56 @@ fn games_get_clock_columns_and_the_utc_timestamp() {
     let nulls = timestamps.null_count();
     assert_eq!(nulls, 3, "one game of four has UTCDate and UTCTime");
 
-    let a = &run.summary.annotations;
+    let a = run
+        .summary
+        .annotations
+        .unwrap_or_else(|| panic!("annotations are counted with --moves"));
     assert_eq!(
         (a.clocks, a.move_times, a.evals, a.malformed),
         (8, 7, 8, 1),
         "{a:?}"
     );
     assert_eq!(run.summary.tables.get("moves.parquet"), Some(&13));
+}
+
+/// An import without `--moves` keeps each game's comments as written and
+/// reads only the last few for the games columns (final clocks, has_clocks,
+/// has_evals); the games table must equal the one `--moves` writes, which
+/// reads every comment as it comes. The annotation counts are `--moves`'s.
+fn games_agree_with_and_without_moves(inputs: &[std::path::PathBuf]) {
+    let with = import_moves(inputs, 2);
+    let without = common::import(inputs, 2);
+    let (with_games, without_games) = (with.table("games"), without.table("games"));
+    assert!(with_games.height() > 0);
+    assert!(
+        with_games.equals_missing(&without_games),
+        "{with_games:?}\n{without_games:?}"
+    );
+    assert!(with.summary.annotations.is_some());
+    assert_eq!(without.summary.annotations, None);
+}
+
+#[test]
+fn the_games_columns_are_the_same_without_moves() {
+    games_agree_with_and_without_moves(&[
+        sample("time-and-eval-comments.pgn"),
+        sample("lichess-2025-05-30games.pgn"),
+        sample("edge-cases.pgn"),
+        sample("variants.pgn"),
+    ]);
+}
+
+#[test]
+fn corpus_games_columns_are_the_same_without_moves() {
+    let Some(shared) = shared_data() else {
+        eprintln!("skipped: ../shared/data is absent");
+        return;
+    };
+    games_agree_with_and_without_moves(&[
+        shared.join("corpus/tcec-engine-sample.pgn.zst"),
+        shared.join("corpus/lichess-2025-05-sample.pgn"),
+        shared.join("corpus/book-collections.pgn.zst"),
+    ]);
 }
 
 #[test]
@@ -231,7 +274,10 @@ fn python_chess_agrees_on_every_ply_of_the_lichess_sample() {
     let (run, counts) = python_chess_agrees(&sample("lichess-2025-05-30games.pgn"));
     // games, plies, clocks, evaluations, en-passant differences.
     assert_eq!(counts, [30, 1742, 1742, 84, 0]);
-    let a = &run.summary.annotations;
+    let a = run
+        .summary
+        .annotations
+        .unwrap_or_else(|| panic!("annotations are counted with --moves"));
     assert_eq!((a.clocks, a.evals, a.malformed), (1742, 84, 0));
     assert_eq!(run.summary.tables.get("moves.parquet"), Some(&1742));
 }
@@ -245,7 +291,7 @@ fn corpus_python_chess_agrees_on_every_ply_of_the_lichess_export() {
     let pgn = shared.join("corpus/lichess-2025-05-sample.pgn");
     let (run, counts) = python_chess_agrees(&pgn);
     assert_eq!(counts, [438, 28538, 28538, 2216, 0]);
-    assert_eq!(run.summary.annotations.clocks, 28538);
+    assert_eq!(run.summary.annotations.map(|a| a.clocks), Some(28538));
 }
 
 #[test]
@@ -255,7 +301,10 @@ fn corpus_tcec_comments_read_with_few_malformed_values() {
         return;
     };
     let run = import_moves(&[shared.join("corpus/tcec-engine-sample.pgn.zst")], 2);
-    let a = &run.summary.annotations;
+    let a = run
+        .summary
+        .annotations
+        .unwrap_or_else(|| panic!("annotations are counted with --moves"));
     // The 5 malformed are engine sentinels (`wv=-21474836.48`).
     assert_eq!(
         (a.clocks, a.move_times, a.evals, a.malformed),

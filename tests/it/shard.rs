@@ -132,6 +132,7 @@ fn check_shards_merge_into_one_import(
             "rejected_by_reason",
             "end_states",
             "result_checks",
+            "annotations",
             "tables",
             "truncated_inputs",
         ] {

@@ -92,7 +92,14 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
 
     let ours = summary(&single.dir.path().join("summary.json"));
     let theirs = summary(&out.join("summary.json"));
-    for field in ["games_read", "accepted", "rejected", "balanced", "tables"] {
+    for field in [
+        "games_read",
+        "accepted",
+        "rejected",
+        "balanced",
+        "annotations",
+        "tables",
+    ] {
         assert_eq!(theirs[field], ours[field], "summary {field}");
     }
     assert_eq!(theirs["merged_shards"], 4);
