@@ -121,12 +121,11 @@ struct LoggedComment {
     /// Whose move it follows, as the parser saw it (a cutechess score is
     /// the mover's).
     mover: Color,
+    /// A comment that is `[%clk H:MM:SS]` alone (nearly every comment of
+    /// a lichess export): its `H:MM:SS`; the comment's bytes are not kept.
+    clock_only: Option<[u8; 7]>,
     /// Where its bytes end in `bytes` (they start where the previous end).
     end: usize,
-    /// The clock of a comment that is `[%clk H:MM:SS]` alone (nearly
-    /// every comment of a lichess export), read as it comes; its bytes are
-    /// not kept.
-    clock_only: Option<i64>,
 }
 
 /// A game whose comments took more than this keeps no larger buffer for
@@ -145,7 +144,7 @@ impl CommentLog {
 
     /// Keeps a comment after mainline ply `ply`, played by `mover`.
     pub fn push(&mut self, ply: u32, mover: Color, comment: &[u8]) {
-        let clock_only = lichess_clock_only(comment);
+        let clock_only = lichess_clock_shape(comment);
         if clock_only.is_none() {
             self.others += 1;
             self.bytes.extend_from_slice(comment);
@@ -165,8 +164,17 @@ impl CommentLog {
         let mut from = start;
         for comment in comments {
             match comment.clock_only {
-                // As `read_comment` reads it.
-                Some(ms) => annotation.clock_ms = Some(ms),
+                Some(clock) => match lichess_clock_value(clock) {
+                    Some(ms) => annotation.clock_ms = Some(ms),
+                    // Not digits: as the comment reads in full.
+                    None => {
+                        let mut text = *b"[%clk 0:00:00]";
+                        if let Some(at) = text.get_mut(6..13) {
+                            at.copy_from_slice(&clock);
+                        }
+                        annotation.read_comment(&text, comment.mover);
+                    }
+                },
                 None => {
                     let text = self.bytes.get(from..comment.end).unwrap_or_default();
                     annotation.read_comment(text, comment.mover);
@@ -360,18 +368,54 @@ impl Annotation {
 /// after nearly every move of its exports: read at fixed offsets, the one
 /// shape that decides the cost of reading a lichess month.
 fn lichess_clock_only(comment: &[u8]) -> Option<i64> {
-    let clock = comment
-        .trim_ascii()
-        .strip_prefix(b"[%clk ")?
-        .strip_suffix(b"]")?;
-    let &[h, b':', m1, m2, b':', s1, s2] = clock else {
+    lichess_clock_shape(comment).and_then(lichess_clock_value)
+}
+
+/// The seven bytes `H:MM:SS` of a comment shaped as `[%clk H:MM:SS]` and
+/// nothing else (digits not checked): a few compares, on every comment.
+fn lichess_clock_shape(comment: &[u8]) -> Option<[u8; 7]> {
+    // As lichess writes it, between the braces: ` [%clk 0:05:00] `, its
+    // nine fixed bytes compared at once.
+    if let Ok(exact) = <[u8; 16]>::try_from(comment) {
+        // Every byte but the five digits.
+        const FIXED: u128 = !(0xFF << 56 | 0xFFFF << 72 | 0xFFFF << 96);
+        const WANT: u128 = u128::from_le_bytes(*b" [%clk 0:00:00] ") & FIXED;
+        if u128::from_le_bytes(exact) & FIXED == WANT {
+            let [_, _, _, _, _, _, _, h, c1, m1, m2, c2, s1, s2, _, _] = exact;
+            return Some([h, c1, m1, m2, c2, s1, s2]);
+        }
+    }
+    let trimmed = comment.trim_ascii();
+    let &[
+        b'[',
+        b'%',
+        b'c',
+        b'l',
+        b'k',
+        b' ',
+        h,
+        b':',
+        m1,
+        m2,
+        b':',
+        s1,
+        s2,
+        b']',
+    ] = trimmed
+    else {
         return None;
     };
-    let digits = [h, m1, m2, s1, s2];
-    if !digits.iter().all(u8::is_ascii_digit) {
-        return None;
-    }
-    let [h, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));
+    Some([h, b':', m1, m2, b':', s1, s2])
+}
+
+/// `H:MM:SS` as milliseconds, when all five are digits.
+fn lichess_clock_value(clock: [u8; 7]) -> Option<i64> {
+    let [h, _, m1, m2, _, s1, s2] = clock;
+    let digit = |b: u8| {
+        let d = b.wrapping_sub(b'0');
+        (d <= 9).then_some(i64::from(d))
+    };
+    let (h, m1, m2, s1, s2) = (digit(h)?, digit(m1)?, digit(m2)?, digit(s1)?, digit(s2)?);
     Some(((h * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
 }
 
@@ -675,8 +719,10 @@ mod tests {
 
     /// Comments of every kind, to build games of: plain lichess clocks,
     /// clocks with evaluations, malformed values, engine output, prose.
-    const COMMENTS: [&str; 12] = [
+    const COMMENTS: [&str; 14] = [
         "[%clk 0:05:00]",
+        " [%clk 1:02:03] ",
+        " [%clk 0:0x:00] ",
         "[%clk 0:04:58]",
         "[%eval 0.17] [%clk 0:04:50]",
         "[%eval #-3]",
@@ -762,6 +808,12 @@ mod tests {
             "[%clk 0:5:00]",
             "[%eval 1] [%clk 0:05:00]",
             "[%clk 0:0x:00]",
+            // Sixteen bytes, as lichess's, one of them off.
+            " [%clk 0:0x:00] ",
+            " [%clk 0;05:00] ",
+            " [%clk 0:05:00]]",
+            "x[%clk 0:05:00] ",
+            " [%clc 0:05:00] ",
         ] {
             assert_eq!(lichess_clock_only(other.as_bytes()), None, "{other}");
         }
