@@ -6,6 +6,8 @@
 
 use shakmaty::Color;
 
+use crate::pgn::bytes::find_byte;
+
 /// What the comments after one move say. Evaluations are from White's
 /// point of view, in centipawns, or as a mate distance in moves (positive:
 /// White mates).
@@ -417,17 +419,6 @@ fn lichess_clock_value(clock: [u8; 7]) -> Option<i64> {
     };
     let (h, m1, m2, s1, s2) = (digit(h)?, digit(m1)?, digit(m2)?, digit(s1)?, digit(s2)?);
     Some(((h * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
-}
-
-/// The first `needle` in `haystack`: a plain loop for the short comments
-/// of online games (`[%clk 0:05:00]`), where memchr's setup costs more than
-/// the scan, memchr for long ones (TCEC's kilobyte of engine output).
-fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
-    if haystack.len() < 64 {
-        haystack.iter().position(|&b| b == needle)
-    } else {
-        memchr::memchr(needle, haystack)
-    }
 }
 
 /// Words separated by ASCII whitespace.

@@ -2,6 +2,7 @@
 //! pgn-reader, and audit its movetext tokens.
 
 pub mod annotations;
+pub mod bytes;
 pub mod encoding;
 pub mod framer;
 pub mod movetext;

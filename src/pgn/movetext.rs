@@ -6,8 +6,8 @@
 
 use shakmaty::san::SanPlus;
 
-use crate::pgn::encoding;
 use crate::pgn::result::GameResult;
+use crate::pgn::{bytes, encoding};
 
 /// The kind of a movetext problem found by the scanner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -153,9 +153,9 @@ impl<'a> Tokens<'a> {
             match b {
                 b'{' => {
                     let rest = self.text.get(self.pos..).unwrap_or_default();
-                    match memchr::memchr(b'}', rest) {
+                    match bytes::find_byte(b'}', rest) {
                         Some(i) => {
-                            self.line += memchr::memchr_iter(b'\n', &rest[..i]).count() as u64;
+                            self.line += bytes::count_newlines(rest.get(..i).unwrap_or_default());
                             self.pos += i + 1;
                         }
                         None => {
