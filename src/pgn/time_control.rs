@@ -61,7 +61,12 @@ impl TimeClass {
         let Some(text) = tag.map(str::trim) else {
             return TimeClass::Unknown;
         };
-        if text == "-" || text.to_ascii_lowercase().contains("day") {
+        // `1 day`, `3 Days` (no allocation: this runs for every game).
+        let says_days = text
+            .as_bytes()
+            .windows(3)
+            .any(|w| w.eq_ignore_ascii_case(b"day"));
+        if text == "-" || says_days {
             return TimeClass::Correspondence;
         }
         let first = text.split(':').next().unwrap_or_default();

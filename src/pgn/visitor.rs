@@ -56,6 +56,9 @@ fn known_tag(name: &[u8]) -> Option<&'static str> {
         b"BlackFideId" => "BlackFideId",
         b"UTCDate" => "UTCDate",
         b"UTCTime" => "UTCTime",
+        // On every rated lichess game.
+        b"WhiteRatingDiff" => "WhiteRatingDiff",
+        b"BlackRatingDiff" => "BlackRatingDiff",
         _ => return None,
     })
 }

@@ -98,6 +98,6 @@ pub(super) fn push_uci(out: &mut Vec<u8>, m: Move, mode: CastlingMode) {
             let ([f1, r1], [f2, r2]) = (square(from), square(to));
             out.extend_from_slice(&[f1, r1, f2, r2]);
         }
-        other => out.extend_from_slice(other.to_uci(mode).to_string().as_bytes()),
+        other => other.to_uci(mode).append_ascii_to(out),
     }
 }
