@@ -68,24 +68,24 @@ impl GameClocks {
     /// could hold one.
     pub fn of_log(log: &CommentLog, start_turn: Color) -> GameClocks {
         let mut clocks = GameClocks::default();
-        let mut others = log.others;
         let mut end = log.comments.len();
         while end > 0 {
             let done = clocks.white_final_ms.is_some() && clocks.black_final_ms.is_some();
-            if done && (clocks.has_evals || others == 0) {
+            let evals_may_be_before = log.first_other.is_some_and(|first| first < end);
+            if done && (clocks.has_evals || !evals_may_be_before) {
                 break;
             }
-            let ply = log.comments.get(end - 1).map_or(0, |c| c.ply);
-            let mut start = end - 1;
-            while start > 0 && log.comments.get(start - 1).is_some_and(|c| c.ply == ply) {
-                start -= 1;
-            }
-            let group = log.comments.get(start..end).unwrap_or_default();
+            let before = log.comments.get(..end).unwrap_or_default();
+            let ply = before.last().map_or(0, |c| c.ply);
+            let start = before
+                .iter()
+                .rposition(|c| c.ply != ply)
+                .map_or(0, |i| i + 1);
+            let group = before.get(start..).unwrap_or_default();
             let from = start
                 .checked_sub(1)
                 .and_then(|i| log.comments.get(i))
                 .map_or(0, |c| c.end);
-            others -= group.iter().filter(|c| c.clock_only.is_none()).count() as u32;
             let annotation = log.read_ply(group, from);
             clocks.has_evals |= annotation.eval_cp.is_some() || annotation.eval_mate.is_some();
             if let Some(ms) = annotation.clock_ms {
@@ -111,9 +111,9 @@ impl GameClocks {
 pub struct CommentLog {
     bytes: Vec<u8>,
     comments: Vec<LoggedComment>,
-    /// Comments that are more than a lichess `[%clk H:MM:SS]`: the ones
-    /// that may hold an evaluation.
-    others: u32,
+    /// The first comment that is more than a lichess `[%clk H:MM:SS]`:
+    /// none before it can hold an evaluation.
+    first_other: Option<usize>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,14 +141,14 @@ impl CommentLog {
             self.bytes.shrink_to(LOG_BYTES_KEPT);
         }
         self.comments.clear();
-        self.others = 0;
+        self.first_other = None;
     }
 
     /// Keeps a comment after mainline ply `ply`, played by `mover`.
     pub fn push(&mut self, ply: u32, mover: Color, comment: &[u8]) {
         let clock_only = lichess_clock_shape(comment);
         if clock_only.is_none() {
-            self.others += 1;
+            self.first_other.get_or_insert(self.comments.len());
             self.bytes.extend_from_slice(comment);
         }
         self.comments.push(LoggedComment {
