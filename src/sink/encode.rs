@@ -4,21 +4,28 @@
 //! encodings and options as polars' own writer, so the bytes are the same.
 
 use std::cell::RefCell;
+use std::path::Path;
 
 use polars::io::parquet::write::get_encodings;
 use polars::prelude::*;
 use polars_arrow::array::ArrayRef;
+use polars_arrow::datatypes::ArrowSchema;
 use polars_parquet::parquet::CowBuffer;
 use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::page::{CompressedDataPage, CompressedDictPage, Page};
+use polars_parquet::write::SchemaDescriptor;
 use polars_parquet::write::{
     CompressedPage, CompressionOptions, Encoding, ParquetType, StatisticsOptions, Version,
     WriteOptions, array_to_columns, compress, to_parquet_schema,
 };
 use rayon::prelude::*;
 
+use super::file::ParquetFile;
+
 /// Turns frames of one table's schema into compressed row groups.
 pub struct RowGroupEncoder {
+    arrow: ArrowSchema,
+    schema: SchemaDescriptor,
     fields: Vec<ParquetType>,
     encodings: Vec<Vec<Encoding>>,
     options: WriteOptions,
@@ -38,6 +45,8 @@ impl RowGroupEncoder {
         Ok(RowGroupEncoder {
             fields: parquet.fields().to_vec(),
             encodings: get_encodings(&arrow).iter().cloned().collect(),
+            arrow,
+            schema: parquet,
             // As polars' ParquetWriter materialises its defaults.
             options: WriteOptions {
                 statistics: StatisticsOptions::default(),
@@ -46,6 +55,12 @@ impl RowGroupEncoder {
                 data_page_size: None,
             },
         })
+    }
+
+    /// A file at `path` for this table's row groups, with the schema and
+    /// options polars' writer would give it.
+    pub fn create_file(&self, path: &Path) -> std::io::Result<ParquetFile> {
+        ParquetFile::create(path, self.arrow.clone(), self.schema.clone(), self.options)
     }
 
     /// Encodes and compresses `frame`: one row group per chunk of it, as
@@ -156,15 +171,56 @@ mod tests {
     use super::*;
     use polars_parquet::write::ZstdLevel;
 
-    /// The same frame written by polars' own batched writer and by
-    /// `TableWriter` (which encodes through this encoder) gives the same bytes.
-    #[test]
-    fn encoded_row_groups_write_the_bytes_polars_writes() {
+    fn compression() -> ParquetCompression {
+        ParquetCompression::Zstd(Some(
+            ZstdLevel::try_new(1).unwrap_or_else(|e| panic!("{e}")),
+        ))
+    }
+
+    /// `frame` written by polars' own batched writer and by `TableWriter`
+    /// (this encoder, and the file of `sink::file`); the two files' bytes.
+    fn both_ways(frame: &DataFrame) -> (Vec<u8>, Vec<u8>) {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        // Pages of every kind the tables have: plain and dictionary pages
-        // (a string of few values over many rows), nulls, booleans.
-        let rows = 20_000;
-        let mut frame = DataFrame::new(
+        let theirs = dir.path().join("polars.parquet");
+        let file = std::fs::File::create(&theirs).unwrap_or_else(|e| panic!("{e}"));
+        let mut writer = ParquetWriter::new(file)
+            .with_compression(compression())
+            .set_parallel(false)
+            .batched(frame.schema())
+            .unwrap_or_else(|e| panic!("{e}"));
+        writer.write_batch(frame).unwrap_or_else(|e| panic!("{e}"));
+        writer.finish().unwrap_or_else(|e| panic!("{e}"));
+        let ours = dir.path().join("ours.parquet");
+        let mut table = crate::sink::parquet::TableWriter::create_at(&ours, frame.schema())
+            .unwrap_or_else(|e| panic!("{e}"));
+        // One row group per chunk, as polars writes them.
+        table.write(frame).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            table.finish().unwrap_or_else(|e| panic!("{e}")),
+            frame.height() as u64
+        );
+        let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
+        (read(&ours), read(&theirs))
+    }
+
+    /// Pages of every kind the tables have: plain and dictionary pages (a
+    /// string of few values over many rows), nulls, booleans, a list, and
+    /// strings of 64 hex digits that do not compress, so that a column
+    /// chunk takes several pages and the file passes the sizes at which
+    /// an offset's varint grows.
+    fn frame(rows: usize, chunks: usize) -> DataFrame {
+        let hex = |i: usize| {
+            let mut x = (i as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+            (0..4)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    format!("{x:016x}")
+                })
+                .collect::<String>()
+        };
+        let one = DataFrame::new(
             rows,
             vec![
                 Column::new(
@@ -187,35 +243,44 @@ mod tests {
                     "b".into(),
                     (0..rows).map(|i| i % 11 == 0).collect::<Vec<_>>(),
                 ),
+                Column::new("h".into(), (0..rows).map(hex).collect::<Vec<_>>()),
+                Column::new(
+                    "l".into(),
+                    (0..rows)
+                        .map(|i| Series::new("".into(), vec![i as i32; i % 4]))
+                        .collect::<Vec<_>>(),
+                ),
             ],
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let second = frame.clone();
+        let mut frame = one.clone();
+        for _ in 1..chunks {
+            frame
+                .vstack_mut_owned(one.clone())
+                .unwrap_or_else(|e| panic!("{e}"));
+        }
         frame
-            .vstack_mut_owned(second)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let compression = ParquetCompression::Zstd(Some(
-            ZstdLevel::try_new(1).unwrap_or_else(|e| panic!("{e}")),
-        ));
-        let theirs = dir.path().join("polars.parquet");
-        let file = std::fs::File::create(&theirs).unwrap_or_else(|e| panic!("{e}"));
-        let mut writer = ParquetWriter::new(file)
-            .with_compression(compression)
-            .set_parallel(false)
-            .batched(frame.schema())
-            .unwrap_or_else(|e| panic!("{e}"));
-        writer.write_batch(&frame).unwrap_or_else(|e| panic!("{e}"));
-        writer.finish().unwrap_or_else(|e| panic!("{e}"));
-        let ours = dir.path().join("ours.parquet");
-        let mut table = crate::sink::parquet::TableWriter::create_at(&ours, frame.schema())
-            .unwrap_or_else(|e| panic!("{e}"));
-        // Two chunks: two row groups, as polars writes them.
-        table.write(&frame).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(
-            table.finish().unwrap_or_else(|e| panic!("{e}")),
-            2 * rows as u64
+    }
+
+    /// Twelve row groups of 20,000 rows (a 1.2 MB column chunk in two
+    /// pages each, 9 MB in all): the same bytes as polars' writer.
+    #[test]
+    fn encoded_row_groups_write_the_bytes_polars_writes() {
+        let (ours, theirs) = both_ways(&frame(20_000, 12));
+        assert!(ours.len() > 1 << 23, "{} bytes", ours.len());
+        assert!(
+            ours == theirs,
+            "{} and {} bytes differ",
+            ours.len(),
+            theirs.len()
         );
-        let read = |p: &std::path::Path| std::fs::read(p).unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(read(&ours), read(&theirs));
+    }
+
+    /// A table with no rows: the magic bytes and a footer of no row groups.
+    #[test]
+    fn an_empty_table_writes_the_bytes_polars_writes() {
+        let empty = frame(1, 1).clear();
+        let (ours, theirs) = both_ways(&empty);
+        assert_eq!(ours, theirs);
     }
 }

@@ -3,6 +3,8 @@
 
 #[cfg(feature = "tables")]
 pub mod encode;
+#[cfg(feature = "tables")]
+pub mod file;
 pub mod lock;
 #[cfg(feature = "tables")]
 pub mod moves;

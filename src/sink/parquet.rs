@@ -3,7 +3,6 @@
 //! a temporary name until [`TableWriter::finish`] renames it, so an interrupted
 //! run never leaves a half table under the final name.
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -14,6 +13,7 @@ use polars_arrow::offset::OffsetsBuffer;
 use polars_parquet::write::ZstdLevel;
 
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
+use super::file::ParquetFile;
 use super::rows::{GameRow, Place, RejectRow};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
@@ -356,7 +356,7 @@ pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<Dat
 pub struct TableWriter {
     tmp_path: PathBuf,
     final_path: PathBuf,
-    writer: polars::io::parquet::write::BatchedWriter<File>,
+    file: ParquetFile,
     encoder: Arc<RowGroupEncoder>,
     rows: u64,
 }
@@ -375,16 +375,12 @@ impl TableWriter {
         let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
         let compression = ParquetCompression::Zstd(Some(ZstdLevel::try_new(ZSTD_LEVEL)?));
         let encoder = Arc::new(RowGroupEncoder::new(schema, compression)?);
-        let file = File::create(&tmp_path)?;
+        let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);
-        let writer = ParquetWriter::new(file)
-            .with_compression(compression)
-            .set_parallel(false)
-            .batched(schema)?;
         Ok(TableWriter {
             tmp_path,
             final_path,
-            writer,
+            file,
             encoder,
             rows: 0,
         })
@@ -411,7 +407,7 @@ impl TableWriter {
     /// Appends a row group encoded elsewhere (in input order).
     pub fn append(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
         let mut timer = Timer::start();
-        self.writer.write_row_group(group.rows, &group.columns)?;
+        self.file.write_row_group(group.rows, &group.columns)?;
         self.rows += group.rows;
         profile::lap(&mut timer, Stage::Write);
         Ok(())
@@ -424,14 +420,14 @@ impl TableWriter {
 
     /// Drops an unfinished table (after a failed run).
     pub fn abandon(self) -> std::io::Result<()> {
-        drop(self.writer);
+        drop(self.file);
         crate::interrupt::unregister(&self.tmp_path);
         std::fs::remove_file(&self.tmp_path)
     }
 
     /// Closes the file and moves it to its final name.
     pub fn finish(self) -> PolarsResult<u64> {
-        self.writer.finish()?;
+        self.file.finish()?;
         std::fs::rename(&self.tmp_path, &self.final_path)?;
         crate::interrupt::unregister(&self.tmp_path);
         Ok(self.rows)
