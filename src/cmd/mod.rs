@@ -51,6 +51,26 @@ impl From<ExitStatus> for ExitCode {
     }
 }
 
+/// Raises the soft limit on open files to the hard one, as Go programs and
+/// many servers do at start: the opening tree's end of run reads every
+/// spill run at once (a large input at a small `--memory-limit` writes
+/// hundreds or thousands) and `merge` every shard, and the soft limit is
+/// often 1,024. Failing that, the limit stays as it was.
+fn raise_open_file_limit() {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit and setrlimit only read and write `limit`.
+    unsafe {
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) == 0 && limit.rlim_cur < limit.rlim_max
+        {
+            limit.rlim_cur = limit.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &limit);
+        }
+    }
+}
+
 /// Runs the chosen subcommand: prints a failure as one line on stderr and
 /// returns how it ended.
 pub fn run(cli: Cli) -> ExitStatus {
@@ -60,6 +80,7 @@ pub fn run(cli: Cli) -> ExitStatus {
     );
     if reads_games {
         limit_polars_threads();
+        raise_open_file_limit();
         if let Err(message) = interrupt::install() {
             eprintln!("pgnlake: {message}");
             return ExitStatus::Error;

@@ -64,18 +64,57 @@ pub struct TreeRuns {
     rows_spilled: AtomicU64,
 }
 
-/// One run file and where each partition's records start in it.
+/// One run file: its records, partition after partition, then one more
+/// offset than there are partitions, little-endian u64s at `offsets_at`
+/// (partition `p` is `offsets[p]..offsets[p + 1]`). The offsets stay on
+/// disk: in memory they would take 32 KiB a run, and a large input at a
+/// small limit writes thousands of runs.
 #[derive(Debug)]
 struct RunIndex {
     path: PathBuf,
-    /// `PARTITIONS + 1` offsets: partition `p` is `offsets[p]..offsets[p+1]`.
-    offsets: Vec<u64>,
+    offsets_at: u64,
 }
 
-impl RunIndex {
-    fn span(&self, first: usize, end: usize) -> (u64, u64) {
-        let at = |p: usize| self.offsets.get(p).copied().unwrap_or(0);
-        (at(first), at(end))
+/// Offsets of the partitions of one run read a window at a time, as the
+/// end of the run walks the partitions in order.
+struct RunOffsets {
+    offsets_at: u64,
+    /// The partition of `window[0]`.
+    first: usize,
+    window: Vec<u64>,
+}
+
+/// Offsets read at once from a run file.
+const OFFSETS_WINDOW: usize = 256;
+
+impl RunOffsets {
+    fn new(offsets_at: u64) -> RunOffsets {
+        RunOffsets {
+            offsets_at,
+            first: 0,
+            window: Vec::new(),
+        }
+    }
+
+    /// Where partition `p`'s records start in `file` (`p == PARTITIONS`:
+    /// where the records end).
+    fn offset(&mut self, file: &File, p: usize) -> io::Result<u64> {
+        if let Some(&offset) = p.checked_sub(self.first).and_then(|i| self.window.get(i)) {
+            return Ok(offset);
+        }
+        let first = p - p % OFFSETS_WINDOW;
+        let count = (PARTITIONS + 1).saturating_sub(first).min(OFFSETS_WINDOW);
+        let mut bytes = vec![0u8; count * 8];
+        file.read_exact_at(&mut bytes, self.offsets_at + first as u64 * 8)?;
+        self.window = bytes
+            .chunks_exact(8)
+            .map(|b| u64::from_le_bytes(b.try_into().unwrap_or_default()))
+            .collect();
+        self.first = first;
+        p.checked_sub(first)
+            .and_then(|i| self.window.get(i))
+            .copied()
+            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidData, "no such tree partition"))
     }
 }
 
@@ -133,12 +172,18 @@ impl TreeRuns {
             }
         }
         offsets.push(written);
+        for offset in &offsets {
+            out.write_all(&offset.to_le_bytes())?;
+        }
         out.flush()?;
-        self.dir.count_bytes(written as usize);
+        self.dir.count_bytes(written as usize + offsets.len() * 8);
         self.rows_spilled
             .fetch_add(rows.len() as u64, Ordering::Relaxed);
         if let Ok(mut runs) = self.runs.lock() {
-            runs.push(RunIndex { path, offsets });
+            runs.push(RunIndex {
+                path,
+                offsets_at: written,
+            });
         }
         Ok(())
     }
@@ -468,6 +513,8 @@ impl std::ops::AddAssign for TreeCounts {
 /// and added up in parallel on the current rayon pool.
 pub struct SortedTree {
     shared: Arc<Shared>,
+    /// Each run's partition offsets, in the order of `shared.runs`.
+    offsets: Vec<RunOffsets>,
     batch_bytes: u64,
     pending: VecDeque<Arc<Deferred<io::Result<Added>>>>,
     next_partition: usize,
@@ -490,13 +537,14 @@ impl SortedTree {
         min_games: u32,
         batch_bytes: u64,
     ) -> io::Result<SortedTree> {
+        let runs = runs.take_runs();
+        let offsets = runs
+            .iter()
+            .map(|run| RunOffsets::new(run.offsets_at))
+            .collect();
         let runs = runs
-            .take_runs()
-            .into_iter()
-            .map(|run| {
-                let file = File::open(&run.path)?;
-                Ok((run, file))
-            })
+            .iter()
+            .map(|run| File::open(&run.path))
             .collect::<io::Result<Vec<_>>>()?;
         Ok(SortedTree {
             shared: Arc::new(Shared {
@@ -504,6 +552,7 @@ impl SortedTree {
                 runs,
                 min_games,
             }),
+            offsets,
             batch_bytes: batch_bytes.max(1 << 20),
             pending: VecDeque::new(),
             next_partition: 0,
@@ -519,42 +568,33 @@ impl SortedTree {
         self.counts
     }
 
-    fn partition_bytes(&self, p: usize) -> u64 {
-        let spilled: u64 = self
-            .shared
-            .runs
-            .iter()
-            .map(|(run, _)| {
-                let (from, to) = run.span(p, p + 1);
-                to - from
-            })
-            .sum();
+    fn partition_bytes(&mut self, p: usize) -> io::Result<u64> {
+        let mut spilled = 0;
+        for (offsets, file) in self.offsets.iter_mut().zip(&self.shared.runs) {
+            spilled += offsets.offset(file, p + 1)? - offsets.offset(file, p)?;
+        }
         let held: usize = self.shared.memory.iter().map(|m| m.partition_len(p)).sum();
-        spilled + held as u64 * RECORD_ESTIMATE
+        Ok(spilled + held as u64 * RECORD_ESTIMATE)
     }
 
     /// The next partitions (or pass over one partition) to add up.
-    fn next_unit(&mut self) -> Option<Unit> {
+    fn next_unit(&mut self) -> io::Result<Option<Unit>> {
         if let Some((pass, passes)) = self.passes {
             let p = self.next_partition;
-            let unit = Unit {
-                first: p,
-                end: p + 1,
-                subs: sub_range(pass, passes),
-            };
+            let unit = self.unit(p, p + 1, sub_range(pass, passes))?;
             if pass + 1 == passes {
                 self.passes = None;
                 self.next_partition += 1;
             } else {
                 self.passes = Some((pass + 1, passes));
             }
-            return Some(unit);
+            return Ok(Some(unit));
         }
         let first = self.next_partition;
         if first >= PARTITIONS {
-            return None;
+            return Ok(None);
         }
-        let bytes = self.partition_bytes(first);
+        let bytes = self.partition_bytes(first)?;
         if bytes > self.batch_bytes {
             let passes = bytes.div_ceil(self.batch_bytes).min(1 << SUB_BITS);
             self.passes = Some((0, passes));
@@ -563,7 +603,7 @@ impl SortedTree {
         let mut end = first + 1;
         let mut total = bytes;
         while end < PARTITIONS {
-            let more = self.partition_bytes(end);
+            let more = self.partition_bytes(end)?;
             if total + more > self.batch_bytes {
                 break;
             }
@@ -571,10 +611,26 @@ impl SortedTree {
             end += 1;
         }
         self.next_partition = end;
-        Some(Unit {
+        Ok(Some(self.unit(first, end, 0..1 << SUB_BITS)?))
+    }
+
+    /// Partitions `first..end` with every run's offsets for them.
+    fn unit(&mut self, first: usize, end: usize, subs: std::ops::Range<u64>) -> io::Result<Unit> {
+        let offsets = self
+            .offsets
+            .iter_mut()
+            .zip(&self.shared.runs)
+            .map(|(offsets, file)| {
+                (first..=end)
+                    .map(|p| offsets.offset(file, p))
+                    .collect::<io::Result<Vec<u64>>>()
+            })
+            .collect::<io::Result<Vec<_>>>()?;
+        Ok(Unit {
             first,
             end,
-            subs: 0..1 << SUB_BITS,
+            subs,
+            offsets,
         })
     }
 }
@@ -586,22 +642,29 @@ fn add_up(shared: &Shared, unit: &Unit) -> io::Result<Added> {
     let spans = shared
         .runs
         .iter()
-        .map(|(run, file)| {
-            let (from, to) = run.span(unit.first, unit.end);
-            let mut bytes = vec![0u8; usize::try_from(to - from).unwrap_or(0)];
+        .zip(&unit.offsets)
+        .map(|(file, offsets)| {
+            let from = offsets.first().copied().unwrap_or(0);
+            let to = offsets.last().copied().unwrap_or(0);
+            let mut bytes = vec![0u8; usize::try_from(to.saturating_sub(from)).unwrap_or(0)];
             file.read_exact_at(&mut bytes, from)?;
-            Ok((from, bytes))
+            Ok(bytes)
         })
         .collect::<io::Result<Vec<_>>>()?;
     let parts = (unit.first..unit.end)
         .into_par_iter()
         .map(|p| {
             let mut rows: Vec<Row> = Vec::new();
-            for ((run, _), (base, bytes)) in shared.runs.iter().zip(&spans) {
-                let (from, to) = run.span(p, p + 1);
-                let slice = usize::try_from(from - base)
-                    .ok()
-                    .zip(usize::try_from(to - base).ok())
+            let i = p - unit.first;
+            for (offsets, bytes) in unit.offsets.iter().zip(&spans) {
+                let base = offsets.first().copied().unwrap_or(0);
+                let at = |j: usize| {
+                    offsets
+                        .get(j)
+                        .and_then(|o| usize::try_from(o.checked_sub(base)?).ok())
+                };
+                let slice = at(i)
+                    .zip(at(i + 1))
                     .and_then(|(a, b)| bytes.get(a..b))
                     .unwrap_or_default();
                 decode_records(slice, &unit.subs, &mut rows)?;
@@ -631,7 +694,7 @@ type Added = (Vec<Vec<Row>>, TreeCounts);
 /// What the jobs that add up units read.
 struct Shared {
     memory: Vec<InMemory>,
-    runs: Vec<(RunIndex, File)>,
+    runs: Vec<File>,
     min_games: u32,
 }
 
@@ -647,6 +710,8 @@ struct Unit {
     first: usize,
     end: usize,
     subs: std::ops::Range<u64>,
+    /// Each run's offsets of partitions `first..=end`.
+    offsets: Vec<Vec<u64>>,
 }
 
 fn sub_range(pass: u64, passes: u64) -> std::ops::Range<u64> {
@@ -709,9 +774,15 @@ impl Iterator for SortedTree {
             if self.failed {
                 return None;
             }
-            while self.pending.len() < UNITS_AHEAD
-                && let Some(unit) = self.next_unit()
-            {
+            while self.pending.len() < UNITS_AHEAD {
+                let unit = match self.next_unit() {
+                    Ok(Some(unit)) => unit,
+                    Ok(None) => break,
+                    Err(error) => {
+                        self.failed = true;
+                        return Some(Err(error));
+                    }
+                };
                 let shared = Arc::clone(&self.shared);
                 let job = Deferred::new(Stage::Statistics, move || add_up(&shared, &unit));
                 let runner = Arc::clone(&job);
