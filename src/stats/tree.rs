@@ -240,23 +240,22 @@ impl Edge {
             // Pieces are in square order: this rank's come after those of
             // the ranks below.
             let mut index = (occupied & ((1u64 << (8 * rank)) - 1)).count_ones();
-            let row = (occupied >> (8 * rank)) as u8;
-            let mut empty = 0u8;
-            for file in 0..8 {
-                if row & (1 << file) == 0 {
-                    empty += 1;
-                    continue;
-                }
-                if empty > 0 {
-                    text.push(b'0' + empty);
-                    empty = 0;
+            let mut row = (occupied >> (8 * rank)) as u8;
+            // From one occupied square to the next, not square by square.
+            let mut file = 0u32;
+            while row != 0 {
+                let next = row.trailing_zeros();
+                if next > file {
+                    text.push(b'0' + (next - file) as u8);
                 }
                 let code = (pieces >> (4 * (index & 31))) as usize & 15;
                 text.push(PIECE_LETTERS[code]);
                 index += 1;
+                file = next + 1;
+                row &= row - 1;
             }
-            if empty > 0 {
-                text.push(b'0' + empty);
+            if file < 8 {
+                text.push(b'0' + (8 - file) as u8);
             }
             if rank > 0 {
                 text.push(b'/');
