@@ -5,7 +5,7 @@
 use std::ops::AddAssign;
 
 use shakmaty::packed::PackedUciMove;
-use shakmaty::san::SanPlus;
+use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
 
@@ -178,7 +178,7 @@ impl Edge {
             .ep_square(EnPassantMode::Legal)
             .map_or(0, |sq| u8::from(sq) + 1);
         let mut text = Vec::with_capacity(SAN_BYTES);
-        SanPlus::from_move(pos.clone(), m).append_ascii_to(&mut text);
+        san_plus(pos, m).append_ascii_to(&mut text);
         let mut san = [0u8; SAN_BYTES];
         for (slot, byte) in san.iter_mut().zip(text) {
             *slot = byte;
@@ -658,6 +658,24 @@ impl<'s> OpeningTree<'s> {
     }
 }
 
+/// The SAN of the legal move `m`, as `SanPlus::from_move` gives it, for a
+/// fraction of its cost: that asks the position after the move for its
+/// outcome, which generates every legal move there, while only a position
+/// in check can be checkmate. This runs for every new row of the tree.
+fn san_plus(pos: &Chess, m: Move) -> SanPlus {
+    let san = San::from_move(pos, m);
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    let suffix = if !after.checkers().any() {
+        None
+    } else if after.legal_moves().is_empty() {
+        Some(Suffix::Checkmate)
+    } else {
+        Some(Suffix::Check)
+    };
+    SanPlus { san, suffix }
+}
+
 /// Replays a game forward on demand, to pack positions only for new edges.
 struct Walk<'a> {
     pos: Chess,
@@ -779,6 +797,26 @@ mod tests {
         assert_eq!(rows.len(), 2);
         let s = rows[0].1.stats;
         assert_eq!((s.games, s.unfinished(), s.first_year), (1, 1, None));
+    }
+
+    #[test]
+    fn a_mating_move_is_spelled_with_its_mark() {
+        let (_, moves) = game("f3 e5 g4");
+        let mut pos = Chess::default();
+        for &m in &moves {
+            pos.play_unchecked(m);
+        }
+        let mate = San::from_ascii(b"Qh4")
+            .ok()
+            .and_then(|san| san.to_move(&pos).ok());
+        let Some(mate) = mate else {
+            panic!("no Qh4 after 1. f3 e5 2. g4");
+        };
+        assert_eq!(Edge::new(&pos, mate, 0).san(), "Qh4#");
+        let check = San::from_ascii(b"Bb4")
+            .ok()
+            .and_then(|san| san.to_move(&pos).ok());
+        assert!(check.is_some_and(|m| Edge::new(&pos, m, 0).san() == "Bb4"));
     }
 
     #[test]
