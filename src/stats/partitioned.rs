@@ -306,6 +306,28 @@ impl<'s> TreePart<'s> {
         }
     }
 
+    /// Reads the index slots of `keys`, then the rows their tags point to,
+    /// without using what was read: the loads do not wait for each other,
+    /// so the cache misses of a game's rows (the table is far larger than
+    /// the caches) overlap instead of following one another, and the
+    /// upserts that follow find them in the cache.
+    pub fn prefetch(&self, keys: &[EdgeKey]) {
+        let mask = self.index.len() - 1;
+        for key in keys {
+            std::hint::black_box(self.index.get((hash_of(key) as usize) & mask).copied());
+        }
+        for key in keys {
+            let hash = hash_of(key);
+            if let Some(&entry) = self.index.get((hash as usize) & mask)
+                && entry != 0
+                && entry & TAG == hash & TAG
+            {
+                let row = ((entry & !TAG) as usize).wrapping_sub(1);
+                std::hint::black_box(self.rows.get(row).map(|(k, _)| k.position));
+            }
+        }
+    }
+
     fn find(&self, key: &EdgeKey) -> Slot {
         let mask = self.index.len() - 1;
         let hash = hash_of(key);

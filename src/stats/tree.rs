@@ -601,6 +601,8 @@ pub struct OpeningTree<'s> {
     plies: usize,
     map: TreePart<'s>,
     visits: Vec<Visit>,
+    /// The keys of the game's rows, looked up ahead (`TreePart::prefetch`).
+    keys: Vec<EdgeKey>,
 }
 
 impl<'s> OpeningTree<'s> {
@@ -610,6 +612,7 @@ impl<'s> OpeningTree<'s> {
             plies,
             map: TreePart::new(budget, runs),
             visits: Vec::with_capacity(plies),
+            keys: Vec::with_capacity(plies),
         }
     }
 
@@ -633,6 +636,14 @@ impl<'s> OpeningTree<'s> {
             ply: 0,
             moves,
         };
+        self.keys.clear();
+        self.keys.extend(self.visits.iter().filter_map(|visit| {
+            Some(EdgeKey {
+                position: visit.key,
+                mv: pack_move(*moves.get(visit.last_move)?),
+            })
+        }));
+        self.map.prefetch(&self.keys);
         for visit in &self.visits {
             let (Some(&m), Some(&next)) =
                 (moves.get(visit.last_move), keys.get(visit.last_move + 1))
