@@ -148,8 +148,13 @@ pub(super) fn write_aggregates(
 
     let spill_path = spill_dirs.tree.dir().path();
     let batch_bytes = (memory_limit / 64).clamp(4 << 20, 16 << 20);
+    // Opening the runs to read them back fails as a read (too many open
+    // files, a run removed under the import).
     let mut tree = SortedTree::new(trees, &spill_dirs.tree, opening_min_games, batch_bytes)
-        .map_err(Error::write(spill_path))?;
+        .map_err(|source| Error::Read {
+            path: spill_path.display().to_string(),
+            source,
+        })?;
     let path = writers.openings.path().to_path_buf();
     write_openings(&mut tree, &mut writers.openings).map_err(Error::write(&path))?;
     let tree_counts = tree.counts();

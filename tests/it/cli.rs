@@ -275,6 +275,45 @@ fn unwritable_output_is_a_one_line_error() {
     );
 }
 
+/// Regression: the tree's end of run opens every spill run at once, and an
+/// import of 104 runs under a soft limit of 64 open files failed with "Too
+/// many open files". The import raises its soft limit to the hard one.
+#[test]
+fn spill_runs_past_the_soft_open_file_limit_are_read() {
+    let hard = Command::new("sh")
+        .args(["-c", "ulimit -Hn"])
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .trim()
+                .parse::<u64>()
+                .ok()
+        });
+    if hard.is_none_or(|hard| hard < 512) {
+        println!("skipped: the hard limit on open files is {hard:?}, too low to raise past 64");
+        return;
+    }
+    let out = tmp();
+    let samples = sample("");
+    let samples = samples.to_str().unwrap_or_default();
+    let output = Command::new("sh")
+        .args(["-c", "ulimit -Sn 64 && exec \"$0\" \"$@\""])
+        .arg(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["import", samples, samples, "--out"])
+        .arg(out.path())
+        .args(["-q", "--memory-limit", "1K", "--threads", "1"])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.path().join("summary.json")).unwrap_or_default())
+            .unwrap_or_else(|e| panic!("{e}"));
+    let runs = summary["opening_tree"]["spill_runs"].as_u64().unwrap_or(0);
+    assert!(runs > 64, "{runs} runs: not enough to pass the limit");
+    assert_eq!(summary["opening_tree"]["rows"].as_u64(), Some(570));
+}
+
 #[test]
 fn stdin_is_read_with_a_dash() {
     let out = tmp();
