@@ -120,16 +120,22 @@ impl ParquetFile {
         )
     }
 
+    /// Writes the magic bytes that open the file, once.
+    fn start(&mut self) -> io::Result<()> {
+        if self.position == 0 {
+            self.file.write_all(MAGIC)?;
+            self.position = MAGIC.len() as u64;
+        }
+        Ok(())
+    }
+
     /// Appends one row group of `rows` rows: each column's pages.
     pub fn write_row_group(
         &mut self,
         rows: u64,
         columns: &[Vec<CompressedPage>],
     ) -> PolarsResult<()> {
-        if self.position == 0 {
-            self.file.write_all(MAGIC)?;
-            self.position = MAGIC.len() as u64;
-        }
+        self.start()?;
         let mut scratch = std::mem::take(&mut self.scratch);
         scratch.clear();
         let mut writer = self.polars_writer(scratch);
@@ -223,10 +229,7 @@ impl ParquetFile {
         let mut empty = self.polars_writer(Vec::new());
         empty.end(None)?;
         let (_, template) = empty.into_inner_and_metadata();
-        if self.position == 0 {
-            self.file.write_all(MAGIC)?;
-            self.position = MAGIC.len() as u64;
-        }
+        self.start()?;
         let column_index_base = self.position as i64;
         self.position += io::copy(&mut self.column_indexes.into_reader()?, &mut self.file)?;
         let offset_index_base = self.position as i64;

@@ -311,9 +311,9 @@ impl<'s> TreePart<'s> {
     /// so the cache misses of a game's rows (the table is far larger than
     /// the caches) overlap instead of following one another, and the
     /// upserts that follow find them in the cache.
-    pub fn prefetch(&self, keys: &[EdgeKey]) {
+    pub fn prefetch<'k>(&self, keys: impl Iterator<Item = &'k EdgeKey> + Clone) {
         let mask = self.index.len() - 1;
-        for key in keys {
+        for key in keys.clone() {
             std::hint::black_box(self.index.get((hash_of(key) as usize) & mask).copied());
         }
         for key in keys {
@@ -322,8 +322,7 @@ impl<'s> TreePart<'s> {
                 && entry != 0
                 && entry & TAG == hash & TAG
             {
-                let row = ((entry & !TAG) as usize).wrapping_sub(1);
-                std::hint::black_box(self.rows.get(row).map(|(k, _)| k.position));
+                std::hint::black_box(self.rows.get(row_of(entry)).map(|(k, _)| k.position));
             }
         }
     }
@@ -337,7 +336,7 @@ impl<'s> TreePart<'s> {
             match self.index.get(slot).copied() {
                 Some(0) | None => return Slot::Empty(slot),
                 Some(entry) if entry & TAG == tag => {
-                    let row = (entry & !TAG) as usize - 1;
+                    let row = row_of(entry);
                     if self.rows.get(row).is_some_and(|(k, _)| k == key) {
                         return Slot::Found(row);
                     }
@@ -496,6 +495,11 @@ const SLOT_BYTES: usize = size_of::<u64>();
 /// (Position keys are Zobrist hashes, already random in every bit.)
 fn hash_of(key: &EdgeKey) -> u64 {
     (key.position ^ u64::from(key.mv).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(32)
+}
+
+/// The row (0-based) an occupied index entry points to.
+fn row_of(entry: u64) -> usize {
+    ((entry & !TAG) as usize).wrapping_sub(1)
 }
 
 /// Row number `row` (1-based) under the tag of `key`.

@@ -601,8 +601,8 @@ pub struct OpeningTree<'s> {
     plies: usize,
     map: TreePart<'s>,
     visits: Vec<Visit>,
-    /// The keys of the game's rows, looked up ahead (`TreePart::prefetch`).
-    keys: Vec<EdgeKey>,
+    /// The game's rows: key, move, next position key, first ply.
+    edges: Vec<(EdgeKey, Move, u64, usize)>,
 }
 
 impl<'s> OpeningTree<'s> {
@@ -612,7 +612,7 @@ impl<'s> OpeningTree<'s> {
             plies,
             map: TreePart::new(budget, runs),
             visits: Vec::with_capacity(plies),
-            keys: Vec::with_capacity(plies),
+            edges: Vec::with_capacity(plies),
         }
     }
 
@@ -636,28 +636,24 @@ impl<'s> OpeningTree<'s> {
             ply: 0,
             moves,
         };
-        self.keys.clear();
-        self.keys.extend(self.visits.iter().filter_map(|visit| {
-            Some(EdgeKey {
-                position: visit.key,
-                mv: pack_move(*moves.get(visit.last_move)?),
-            })
-        }));
-        self.map.prefetch(&self.keys);
-        for visit in &self.visits {
-            let (Some(&m), Some(&next)) =
-                (moves.get(visit.last_move), keys.get(visit.last_move + 1))
-            else {
-                continue;
-            };
+        // Each row's key, move and next position once, for the lookups
+        // ahead and the upserts.
+        self.edges.clear();
+        self.edges.extend(self.visits.iter().filter_map(|visit| {
+            let m = *moves.get(visit.last_move)?;
+            let next = *keys.get(visit.last_move + 1)?;
             let key = EdgeKey {
                 position: visit.key,
                 mv: pack_move(m),
             };
-            let ply = u16::try_from(visit.first_ply).unwrap_or(u16::MAX);
+            Some((key, m, next, visit.first_ply))
+        }));
+        self.map.prefetch(self.edges.iter().map(|(key, ..)| key));
+        for &(key, m, next, first_ply) in &self.edges {
+            let ply = u16::try_from(first_ply).unwrap_or(u16::MAX);
             self.map.upsert(
                 key,
-                || Edge::new(walk.at(visit.first_ply), m, next),
+                || Edge::new(walk.at(first_ply), m, next),
                 |edge| edge.stats.add_game(game, ply),
             );
         }
