@@ -36,6 +36,8 @@ import subprocess
 import tempfile
 import uuid
 
+# The tables of an import without --moves; their columns come from the
+# binary (`pgnlake schema --format json`).
 TABLES = ["games", "rejects", "openings", "opening_lines", "results", "material", "endgames"]
 
 # The orders of pgnlake's enumerations (src/replay/variant.rs VariantName::ALL,
@@ -207,7 +209,35 @@ def termination_hash(text):
     return (h | 1) - (1 << 64) if (h | 1) >= (1 << 63) else (h | 1)
 
 
-def merge(spark, shards_dir, summaries, out, min_games, tables):
+def summed_by_key(frame, table, derived):
+    """An aggregate table's shard rows added up as its declaration says."""
+    from pyspark.sql import functions as F
+
+    columns = table["columns"]
+
+    def named(merge):
+        return [c["name"] for c in columns if c["merge"] == merge]
+
+    unknown = sorted(set(named("derived")) - set(derived))
+    if unknown:
+        raise SystemExit(f"pgnlake on Spark: {table['name']}: no formula for derived columns {unknown}")
+    aggregates = ([F.min(c).alias(c) for c in named("same") + named("min")]
+                  + [F.max(c).alias(c) for c in named("max")]
+                  + [F.sum(c).alias(c) for c in named("sum")])
+    summed = frame.groupBy(*named("key")).agg(*aggregates)
+    for name in named("derived"):
+        summed = summed.withColumn(name, derived[name])
+    return summed.select(*[c["name"] for c in columns])
+
+
+def declared_schema(pgnlake):
+    """Every table's columns as the binary declares them (`pgnlake schema`)."""
+    text = subprocess.run([binary(pgnlake), "schema", "--format", "json"], check=True,
+                          capture_output=True, text=True).stdout
+    return {table["name"]: table for table in json.loads(text)}
+
+
+def merge(spark, shards_dir, summaries, out, min_games, tables, schema):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -227,51 +257,42 @@ def merge(spark, shards_dir, summaries, out, min_games, tables):
     shifts = spark.createDataFrame(first_ids, "shard INT, first_game_id BIGINT")
     for name in [t for t in ["games", "rejects", "moves"] if t in tables]:
         table = shard_table(name)
-        columns = [c for c in table.columns if c != "shard"]
+        columns = [c["name"] for c in schema[name]["columns"]]
         rebased = (table.join(F.broadcast(shifts), "shard")
                    .withColumn("game_id", F.col("game_id") + F.col("first_game_id")))
         order = ["game_id", "ply"] if name == "moves" else ["game_id"]
         write(rebased.select(*columns).orderBy(*order), name)
 
-    # openings: sums per (position, move); a position's earliest ply over all
-    # its moves; rows of fewer than min_games games out after the sums.
-    tree = shard_table("openings")
-    columns = [c for c in tree.columns if c != "shard"]
-    counts = ["games", "white_wins", "draws", "black_wins", "unfinished", "white_elo_sum",
-              "white_elo_count", "black_elo_sum", "black_elo_count"]
-    summed = tree.groupBy("position_key", "move_uci").agg(
-        F.min("epd").alias("epd"), F.min("ply").alias("ply"), F.min("move_san").alias("move_san"),
-        F.min("next_position_key").alias("next_position_key"),
-        *[F.sum(c).alias(c) for c in counts],
-        F.min("first_year").alias("first_year"), F.max("last_year").alias("last_year"))
+    # The aggregates, as pgnlake declares them (`pgnlake schema --format
+    # json`): summed per key columns, `min`/`max` columns taken so, `same`
+    # columns (a function of the key) kept, `derived` ratios recomputed from
+    # the sums by the formulas below.
+    done = F.col("white_wins") + F.col("draws") + F.col("black_wins")
+    ratio = lambda num, den: F.when(den > 0, num.cast("double") / den.cast("double"))  # noqa: E731
+    derived = {
+        "white_score": ratio(F.col("white_wins") + F.col("draws") / F.lit(2.0), done),
+        "draw_rate": ratio(F.col("draws"), done),
+        "avg_plies": ratio(F.col("plies_sum"), F.col("games")),
+        "avg_elo_diff": ratio(F.col("elo_diff_sum"), F.col("elo_diff_count")),
+        "avg_plies_to_end": (F.col("plies_to_end_sum").cast("double")
+                             / F.greatest(F.col("games"), F.lit(1)).cast("double")),
+    }
+
+    def aggregate(name):
+        return summed_by_key(shard_table(name), schema[name], derived)
+
+    # openings: a position's earliest ply over all its moves; rows of fewer
+    # than min_games games out after the sums.
+    summed = aggregate("openings")
     position = Window.partitionBy("position_key")
     summed = summed.withColumn("ply", F.min("ply").over(position))
     kept = summed.where(F.col("games") >= min_games)
-    write(kept.select(*columns).orderBy("position_key", move_order(F.col("move_uci"))), "openings")
+    write(kept.orderBy("position_key", move_order(F.col("move_uci"))), "openings")
 
-    # opening_lines: sums per opening, ratios recomputed from them.
-    lines = shard_table("opening_lines")
-    columns = [c for c in lines.columns if c != "shard"]
-    sums = ["games", "white_wins", "draws", "black_wins", "unfinished", "white_elo_sum",
-            "white_elo_count", "black_elo_sum", "black_elo_count", "plies_sum", "elo_diff_sum",
-            "elo_diff_count"]
-    lines = lines.groupBy("eco", "opening_name", "opening_family").agg(*[F.sum(c).alias(c) for c in sums])
-    done = F.col("white_wins") + F.col("draws") + F.col("black_wins")
-    ratio = lambda num, den: F.when(den > 0, num.cast("double") / den.cast("double"))  # noqa: E731
-    lines = (lines
-             .withColumn("white_score", ratio(F.col("white_wins") + F.col("draws") / F.lit(2.0), done))
-             .withColumn("draw_rate", ratio(F.col("draws"), done))
-             .withColumn("avg_plies", ratio(F.col("plies_sum"), F.col("games")))
-             .withColumn("avg_elo_diff", ratio(F.col("elo_diff_sum"), F.col("elo_diff_count"))))
-    write(lines.select(*columns).orderBy("eco", "opening_name"), "opening_lines")
+    write(aggregate("opening_lines").orderBy("eco", "opening_name"), "opening_lines")
 
-    # results: sums per key, in pgnlake's key order.
-    results = shard_table("results")
-    columns = [c for c in results.columns if c != "shard"]
-    keys = ["variant_name", "year", "time_class", "rating_diff_bucket", "declared_result",
-            "end_state", "termination", "draw_reason"]
-    results = results.groupBy(*keys).agg(
-        *[F.sum(c).alias(c) for c in ["games", "white_wins", "draws", "black_wins", "unfinished"]])
+    # results: in pgnlake's key order.
+    results = aggregate("results")
     hashed = F.udf(termination_hash, T.LongType())
     order = [place_in(VARIANTS, F.col("variant_name"), False),
              F.col("year").asc_nulls_first(),
@@ -283,24 +304,13 @@ def merge(spark, shards_dir, summaries, out, min_games, tables):
              # pgnlake compares the hash as unsigned: flip the sign bit.
              F.when(F.col("termination").isNull(), F.lit(-(1 << 63)))
               .otherwise(hashed(F.col("termination")).bitwiseXOR(F.lit(-(1 << 63))))]
-    write(results.orderBy(*order).select(*columns), "results")
+    write(results.orderBy(*order), "results")
 
-    material = shard_table("material")
-    columns = [c for c in material.columns if c != "shard"]
-    material = material.groupBy("checkpoint_ply", "material_diff").agg(
-        *[F.sum(c).alias(c) for c in ["games", "white_wins", "draws", "black_wins", "unfinished"]])
-    write(material.select(*columns).orderBy("checkpoint_ply", "material_diff"), "material")
+    write(aggregate("material").orderBy("checkpoint_ply", "material_diff"), "material")
 
-    endgames = shard_table("endgames")
-    columns = [c for c in endgames.columns if c != "shard"]
-    endgames = endgames.groupBy("variant_name", "endgame_signature").agg(
-        *[F.sum(c).alias(c) for c in ["games", "stronger_side_wins", "draws", "weaker_side_wins",
-                                      "unfinished", "plies_to_end_sum"]])
-    endgames = endgames.withColumn(
-        "avg_plies_to_end",
-        F.col("plies_to_end_sum").cast("double") / F.greatest(F.col("games"), F.lit(1)).cast("double"))
-    write(endgames.select(*columns).orderBy(place_in(VARIANTS, F.col("variant_name"), False),
-                                            F.col("games").desc(), "endgame_signature"),
+    endgames = aggregate("endgames")
+    write(endgames.orderBy(place_in(VARIANTS, F.col("variant_name"), False),
+                           F.col("games").desc(), "endgame_signature"),
           "endgames")
 
     rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in tables}
@@ -396,7 +406,8 @@ def main(argv=None):
                  .map(lambda k: run_shard(k, count, options))
                  .collect())
     summaries.sort(key=lambda s: s["shard"]["index"])
-    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables)
+    schema = declared_schema(args.pgnlake)
+    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables, schema)
     summary = merged_summary(summaries, rows, args.opening_min_games, dropped)
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)

@@ -8,7 +8,9 @@ use clap::{Args, Parser, Subcommand};
 #[command(
     name = "pgnlake",
     version,
-    about = "Verified chess archives as Parquet tables"
+    about = "Verified chess archives as Parquet tables",
+    after_help = "Guide: docs/guide.md (every command and option). Tables: docs/tables.md. \
+                  Rules: docs/rules.md. FAQ: docs/faq.md."
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -18,19 +20,48 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Replay every game of PGN archives; write games, rejects, opening statistics and a summary.
+    #[command(after_help = "More: docs/guide.md#import")]
     Import(ImportArgs),
     /// Show the moves played from one position, from an import's opening tree.
+    #[command(after_help = "More: docs/guide.md#explore")]
     Explore(ExploreArgs),
     /// Write every accepted game back as standard PGN and set the rejected ones aside.
+    #[command(after_help = "More: docs/guide.md#clean")]
     Clean(CleanArgs),
     /// Run SQL over the tables of an import (polars SQL; every NAME.parquet is table NAME).
+    #[command(after_help = "More: docs/guide.md#query")]
     Query(QueryArgs),
     /// Put the tables of an import's shards (import --shard K/N) together as one import's.
+    #[command(after_help = "More: docs/guide.md#merge")]
     Merge(MergeArgs),
     /// Draw an import's statistics as charts in one self-contained HTML file.
+    #[command(after_help = "More: docs/guide.md#report")]
     Report(ReportArgs),
     /// Say for each FEN (one per line) whether each side can still checkmate.
+    #[command(after_help = "More: docs/guide.md#unwinnable")]
     Unwinnable(UnwinnableArgs),
+    /// Print the tables' columns: name, type, nulls, how shards add up, meaning.
+    #[command(after_help = "More: docs/guide.md#schema")]
+    Schema(SchemaArgs),
+}
+
+/// `pgnlake schema [TABLE] [--format table|markdown|json]`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// One table (`games`, `rejects`, `openings`, `opening_lines`,
+    /// `results`, `material`, `endgames`, `moves`); all when absent.
+    pub table: Option<String>,
+    /// `table`: aligned text; `markdown`: the tables of docs/tables.md;
+    /// `json`: one object per table (what the Spark job reads).
+    #[arg(long, value_enum, default_value_t = SchemaFormat::Table)]
+    pub format: SchemaFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SchemaFormat {
+    Table,
+    Markdown,
+    Json,
 }
 
 /// `pgnlake unwinnable [FILE|-] [--nodes N]`.

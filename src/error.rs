@@ -12,6 +12,7 @@ use thiserror::Error;
 use crate::input::InputError;
 use crate::interrupt::Interrupted;
 use crate::sink::lock::LockError;
+use crate::sink::summary::SummaryError;
 
 /// Any cause of a failed write: I/O, Parquet encoding, JSON.
 pub type Cause = Box<dyn std::error::Error + Send + Sync>;
@@ -47,6 +48,8 @@ pub enum Error {
     Query(#[from] QueryError),
     #[error(transparent)]
     Explore(#[from] ExploreError),
+    #[error(transparent)]
+    Summary(#[from] SummaryError),
 }
 
 impl Error {
@@ -118,6 +121,8 @@ pub enum ExploreError {
     MissingTable { path: PathBuf },
     #[error("{}: {message}", .path.display())]
     Table { path: PathBuf, message: String },
+    #[error(transparent)]
+    Summary(#[from] SummaryError),
 }
 
 #[cfg(test)]

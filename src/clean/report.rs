@@ -8,8 +8,9 @@ use polars::prelude::{DataFrame, PolarsResult};
 use crate::clean::game::Action;
 use crate::clean::repair::RepairClass;
 use crate::error::Error;
-use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
+use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame, table_schema};
 use crate::sink::rows::Place;
+use crate::sink::schema::clean_report;
 
 /// The report table, written in row groups as the run goes; removed when
 /// dropped unfinished.
@@ -29,11 +30,7 @@ impl Drop for ReportWriter {
 
 impl ReportWriter {
     pub(super) fn create(path: &Path) -> Result<ReportWriter, Error> {
-        let schema = report_frame(&[])
-            .map_err(Error::write(path))?
-            .schema()
-            .as_ref()
-            .clone();
+        let schema = table_schema(&clean_report::TABLE);
         let table = TableWriter::create_at(path, &schema).map_err(Error::write(path))?;
         Ok(ReportWriter {
             table: Some(table),
@@ -78,41 +75,55 @@ impl ReportWriter {
     }
 }
 
-/// `action`, `source`, `game_index`, `offset`, `line`, `ply`, `detail`,
-/// `repair` (the class of a repair).
+/// The rows as the `clean_report` table.
 fn report_frame(rows: &[(Place, String, Action)]) -> PolarsResult<DataFrame> {
     let columns = vec![
         col(
-            "action",
+            clean_report::ACTION,
             rows.iter().map(|r| r.2.kind.as_str()).collect::<Vec<_>>(),
         ),
         col(
-            "source",
+            clean_report::SOURCE,
             rows.iter().map(|r| r.1.as_str()).collect::<Vec<_>>(),
         ),
         col(
-            "game_index",
+            clean_report::GAME_INDEX,
             rows.iter().map(|r| r.0.game_index).collect::<Vec<u64>>(),
         ),
         col(
-            "offset",
+            clean_report::OFFSET,
             rows.iter().map(|r| r.0.offset).collect::<Vec<u64>>(),
         ),
-        col("line", rows.iter().map(|r| r.0.line).collect::<Vec<u64>>()),
         col(
-            "ply",
+            clean_report::LINE,
+            rows.iter().map(|r| r.0.line).collect::<Vec<u64>>(),
+        ),
+        col(
+            clean_report::PLY,
             rows.iter().map(|r| r.2.ply).collect::<Vec<Option<u32>>>(),
         ),
         col(
-            "detail",
+            clean_report::DETAIL,
             rows.iter().map(|r| r.2.detail.as_str()).collect::<Vec<_>>(),
         ),
         col(
-            "repair",
+            clean_report::REPAIR,
             rows.iter()
                 .map(|r| r.2.repair.map(RepairClass::as_str))
                 .collect::<Vec<Option<&str>>>(),
         ),
     ];
-    table_frame(rows.len(), columns)
+    table_frame(&clean_report::TABLE, rows.len(), columns)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_frame_has_the_declared_schema() -> PolarsResult<()> {
+        let frame = report_frame(&[])?;
+        assert_eq!(frame.schema().as_ref(), &table_schema(&clean_report::TABLE));
+        Ok(())
+    }
 }

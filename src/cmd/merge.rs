@@ -13,18 +13,13 @@ pub fn run(args: MergeArgs) -> Result<ExitStatus, Error> {
     };
     let summary = run_merge(&options)?;
     if !args.quiet {
-        let number = |field: &str| summary[field].as_u64().unwrap_or(0);
         eprintln!(
             "merged {} shards: games read {} = accepted {} + rejected {}{}",
-            number("merged_shards"),
-            number("games_read"),
-            number("accepted"),
-            number("rejected"),
-            if summary["balanced"] == true {
-                ""
-            } else {
-                "  (MISMATCH)"
-            }
+            summary.merged_shards.unwrap_or(0),
+            summary.games_read,
+            summary.accepted,
+            summary.rejected,
+            if summary.balanced { "" } else { "  (MISMATCH)" }
         );
     }
     Ok(ExitStatus::Success)

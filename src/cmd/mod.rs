@@ -7,6 +7,7 @@ pub mod import;
 pub mod merge;
 pub mod query;
 pub mod report;
+pub mod schema;
 pub mod unwinnable;
 
 use std::process::ExitCode;
@@ -94,6 +95,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),
         Command::Unwinnable(args) => unwinnable::run(args),
+        Command::Schema(args) => schema::run(args),
     };
     let status = match result {
         Ok(status) => status,

@@ -11,16 +11,18 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use polars::prelude::*;
-use serde_json::Value;
 
 use crate::error::Error;
 use crate::import::tables::{Writers, write_frame};
+use crate::input::shard::Shard;
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::variant::VariantName;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
+use crate::sink::schema::{self, Column, endgames, material, opening_lines, openings, results};
+use crate::sink::summary::{InputSummary, Summary};
 use crate::stats::lines::{LineStats, OpeningLines};
 use crate::stats::outcomes::{
     Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultRow, ResultValue,
@@ -38,32 +40,35 @@ pub struct MergeOptions {
 }
 
 /// The counts of games, results and ratings that `openings` and
-/// `opening_lines` share.
-const GAME_COUNTS: [&str; 8] = [
-    "games",
-    "white_wins",
-    "draws",
-    "black_wins",
-    "white_elo_sum",
-    "white_elo_count",
-    "black_elo_sum",
-    "black_elo_count",
+/// `opening_lines` share (the same names in both).
+const GAME_COUNTS: [Column; 8] = [
+    openings::GAMES,
+    openings::WHITE_WINS,
+    openings::DRAWS,
+    openings::BLACK_WINS,
+    openings::WHITE_ELO_SUM,
+    openings::WHITE_ELO_COUNT,
+    openings::BLACK_ELO_SUM,
+    openings::BLACK_ELO_COUNT,
 ];
 
 /// One shard's output folder and its summary.
 struct ShardDir {
     dir: PathBuf,
-    summary: Value,
-    index: u64,
-    games_read: u64,
+    summary: Summary,
+    /// `K` of `--shard K/N`, and `N`.
+    shard: Shard,
 }
 
 /// Merges the shards in `options.dirs` into `options.out`; returns the
 /// merged summary (also written to `summary.json`).
-pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
+pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
     let shards = read_shards(&options.dirs)?;
+    let Some(first) = shards.first().map(|s| &s.summary) else {
+        return Err(Error::Usage("merge: no shard folders given".into()));
+    };
     let _lock = super::run::open_output(&options.out)?;
-    let mut writers = Writers::create(&options.out, &[], moves_of_first(&shards))?;
+    let mut writers = Writers::create(&options.out, moves_of_first(&shards))?;
     // On a pool: the tree's row groups are spelled and encoded in parallel,
     // and the other tables' columns too.
     let (pool, _) = crate::pipeline::worker_pool(0)?;
@@ -77,8 +82,11 @@ pub fn run_merge(options: &MergeOptions) -> Result<Value, Error> {
     };
     let tables = writers.finish()?;
     super::run::remove_stale_tables(&options.out, &tables)?;
-    let summary = merged_summary(&shards, &tables, options.opening_min_games, dropped);
-    super::run::write_summary(&options.out, &summary)?;
+    let summary = merged_summary(first, &shards, &tables, options.opening_min_games, dropped);
+    // Written as before merge read summaries as types: keys in name order.
+    let path = options.out.join("summary.json");
+    let json = serde_json::to_value(&summary).map_err(Error::write(&path))?;
+    super::run::write_summary(&options.out, &json)?;
     Ok(summary)
 }
 
@@ -87,15 +95,19 @@ fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> R
     for shard in shards {
         let shift = first_game_id;
         for (table, writer) in [
-            ("games", &mut writers.games),
-            ("rejects", &mut writers.rejects),
+            (&schema::games::TABLE, &mut writers.games),
+            (&schema::rejects::TABLE, &mut writers.rejects),
         ] {
-            copy_rebased(&shard.dir.join(format!("{table}.parquet")), shift, writer)?;
+            copy_rebased(&shard.dir.join(table.file_name()), shift, writer)?;
         }
         if let Some(writer) = writers.moves.as_mut() {
-            copy_rebased(&shard.dir.join("moves.parquet"), shift, writer)?;
+            copy_rebased(
+                &shard.dir.join(schema::moves::TABLE.file_name()),
+                shift,
+                writer,
+            )?;
         }
-        first_game_id += i64::try_from(shard.games_read).unwrap_or(i64::MAX);
+        first_game_id += i64::try_from(shard.summary.games_read).unwrap_or(i64::MAX);
     }
     let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
     let dropped = merge_tree(&dirs, min_games, writers)?;
@@ -110,72 +122,63 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     let mut shards = Vec::with_capacity(dirs.len());
     for dir in dirs {
         let path = dir.join("summary.json");
-        let text = std::fs::read_to_string(&path).map_err(|e| {
-            Error::Usage(format!(
-                "{}: cannot read ({e}): not an import's folder",
+        let summary = Summary::read(&path).map_err(|e| match e {
+            e if e.is_missing() => Error::Usage(format!(
+                "{}: cannot read (no such file): not an import's folder",
                 path.display()
-            ))
+            )),
+            e => Error::Summary(e),
         })?;
-        let summary: Value = serde_json::from_str(&text)
-            .map_err(|e| Error::Usage(format!("{}: not a summary ({e})", path.display())))?;
-        let number = |v: &Value| v.as_u64();
-        let (Some(index), Some(_)) = (
-            number(&summary["shard"]["index"]),
-            number(&summary["shard"]["count"]),
-        ) else {
+        let Some(shard) = summary.shard else {
             return Err(Error::Usage(format!(
                 "{}: not a shard (no `shard` in summary.json; import with --shard K/N)",
                 path.display()
             )));
         };
-        let games_read = number(&summary["games_read"]).unwrap_or(0);
         shards.push(ShardDir {
             dir: dir.clone(),
             summary,
-            index,
-            games_read,
+            shard,
         });
     }
-    shards.sort_by_key(|s| s.index);
-    let count = shards
-        .first()
-        .and_then(|s| s.summary["shard"]["count"].as_u64())
-        .unwrap_or(0);
-    let same = |s: &ShardDir, field: &str| {
-        shards.first().map(|f| &f.summary["options"][field]) == Some(&s.summary["options"][field])
+    shards.sort_by_key(|s| s.shard.index);
+    let Some(first) = shards.first() else {
+        return Ok(shards);
     };
+    let count = first.shard.count;
     for shard in &shards {
         let place = shard.dir.display();
-        if shard.summary["shard"]["count"].as_u64() != Some(count) {
+        if shard.shard.count != count {
             return Err(Error::Usage(format!(
                 "{place}: a shard of {} shards, the others of {count}",
-                shard.summary["shard"]["count"]
+                shard.shard.count
             )));
         }
-        let tree = |s: &ShardDir| s.summary["opening_tree"]["plies"].clone();
-        let differs = !same(shard, "piece_values") || shards.first().map(tree) != Some(tree(shard));
+        let (ours, theirs) = (&first.summary, &shard.summary);
+        let differs = ours.options.piece_values != theirs.options.piece_values
+            || ours.opening_tree.plies != theirs.opening_tree.plies;
         if differs {
             return Err(Error::Usage(format!(
                 "{place}: imported with other --piece-values or --opening-plies than the first shard"
             )));
         }
-        if !same(shard, "moves") {
+        if ours.options.moves != theirs.options.moves {
             let with = |moves: bool| if moves { "with" } else { "without" };
             return Err(Error::Usage(format!(
                 "{place}: imported {} --moves, the first shard {}",
-                with(imported_with_moves(shard)),
-                with(moves_of_first(&shards)),
+                with(theirs.options.moves),
+                with(ours.options.moves),
             )));
         }
     }
-    let indexes: Vec<u64> = shards.iter().map(|s| s.index).collect();
+    let indexes: Vec<u32> = shards.iter().map(|s| s.shard.index).collect();
     if let Some(missing) = (1..=count).find(|k| !indexes.contains(k)) {
         return Err(Error::Usage(format!(
             "shards of {count}: shard {missing} is missing ({} folders given; merge needs all of them)",
             shards.len()
         )));
     }
-    if indexes.len() as u64 != count {
+    if indexes.len() != count as usize {
         return Err(Error::Usage(format!(
             "shards of {count}: {} folders given, some shard twice",
             shards.len()
@@ -184,12 +187,8 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     Ok(shards)
 }
 
-fn imported_with_moves(shard: &ShardDir) -> bool {
-    shard.summary["options"]["moves"] == Value::Bool(true)
-}
-
 fn moves_of_first(shards: &[ShardDir]) -> bool {
-    shards.first().is_some_and(imported_with_moves)
+    shards.first().is_some_and(|s| s.summary.options.moves)
 }
 
 /// A table's rows a row group at a time, in file order: a merge holds a
@@ -249,12 +248,12 @@ fn copy_rebased(path: &Path, shift: i64, writer: &mut TableWriter) -> Result<(),
     let out = writer.path().to_path_buf();
     while let Some(mut frame) = chunks.next_chunk()? {
         let ids = frame
-            .column("game_id")
+            .column(schema::games::GAME_ID.name)
             .and_then(|c| c.i64().cloned())
             .map_err(|e| read_error(path, e))?;
         let rebased = (ids + shift).into_series().into_column();
         frame
-            .replace("game_id", rebased)
+            .replace(schema::games::GAME_ID.name, rebased)
             .map_err(|e| read_error(path, e))?;
         writer.write(&frame).map_err(Error::write(&out))?;
     }
@@ -268,20 +267,20 @@ struct Columns<'a> {
 }
 
 impl Columns<'_> {
-    fn int(&self, name: &str) -> Result<Vec<Option<i64>>, Error> {
+    fn int(&self, column: Column) -> Result<Vec<Option<i64>>, Error> {
         let column = self
             .frame
-            .column(name)
+            .column(column.name)
             .and_then(|c| c.cast(&DataType::Int64))
             .map_err(|e| read_error(self.path, e))?;
         let values = column.i64().map_err(|e| read_error(self.path, e))?;
         Ok((0..values.len()).map(|i| values.get(i)).collect())
     }
 
-    fn text(&self, name: &str) -> Result<Vec<Option<String>>, Error> {
+    fn text(&self, column: Column) -> Result<Vec<Option<String>>, Error> {
         let values = self
             .frame
-            .column(name)
+            .column(column.name)
             .and_then(|c| c.str().cloned())
             .map_err(|e| read_error(self.path, e))?;
         Ok((0..values.len())
@@ -319,16 +318,23 @@ fn text_at(values: &[Option<String>], row: usize) -> Option<&str> {
 fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> {
     let mut merged: BTreeMap<ResultKey, ResultValue> = BTreeMap::new();
     for dir in dirs {
-        for_each_chunk(&dir.join("results.parquet"), |columns, rows| {
-            let (year, bucket) = (columns.int("year")?, columns.int("rating_diff_bucket")?);
-            let (time_class, declared) = (
-                columns.text("time_class")?,
-                columns.text("declared_result")?,
+        for_each_chunk(&dir.join(results::TABLE.file_name()), |columns, rows| {
+            let (year, bucket) = (
+                columns.int(results::YEAR)?,
+                columns.int(results::RATING_DIFF_BUCKET)?,
             );
-            let (end_state, termination) =
-                (columns.text("end_state")?, columns.text("termination")?);
-            let (draw_reason, variant) =
-                (columns.text("draw_reason")?, columns.text("variant_name")?);
+            let (time_class, declared) = (
+                columns.text(results::TIME_CLASS)?,
+                columns.text(results::DECLARED_RESULT)?,
+            );
+            let (end_state, termination) = (
+                columns.text(results::END_STATE)?,
+                columns.text(results::TERMINATION)?,
+            );
+            let (draw_reason, variant) = (
+                columns.text(results::DRAW_REASON)?,
+                columns.text(results::VARIANT_NAME)?,
+            );
             let counts = count_columns(columns)?;
             for row in 0..rows {
                 let key_row = ResultRow {
@@ -357,10 +363,16 @@ fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> 
     Ok(())
 }
 
-/// `games`, `white_wins`, `draws`, `black_wins` of a chunk, by row.
+/// `games`, `white_wins`, `draws`, `black_wins` of a chunk, by row
+/// (`results` and `material` share the names).
 fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Error> {
-    let [games, white, draws, black] =
-        ["games", "white_wins", "draws", "black_wins"].map(|name| columns.int(name));
+    let [games, white, draws, black] = [
+        results::GAMES,
+        results::WHITE_WINS,
+        results::DRAWS,
+        results::BLACK_WINS,
+    ]
+    .map(|column| columns.int(column));
     let (games, white, draws, black) = (games?, white?, draws?, black?);
     Ok(move |row| Counts {
         games: count(&games, row),
@@ -377,10 +389,10 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
     let mut lines = OpeningLines::default();
     let index = crate::replay::openings::index();
     for dir in dirs {
-        for_each_chunk(&dir.join("material.parquet"), |columns, rows| {
+        for_each_chunk(&dir.join(material::TABLE.file_name()), |columns, rows| {
             let (ply, diff) = (
-                columns.int("checkpoint_ply")?,
-                columns.int("material_diff")?,
+                columns.int(material::CHECKPOINT_PLY)?,
+                columns.int(material::MATERIAL_DIFF)?,
             );
             let counts = count_columns(columns)?;
             for row in 0..rows {
@@ -394,15 +406,15 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
             }
             Ok(())
         })?;
-        for_each_chunk(&dir.join("endgames.parquet"), |columns, rows| {
-            let signature = columns.text("endgame_signature")?;
-            let variant = columns.text("variant_name")?;
+        for_each_chunk(&dir.join(endgames::TABLE.file_name()), |columns, rows| {
+            let signature = columns.text(endgames::ENDGAME_SIGNATURE)?;
+            let variant = columns.text(endgames::VARIANT_NAME)?;
             let names = [
-                "games",
-                "stronger_side_wins",
-                "draws",
-                "weaker_side_wins",
-                "plies_to_end_sum",
+                endgames::GAMES,
+                endgames::STRONGER_SIDE_WINS,
+                endgames::DRAWS,
+                endgames::WEAKER_SIDE_WINS,
+                endgames::PLIES_TO_END_SUM,
             ];
             let [games, stronger, draws, weaker, plies] = names.map(|n| columns.int(n));
             let (games, stronger, draws, weaker, plies) =
@@ -424,37 +436,47 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
             }
             Ok(())
         })?;
-        for_each_chunk(&dir.join("opening_lines.parquet"), |columns, rows| {
-            let (eco, name) = (columns.text("eco")?, columns.text("opening_name")?);
-            let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
-            let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
-            let [ps, eds, edc] =
-                ["plies_sum", "elo_diff_sum", "elo_diff_count"].map(|n| columns.int(n));
-            let (ps, eds, edc) = (ps?, eds?, edc?);
-            for row in 0..rows {
-                let id = text_at(&eco, row)
-                    .zip(text_at(&name, row))
-                    .and_then(|(eco, name)| index.id_of(eco, name))
-                    .ok_or_else(|| {
-                        columns.bad_row("an opening name not in this version's table")
-                    })?;
-                let stats = LineStats {
-                    games: count(&g, row),
-                    white_wins: count(&ww, row),
-                    draws: count(&d, row),
-                    black_wins: count(&bw, row),
-                    white_elo_sum: count(&wes, row),
-                    white_elo_count: count(&wec, row),
-                    black_elo_sum: count(&bes, row),
-                    black_elo_count: count(&bec, row),
-                    plies_sum: count(&ps, row),
-                    elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
-                    elo_diff_count: count(&edc, row),
-                };
-                lines.add_line(id, &stats);
-            }
-            Ok(())
-        })?;
+        for_each_chunk(
+            &dir.join(opening_lines::TABLE.file_name()),
+            |columns, rows| {
+                let (eco, name) = (
+                    columns.text(opening_lines::ECO)?,
+                    columns.text(opening_lines::OPENING_NAME)?,
+                );
+                let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
+                let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
+                let [ps, eds, edc] = [
+                    opening_lines::PLIES_SUM,
+                    opening_lines::ELO_DIFF_SUM,
+                    opening_lines::ELO_DIFF_COUNT,
+                ]
+                .map(|n| columns.int(n));
+                let (ps, eds, edc) = (ps?, eds?, edc?);
+                for row in 0..rows {
+                    let id = text_at(&eco, row)
+                        .zip(text_at(&name, row))
+                        .and_then(|(eco, name)| index.id_of(eco, name))
+                        .ok_or_else(|| {
+                            columns.bad_row("an opening name not in this version's table")
+                        })?;
+                    let stats = LineStats {
+                        games: count(&g, row),
+                        white_wins: count(&ww, row),
+                        draws: count(&d, row),
+                        black_wins: count(&bw, row),
+                        white_elo_sum: count(&wes, row),
+                        white_elo_count: count(&wec, row),
+                        black_elo_sum: count(&bes, row),
+                        black_elo_count: count(&bec, row),
+                        plies_sum: count(&ps, row),
+                        elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
+                        elo_diff_count: count(&edc, row),
+                    };
+                    lines.add_line(id, &stats);
+                }
+                Ok(())
+            },
+        )?;
     }
     write_frame(&mut writers.material, material_frame(&material))?;
     write_frame(
@@ -544,14 +566,17 @@ impl TreeStream {
 /// The edges of a chunk of an `openings` table.
 fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
     let (keys, next) = (
-        columns.int("position_key")?,
-        columns.int("next_position_key")?,
+        columns.int(openings::POSITION_KEY)?,
+        columns.int(openings::NEXT_POSITION_KEY)?,
     );
-    let (epd, uci) = (columns.text("epd")?, columns.text("move_uci")?);
+    let (epd, uci) = (
+        columns.text(openings::EPD)?,
+        columns.text(openings::MOVE_UCI)?,
+    );
     let (ply, first, last) = (
-        columns.int("ply")?,
-        columns.int("first_year")?,
-        columns.int("last_year")?,
+        columns.int(openings::PLY)?,
+        columns.int(openings::FIRST_YEAR)?,
+        columns.int(openings::LAST_YEAR)?,
     );
     let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
     let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
@@ -596,7 +621,7 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
 fn merge_tree(dirs: &[&Path], min_games: u32, writers: &mut Writers) -> Result<u64, Error> {
     let mut streams = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        streams.push(TreeStream::open(&dir.join("openings.parquet"))?);
+        streams.push(TreeStream::open(&dir.join(openings::TABLE.file_name()))?);
     }
     let mut heap = BinaryHeap::new();
     for (i, stream) in streams.iter_mut().enumerate() {
@@ -700,159 +725,103 @@ impl Ord for Head {
 /// The shards' summaries as one run's: counts added up, each input once
 /// (its parts' games added up), the tables' rows as merged.
 fn merged_summary(
+    first: &Summary,
     shards: &[ShardDir],
     tables: &BTreeMap<&'static str, u64>,
     min_games: u32,
     dropped: u64,
-) -> Value {
-    let mut summary = shards
-        .first()
-        .map(|s| s.summary.clone())
-        .unwrap_or_else(|| serde_json::json!({}));
-    let sum = |field: &str| -> u64 {
-        shards
-            .iter()
-            .filter_map(|s| s.summary[field].as_u64())
-            .sum()
-    };
-    // A field no shard has (`annotations` without `--moves`) stays null.
-    let add_maps = |field: &str| -> Value {
-        let maps: Vec<_> = shards
-            .iter()
-            .filter_map(|shard| shard.summary[field].as_object())
-            .collect();
-        if maps.is_empty() {
-            return Value::Null;
-        }
+) -> Summary {
+    let summaries: Vec<&Summary> = shards.iter().map(|s| &s.summary).collect();
+    let mut summary = first.clone();
+    let sum = |field: fn(&Summary) -> u64| -> u64 { summaries.iter().map(|s| field(s)).sum() };
+    let add_maps = |field: fn(&Summary) -> &BTreeMap<String, u64>| {
         let mut total: BTreeMap<String, u64> = BTreeMap::new();
-        for (name, n) in maps.into_iter().flatten() {
-            *total.entry(name.clone()).or_default() += n.as_u64().unwrap_or(0);
+        for (name, n) in summaries.iter().flat_map(|s| field(s)) {
+            *total.entry(name.clone()).or_default() += n;
         }
-        serde_json::json!(total)
+        total
     };
-    let (read, accepted, rejected) = (sum("games_read"), sum("accepted"), sum("rejected"));
+    let (read, accepted, rejected) = (
+        sum(|s| s.games_read),
+        sum(|s| s.accepted),
+        sum(|s| s.rejected),
+    );
     let inputs = merged_inputs(shards);
-    let framed: u64 = inputs.iter().filter_map(|i| i["games"].as_u64()).sum();
-    let balanced = shards
+    let framed: u64 = inputs.iter().map(|i| i.games).sum();
+    summary.balanced =
+        summaries.iter().all(|s| s.balanced) && read == accepted + rejected && framed == read;
+    summary.truncated_inputs = inputs.iter().filter(|i| i.truncated.is_some()).count() as u64;
+    summary.options.inputs = inputs.iter().map(|i| i.path.clone()).collect();
+    summary.inputs = inputs;
+    summary.shard = None;
+    summary.merged_shards = Some(shards.len());
+    summary.games_read = read;
+    summary.accepted = accepted;
+    summary.rejected = rejected;
+    summary.rejected_by_reason = add_maps(|s| &s.rejected_by_reason);
+    summary.end_states = add_maps(|s| &s.end_states);
+    summary.result_checks = add_maps(|s| &s.result_checks);
+    // Counted with --moves only (null otherwise, in every shard alike).
+    summary.annotations = summaries
         .iter()
-        .all(|s| s.summary["balanced"] == Value::Bool(true))
-        && read == accepted + rejected
-        && framed == read;
-    let truncated = inputs.iter().filter(|i| !i["truncated"].is_null()).count();
-    let names: Vec<Value> = inputs.iter().map(|i| i["path"].clone()).collect();
-    let elapsed: f64 = shards
-        .iter()
-        .filter_map(|s| s.summary["elapsed_seconds"].as_f64())
-        .sum();
-    let tree_sum = |field: &str| -> u64 {
-        shards
-            .iter()
-            .filter_map(|s| s.summary["opening_tree"][field].as_u64())
-            .sum()
+        .filter_map(|s| s.annotations)
+        .reduce(|mut total, a| {
+            total += &a;
+            total
+        });
+    summary.unwinnability = summaries.iter().fold(Default::default(), |mut total, s| {
+        total += &s.unwinnability;
+        total
+    });
+    let mut skipped: Vec<String> = Vec::new();
+    for name in summaries.iter().flat_map(|s| &s.skipped_entries) {
+        if !skipped.contains(name) {
+            skipped.push(name.clone());
+        }
+    }
+    summary.skipped_entries = skipped;
+    summary.elapsed_seconds = summaries.iter().map(|s| s.elapsed_seconds).sum();
+    summary.games_per_second = if summary.elapsed_seconds > 0.0 {
+        read as f64 / summary.elapsed_seconds
+    } else {
+        0.0
     };
-    if let Some(object) = summary.as_object_mut() {
-        object.remove("shard");
-        object.insert("merged_shards".into(), serde_json::json!(shards.len()));
-        object.insert("inputs".into(), Value::Array(inputs));
-        object.insert("games_read".into(), read.into());
-        object.insert("accepted".into(), accepted.into());
-        object.insert("rejected".into(), rejected.into());
-        object.insert("balanced".into(), balanced.into());
-        for field in [
-            "rejected_by_reason",
-            "end_states",
-            "result_checks",
-            "annotations",
-            "unwinnability",
-        ] {
-            object.insert(field.into(), add_maps(field));
-        }
-        let skipped: Vec<Value> = shards
-            .iter()
-            .flat_map(|s| {
-                s.summary["skipped_entries"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .collect();
-        object.insert("skipped_entries".into(), Value::Array(dedup(skipped)));
-        object.insert("elapsed_seconds".into(), elapsed.into());
-        let rate = if elapsed > 0.0 {
-            read as f64 / elapsed
-        } else {
-            0.0
-        };
-        object.insert("games_per_second".into(), rate.into());
-        object.insert("tables".into(), serde_json::json!(tables));
-        object.insert("truncated_inputs".into(), truncated.into());
-        let peak = shards
-            .iter()
-            .filter_map(|s| s.summary["peak_rss_bytes"].as_u64())
-            .max();
-        object.insert("peak_rss_bytes".into(), serde_json::json!(peak));
-        if let Some(options) = object.get_mut("options").and_then(Value::as_object_mut) {
-            options.insert("inputs".into(), Value::Array(names));
-        }
-        if let Some(tree) = object
-            .get_mut("opening_tree")
-            .and_then(Value::as_object_mut)
-        {
-            let written = tables.get("openings.parquet").copied().unwrap_or(0);
-            tree.insert("min_games".into(), min_games.into());
-            tree.insert("rows".into(), (written + dropped).into());
-            tree.insert("rows_dropped".into(), dropped.into());
-            for field in ["spill_runs", "spill_rows", "spill_bytes"] {
-                tree.insert(field.into(), tree_sum(field).into());
-            }
-            let peak = shards
-                .iter()
-                .filter_map(|s| s.summary["opening_tree"]["peak_memory_bytes"].as_u64())
-                .max();
-            tree.insert("peak_memory_bytes".into(), serde_json::json!(peak));
-        }
-    }
+    summary.tables = tables.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
+    summary.peak_rss_bytes = summaries.iter().filter_map(|s| s.peak_rss_bytes).max();
+    let tree = &mut summary.opening_tree;
+    let written = tables.get("openings.parquet").copied().unwrap_or(0);
+    tree.min_games = min_games;
+    tree.rows = written + dropped;
+    tree.rows_dropped = dropped;
+    tree.spill_runs = summaries.iter().map(|s| s.opening_tree.spill_runs).sum();
+    tree.spill_rows = sum(|s| s.opening_tree.spill_rows);
+    tree.spill_bytes = sum(|s| s.opening_tree.spill_bytes);
+    tree.peak_memory_bytes = summaries
+        .iter()
+        .map(|s| s.opening_tree.peak_memory_bytes)
+        .max()
+        .unwrap_or(0);
     summary
-}
-
-fn dedup(values: Vec<Value>) -> Vec<Value> {
-    let mut out: Vec<Value> = Vec::with_capacity(values.len());
-    for value in values {
-        if !out.contains(&value) {
-            out.push(value);
-        }
-    }
-    out
 }
 
 /// Each input once, in shard order: the games of its parts added up, its
 /// size and truncation from the part that read it to the end.
-fn merged_inputs(shards: &[ShardDir]) -> Vec<Value> {
-    let mut inputs: Vec<Value> = Vec::new();
-    for shard in shards {
-        for input in shard.summary["inputs"].as_array().into_iter().flatten() {
-            let mut input = input.clone();
-            let whole_or_last = input["part"].is_null() || input["part"]["end"].is_null();
-            let same = inputs
-                .last_mut()
-                .filter(|last| last["path"] == input["path"]);
-            match same {
-                Some(last) => {
-                    let games =
-                        last["games"].as_u64().unwrap_or(0) + input["games"].as_u64().unwrap_or(0);
-                    last["games"] = games.into();
-                    if whole_or_last {
-                        last["uncompressed_bytes"] = input["uncompressed_bytes"].clone();
-                        last["truncated"] = input["truncated"].clone();
-                    }
-                }
-                None => {
-                    if let Some(object) = input.as_object_mut() {
-                        object.remove("part");
-                    }
-                    inputs.push(input);
+fn merged_inputs(shards: &[ShardDir]) -> Vec<InputSummary> {
+    let mut inputs: Vec<InputSummary> = Vec::new();
+    for input in shards.iter().flat_map(|s| &s.summary.inputs) {
+        let whole_or_last = input.part.as_ref().is_none_or(|p| p.end.is_none());
+        match inputs.last_mut().filter(|last| last.path == input.path) {
+            Some(last) => {
+                last.games += input.games;
+                if whole_or_last {
+                    last.uncompressed_bytes = input.uncompressed_bytes;
+                    last.truncated = input.truncated.clone();
                 }
             }
+            None => inputs.push(InputSummary {
+                part: None,
+                ..input.clone()
+            }),
         }
     }
     inputs

@@ -65,7 +65,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     // Held to the end of the run: a second run on this folder refuses.
     let _lock = open_output(&options.out)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
-    let writers = Writers::create(&options.out, &names, options.moves)?;
+    let writers = Writers::create(&options.out, options.moves)?;
 
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();

@@ -17,10 +17,11 @@ use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pipeline;
 use crate::profile::Stage;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
-use crate::sink::moves::{MOVES_ROW_GROUP_ROWS, moves_frame};
-use crate::sink::openings::{opening_lines_frame, openings_frame, write_openings};
-use crate::sink::outcomes::{endgames_frame, material_frame, results_frame, write_results};
-use crate::sink::parquet::{TableWriter, games_frame, rejects_frame};
+use crate::sink::moves::MOVES_ROW_GROUP_ROWS;
+use crate::sink::openings::{opening_lines_frame, write_openings};
+use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
+use crate::sink::parquet::{TableWriter, table_schema};
+use crate::sink::schema;
 use crate::stats::lines::OpeningLines;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::partitioned::{SortedTree, TreeCounts};
@@ -41,29 +42,22 @@ pub(super) struct Writers {
 }
 
 impl Writers {
-    pub(super) fn create(dir: &Path, names: &[String], moves: bool) -> Result<Writers, Error> {
-        let open = |name: &str, frame: PolarsResult<DataFrame>| {
-            let path = dir.join(format!("{name}.parquet"));
-            let schema = frame
-                .map_err(Error::write(&path))?
-                .schema()
-                .as_ref()
-                .clone();
-            TableWriter::create(dir, name, &schema).map_err(Error::write(&path))
+    /// The tables in `dir`, each with the schema [`schema`] declares.
+    pub(super) fn create(dir: &Path, moves: bool) -> Result<Writers, Error> {
+        let open = |table: &schema::Table| {
+            let path = dir.join(table.file_name());
+            TableWriter::create(dir, table.name, &table_schema(table)).map_err(Error::write(&path))
         };
         Ok(Writers {
-            games: open("games", games_frame(&[], names))?,
-            rejects: open("rejects", rejects_frame(&[], names))?,
-            openings: open("openings", openings_frame(&[]))?,
-            opening_lines: open(
-                "opening_lines",
-                opening_lines_frame(&OpeningLines::default()),
-            )?,
-            results: open("results", results_frame(&[]))?,
-            material: open("material", material_frame(&MaterialTable::default()))?,
-            endgames: open("endgames", endgames_frame(Vec::new()))?,
+            games: open(&schema::games::TABLE)?,
+            rejects: open(&schema::rejects::TABLE)?,
+            openings: open(&schema::openings::TABLE)?,
+            opening_lines: open(&schema::opening_lines::TABLE)?,
+            results: open(&schema::results::TABLE)?,
+            material: open(&schema::material::TABLE)?,
+            endgames: open(&schema::endgames::TABLE)?,
             moves: match moves {
-                true => Some(open("moves", moves_frame(&[]))?),
+                true => Some(open(&schema::moves::TABLE)?),
                 false => None,
             },
         })
@@ -377,5 +371,45 @@ impl pipeline::Consumer<PolarsResult<BatchTables>> for TableConsumer {
 
     fn attach_side_jobs(&mut self, side_jobs: SideJobSender) {
         self.side_jobs = Some(side_jobs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sink::moves::moves_frame;
+    use crate::sink::openings::openings_frame;
+    use crate::sink::outcomes::results_frame;
+    use crate::sink::parquet::{games_frame, rejects_frame};
+
+    /// The files are opened with the declared schema and filled with the
+    /// writers' frames: the two must be the same, type for type.
+    #[test]
+    fn writers_frames_have_the_declared_schema() -> PolarsResult<()> {
+        let frames = [
+            (&schema::games::TABLE, games_frame(&[], &[])?),
+            (&schema::rejects::TABLE, rejects_frame(&[], &[])?),
+            (&schema::openings::TABLE, openings_frame(&[])?),
+            (
+                &schema::opening_lines::TABLE,
+                opening_lines_frame(&OpeningLines::default())?,
+            ),
+            (&schema::results::TABLE, results_frame(&[])?),
+            (
+                &schema::material::TABLE,
+                material_frame(&MaterialTable::default())?,
+            ),
+            (&schema::endgames::TABLE, endgames_frame(Vec::new())?),
+            (&schema::moves::TABLE, moves_frame(&[])?),
+        ];
+        for (table, frame) in frames {
+            assert_eq!(
+                frame.schema().as_ref(),
+                &table_schema(table),
+                "{}",
+                table.name
+            );
+        }
+        Ok(())
     }
 }

@@ -13,6 +13,8 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 pub use crate::error::ExploreError;
 use crate::replay::openings::{self, position_key, strip_move_number};
+use crate::sink::schema::{self, openings as table};
+use crate::sink::summary::Summary;
 
 /// The position to explore.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -116,7 +118,7 @@ pub fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), ExploreE
 pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
     let key = openings::stored_key(position_key(&pos));
-    let path = data.join("openings.parquet");
+    let path = data.join(table::TABLE.file_name());
     if !path.is_file() {
         return Err(ExploreError::MissingTable { path });
     }
@@ -127,7 +129,7 @@ pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
     let source = PlRefPath::try_from_path(&path).map_err(table_error)?;
     let frame = LazyFrame::scan_parquet(source, ScanArgsParquet::default())
         .map_err(table_error)?
-        .filter(col("position_key").eq(lit(key)))
+        .filter(col(table::POSITION_KEY.name).eq(lit(key)))
         .collect()
         .map_err(table_error)?;
     let mut moves = move_lines(&frame).map_err(table_error)?;
@@ -138,50 +140,48 @@ pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
         opening,
         games: moves.iter().map(|m| m.games).sum(),
         moves,
-        opening_min_games: opening_min_games(data),
+        opening_min_games: opening_min_games(data)?,
     })
 }
 
 /// `--opening-min-games` of the import in `data` when above 1, from its
-/// `summary.json` (absent or unreadable: not known, no note).
-fn opening_min_games(data: &Path) -> Option<u64> {
-    let text = std::fs::read_to_string(data.join("summary.json")).ok()?;
-    let summary: serde_json::Value = serde_json::from_str(&text).ok()?;
-    summary
-        .get("opening_tree")?
-        .get("min_games")?
-        .as_u64()
-        .filter(|&n| n > 1)
+/// `summary.json` (absent: not known, no note; another version's: refused).
+fn opening_min_games(data: &Path) -> Result<Option<u64>, ExploreError> {
+    match Summary::read(&data.join("summary.json")) {
+        Ok(summary) => Ok(Some(u64::from(summary.opening_tree.min_games)).filter(|&n| n > 1)),
+        Err(e) if e.is_missing() => Ok(None),
+        Err(e) => Err(e.into()),
+    }
 }
 
 fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
-    let text = |name: &str| -> PolarsResult<Vec<String>> {
-        let values = frame.column(name)?.str()?;
+    let text = |column: schema::Column| -> PolarsResult<Vec<String>> {
+        let values = frame.column(column.name)?.str()?;
         Ok((0..values.len())
             .map(|i| values.get(i).unwrap_or_default().to_owned())
             .collect())
     };
-    let count = |name: &str| -> PolarsResult<Vec<u64>> {
-        let values = frame.column(name)?.i64()?;
+    let count = |column: schema::Column| -> PolarsResult<Vec<u64>> {
+        let values = frame.column(column.name)?.i64()?;
         Ok((0..values.len())
             .map(|i| u64::try_from(values.get(i).unwrap_or_default()).unwrap_or_default())
             .collect())
     };
-    let (san, uci) = (text("move_san")?, text("move_uci")?);
+    let (san, uci) = (text(table::MOVE_SAN)?, text(table::MOVE_UCI)?);
     let (games, white, draws, black, unfinished) = (
-        count("games")?,
-        count("white_wins")?,
-        count("draws")?,
-        count("black_wins")?,
-        count("unfinished")?,
+        count(table::GAMES)?,
+        count(table::WHITE_WINS)?,
+        count(table::DRAWS)?,
+        count(table::BLACK_WINS)?,
+        count(table::UNFINISHED)?,
     );
     let (we_sum, we_n, be_sum, be_n) = (
-        count("white_elo_sum")?,
-        count("white_elo_count")?,
-        count("black_elo_sum")?,
-        count("black_elo_count")?,
+        count(table::WHITE_ELO_SUM)?,
+        count(table::WHITE_ELO_COUNT)?,
+        count(table::BLACK_ELO_SUM)?,
+        count(table::BLACK_ELO_COUNT)?,
     );
-    let years = frame.column("last_year")?.i32()?;
+    let years = frame.column(table::LAST_YEAR.name)?.i32()?;
     let last_year: Vec<Option<i32>> = (0..years.len()).map(|i| years.get(i)).collect();
     let percent = |part: u64, whole: u64| {
         if whole == 0 {

@@ -22,7 +22,7 @@ pub const DEFAULT_NODES: u64 = 0;
 pub type CanMate = ByColor<Option<bool>>;
 
 /// How many side-positions were answered which way, summed over a run.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct UnwinnableCounts {
     /// A helpmate was found (or the final position is the side's mate).
     pub winnable: u64,

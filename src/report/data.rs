@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::read::explore::{MoveLine, Target, explore};
+use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
+use crate::sink::summary::Summary;
 
 /// Games and their counted results.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -106,22 +108,23 @@ pub struct TableError {
 /// that is absent leaves its sections empty (they say so).
 pub fn read(data: &Path) -> Result<ReportData, TableError> {
     let mut report = ReportData {
-        run: read_summary(&data.join("summary.json")),
+        run: read_summary(&data.join("summary.json"))?,
         ..ReportData::default()
     };
-    if let Some(results) = table(data, "results")? {
-        add_results(&results, &mut report).map_err(error(data, "results"))?;
+    if let Some(frame) = table(data, &results::TABLE)? {
+        add_results(&frame, &mut report).map_err(error(data, &results::TABLE))?;
     }
-    if let Some(lines) = table(data, "opening_lines")? {
-        report.top_openings = top_openings(&lines).map_err(error(data, "opening_lines"))?;
+    if let Some(frame) = table(data, &opening_lines::TABLE)? {
+        report.top_openings = top_openings(&frame).map_err(error(data, &opening_lines::TABLE))?;
     }
-    if let Some(material) = table(data, "material")? {
-        report.material = material_rows(&material).map_err(error(data, "material"))?;
+    if let Some(frame) = table(data, &material::TABLE)? {
+        report.material = material_rows(&frame).map_err(error(data, &material::TABLE))?;
     }
-    if let Some(endgames) = table(data, "endgames")? {
-        report.endgames = endgame_rows(&endgames).map_err(error(data, "endgames"))?;
+    if let Some(frame) = table(data, &endgames::TABLE)? {
+        report.endgames = endgame_rows(&frame).map_err(error(data, &endgames::TABLE))?;
     }
-    if data.join("openings.parquet").is_file() {
+    let openings = data.join(schema::openings::TABLE.file_name());
+    if openings.is_file() {
         for (label, moves) in [
             ("start", &[][..]),
             ("1.e4", &["e4"][..]),
@@ -129,7 +132,7 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
         ] {
             let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
             let explored = explore(data, &target).map_err(|e| TableError {
-                path: data.join("openings.parquet"),
+                path: openings.clone(),
                 message: e.to_string(),
             })?;
             report.first_moves.push((label.to_owned(), explored.moves));
@@ -138,93 +141,80 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
     Ok(report)
 }
 
-fn error(data: &Path, name: &str) -> impl Fn(PolarsError) -> TableError {
-    let path = data.join(format!("{name}.parquet"));
+fn error(data: &Path, table: &Table) -> impl Fn(PolarsError) -> TableError {
+    let path = data.join(table.file_name());
     move |e| TableError {
         path: path.clone(),
         message: e.to_string(),
     }
 }
 
-/// The table `name` of `data`, or none when the import did not write it.
-fn table(data: &Path, name: &str) -> Result<Option<DataFrame>, TableError> {
-    let path = data.join(format!("{name}.parquet"));
+/// A table of `data`, or none when the import did not write it.
+fn table(data: &Path, table: &Table) -> Result<Option<DataFrame>, TableError> {
+    let path = data.join(table.file_name());
     if !path.is_file() {
         return Ok(None);
     }
     let frame = std::fs::File::open(&path)
         .map_err(PolarsError::from)
         .and_then(|file| ParquetReader::new(file).finish())
-        .map_err(error(data, name))?;
+        .map_err(error(data, table))?;
     Ok(Some(frame))
 }
 
-fn read_summary(path: &Path) -> Option<RunFacts> {
-    let text = std::fs::read_to_string(path).ok()?;
-    let value: serde_json::Value = serde_json::from_str(&text).ok()?;
-    let count = |key: &str| value.get(key).and_then(serde_json::Value::as_u64);
-    let map = |key: &str| -> Vec<(String, u64)> {
-        let mut pairs: Vec<(String, u64)> = value
-            .get(key)
-            .and_then(serde_json::Value::as_object)
-            .map(|m| {
-                m.iter()
-                    .map(|(k, v)| (k.clone(), v.as_u64().unwrap_or_default()))
-                    .collect()
-            })
-            .unwrap_or_default();
+/// The run's facts from `summary.json`: none when there is none, an error
+/// when it is not this version's.
+fn read_summary(path: &Path) -> Result<Option<RunFacts>, TableError> {
+    let summary = match Summary::read(path) {
+        Ok(summary) => summary,
+        Err(e) if e.is_missing() => return Ok(None),
+        Err(e) => {
+            return Err(TableError {
+                path: path.to_path_buf(),
+                message: e.to_string(),
+            });
+        }
+    };
+    let sorted = |map: BTreeMap<String, u64>| -> Vec<(String, u64)> {
+        let mut pairs: Vec<(String, u64)> = map.into_iter().collect();
         pairs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         pairs
     };
-    let inputs = value
-        .get("inputs")
-        .and_then(serde_json::Value::as_array)
-        .map(|inputs| {
-            inputs
-                .iter()
-                .map(|i| {
-                    let path = i.get("path").and_then(|p| p.as_str()).unwrap_or("?");
-                    let games = i.get("games").and_then(serde_json::Value::as_u64);
-                    (path.to_owned(), games.unwrap_or_default())
-                })
-                .collect()
-        })
-        .unwrap_or_default();
-    Some(RunFacts {
-        games_read: count("games_read")?,
-        accepted: count("accepted").unwrap_or_default(),
-        rejected: count("rejected").unwrap_or_default(),
-        balanced: value.get("balanced").and_then(|b| b.as_bool()) == Some(true),
-        rejected_by_reason: map("rejected_by_reason"),
-        result_checks: map("result_checks"),
-        inputs,
-    })
+    Ok(Some(RunFacts {
+        games_read: summary.games_read,
+        accepted: summary.accepted,
+        rejected: summary.rejected,
+        balanced: summary.balanced,
+        inputs: summary
+            .inputs
+            .into_iter()
+            .map(|i| (i.path, i.games))
+            .collect(),
+        rejected_by_reason: sorted(summary.rejected_by_reason),
+        result_checks: sorted(summary.result_checks),
+    }))
 }
 
-/// Column `name` as integers (nulls as none).
-fn ints(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<i64>>> {
-    let column = frame.column(name)?.cast(&DataType::Int64)?;
+/// A column as integers (nulls as none).
+fn ints(frame: &DataFrame, column: Column) -> PolarsResult<Vec<Option<i64>>> {
+    let column = frame.column(column.name)?.cast(&DataType::Int64)?;
     let values = column.i64()?;
     Ok((0..values.len()).map(|i| values.get(i)).collect())
 }
 
-/// Column `name` as text (nulls as none).
-fn texts(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
-    let column = frame.column(name)?.cast(&DataType::String)?;
+/// A column as text (nulls as none).
+fn texts(frame: &DataFrame, column: Column) -> PolarsResult<Vec<Option<String>>> {
+    let column = frame.column(column.name)?.cast(&DataType::String)?;
     let values = column.str()?;
     Ok((0..values.len())
         .map(|i| values.get(i).map(str::to_owned))
         .collect())
 }
 
-/// The counts of each row: `games` and the three result columns named.
-fn counts(frame: &DataFrame, results: [&str; 3]) -> PolarsResult<Vec<Counts>> {
-    let [games, white, draws, black] = [
-        ints(frame, "games")?,
-        ints(frame, results[0])?,
-        ints(frame, results[1])?,
-        ints(frame, results[2])?,
-    ];
+/// The counts of each row: games and the three result columns.
+fn counts(frame: &DataFrame, columns: [Column; 4]) -> PolarsResult<Vec<Counts>> {
+    let [games, white, draws, black] = columns.map(|column| ints(frame, column));
+    let (games, white, draws, black) = (games?, white?, draws?, black?);
     let n = |v: Option<&Option<i64>>| v.copied().flatten().unwrap_or_default().max(0) as u64;
     Ok((0..frame.height())
         .map(|row| Counts {
@@ -236,15 +226,22 @@ fn counts(frame: &DataFrame, results: [&str; 3]) -> PolarsResult<Vec<Counts>> {
         .collect())
 }
 
-const RESULTS: [&str; 3] = ["white_wins", "draws", "black_wins"];
+/// Games and results of `results`, `material` and `opening_lines` (the
+/// same names in all three).
+const RESULTS: [Column; 4] = [
+    results::GAMES,
+    results::WHITE_WINS,
+    results::DRAWS,
+    results::BLACK_WINS,
+];
 
 fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
-    let years = ints(frame, "year")?;
-    let classes = texts(frame, "time_class")?;
-    let buckets = ints(frame, "rating_diff_bucket")?;
-    let end_states = texts(frame, "end_state")?;
-    let reasons = texts(frame, "draw_reason")?;
-    let variants = texts(frame, "variant_name")?;
+    let years = ints(frame, results::YEAR)?;
+    let classes = texts(frame, results::TIME_CLASS)?;
+    let buckets = ints(frame, results::RATING_DIFF_BUCKET)?;
+    let end_states = texts(frame, results::END_STATE)?;
+    let reasons = texts(frame, results::DRAW_REASON)?;
+    let variants = texts(frame, results::VARIANT_NAME)?;
     let rows = counts(frame, RESULTS)?;
     let mut by_end_state: BTreeMap<String, Counts> = BTreeMap::new();
     for (row, counts) in rows.into_iter().enumerate() {
@@ -291,8 +288,8 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
 }
 
 fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>> {
-    let names = texts(frame, "opening_name")?;
-    let ecos = texts(frame, "eco")?;
+    let names = texts(frame, opening_lines::OPENING_NAME)?;
+    let ecos = texts(frame, opening_lines::ECO)?;
     let rows = counts(frame, RESULTS)?;
     let mut lines: Vec<(String, String, Counts)> = rows
         .into_iter()
@@ -308,8 +305,8 @@ fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>
 }
 
 fn material_rows(frame: &DataFrame) -> PolarsResult<BTreeMap<i32, BTreeMap<i32, Counts>>> {
-    let plies = ints(frame, "checkpoint_ply")?;
-    let diffs = ints(frame, "material_diff")?;
+    let plies = ints(frame, material::CHECKPOINT_PLY)?;
+    let diffs = ints(frame, material::MATERIAL_DIFF)?;
     let mut out: BTreeMap<i32, BTreeMap<i32, Counts>> = BTreeMap::new();
     for (row, counts) in counts(frame, RESULTS)?.into_iter().enumerate() {
         let (Some(Some(ply)), Some(Some(diff))) = (plies.get(row), diffs.get(row)) else {
@@ -334,9 +331,17 @@ fn standard_rules(variant: Option<&str>) -> bool {
 
 /// The endgames of standard chess and Chess960, added up by signature.
 fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
-    let signatures = texts(frame, "endgame_signature")?;
-    let variants = texts(frame, "variant_name")?;
-    let rows = counts(frame, ["stronger_side_wins", "draws", "weaker_side_wins"])?;
+    let signatures = texts(frame, endgames::ENDGAME_SIGNATURE)?;
+    let variants = texts(frame, endgames::VARIANT_NAME)?;
+    let rows = counts(
+        frame,
+        [
+            endgames::GAMES,
+            endgames::STRONGER_SIDE_WINS,
+            endgames::DRAWS,
+            endgames::WEAKER_SIDE_WINS,
+        ],
+    )?;
     let mut by_signature: BTreeMap<String, Counts> = BTreeMap::new();
     for (row, c) in rows.into_iter().enumerate() {
         if standard_rules(variants.get(row).and_then(|v| v.as_deref())) {

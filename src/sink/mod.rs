@@ -20,5 +20,6 @@ pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod results;
 pub mod rows;
+pub mod schema;
 pub mod summary;
 pub mod tables;

@@ -13,6 +13,7 @@ use shakmaty::Role;
 
 use super::parquet::{col, formatted_column, table_frame, values};
 use super::rows::MoveRow;
+use super::schema::moves;
 use crate::replay::color_name;
 use crate::replay::openings::stored_key;
 
@@ -35,30 +36,43 @@ fn piece_letter(role: Role) -> &'static str {
 /// The `moves` table for `rows`.
 pub fn moves_frame(rows: &[MoveRow]) -> PolarsResult<DataFrame> {
     let columns = vec![
-        col("game_id", values(rows, |r| r.game_id)),
-        col("ply", values(rows, |r| r.facts.ply)),
-        col("move_number", values(rows, |r| r.facts.move_number)),
-        col("color", values(rows, |r| color_name(r.facts.mover))),
-        formatted_column("san", rows, |r, out| write!(out, "{}", r.facts.san).ok())?,
-        formatted_column("uci", rows, |r, out| write!(out, "{}", r.facts.uci).ok())?,
-        col("piece", values(rows, |r| piece_letter(r.facts.piece))),
-        col("is_capture", values(rows, |r| r.facts.is_capture)),
-        col("is_check", values(rows, |r| r.facts.is_check())),
-        col("is_checkmate", values(rows, |r| r.facts.is_checkmate())),
+        col(moves::GAME_ID, values(rows, |r| r.game_id)),
+        col(moves::PLY, values(rows, |r| r.facts.ply)),
+        col(moves::MOVE_NUMBER, values(rows, |r| r.facts.move_number)),
+        col(moves::COLOR, values(rows, |r| color_name(r.facts.mover))),
+        formatted_column(moves::SAN, rows, |r, out| {
+            write!(out, "{}", r.facts.san).ok()
+        })?,
+        formatted_column(moves::UCI, rows, |r, out| {
+            write!(out, "{}", r.facts.uci).ok()
+        })?,
+        col(moves::PIECE, values(rows, |r| piece_letter(r.facts.piece))),
+        col(moves::IS_CAPTURE, values(rows, |r| r.facts.is_capture)),
+        col(moves::IS_CHECK, values(rows, |r| r.facts.is_check())),
         col(
-            "promotion",
+            moves::IS_CHECKMATE,
+            values(rows, |r| r.facts.is_checkmate()),
+        ),
+        col(
+            moves::PROMOTION,
             values(rows, |r| r.facts.promotion.map(piece_letter)),
         ),
-        col("position_key", values(rows, |r| stored_key(r.position_key))),
-        col("material_diff", values(rows, |r| r.facts.material_diff)),
-        col("clock_ms", values(rows, |r| r.clock_ms)),
-        col("move_time_ms", values(rows, |r| r.move_time_ms)),
-        col("eval_cp", values(rows, |r| r.eval_cp)),
-        col("eval_mate", values(rows, |r| r.eval_mate)),
-        col("eval_depth", values(rows, |r| r.eval_depth)),
+        col(
+            moves::POSITION_KEY,
+            values(rows, |r| stored_key(r.position_key)),
+        ),
+        col(
+            moves::MATERIAL_DIFF,
+            values(rows, |r| r.facts.material_diff),
+        ),
+        col(moves::CLOCK_MS, values(rows, |r| r.clock_ms)),
+        col(moves::MOVE_TIME_MS, values(rows, |r| r.move_time_ms)),
+        col(moves::EVAL_CP, values(rows, |r| r.eval_cp)),
+        col(moves::EVAL_MATE, values(rows, |r| r.eval_mate)),
+        col(moves::EVAL_DEPTH, values(rows, |r| r.eval_depth)),
         nags_column(rows)?,
     ];
-    table_frame(rows.len(), columns)
+    table_frame(&moves::TABLE, rows.len(), columns)
 }
 
 /// `nags`: List<Int32>, empty for a move without NAGs.
@@ -77,5 +91,5 @@ fn nags_column(rows: &[MoveRow]) -> PolarsResult<Column> {
         PrimitiveArray::from_vec(nags).boxed(),
         None,
     )?;
-    Ok(Series::from_arrow("nags".into(), list.boxed())?.into_column())
+    Ok(Series::from_arrow(moves::NAGS.name.into(), list.boxed())?.into_column())
 }

@@ -10,6 +10,7 @@ use polars::prelude::*;
 
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
+use super::schema::{self, opening_lines};
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::openings::{self, OpeningName};
@@ -87,57 +88,78 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
     };
     let columns = vec![
         col(
-            "position_key",
+            schema::openings::POSITION_KEY,
             entries
                 .iter()
                 .map(|(k, _)| openings::stored_key(k.position))
                 .collect::<Vec<i64>>(),
         ),
-        col("epd", epds.strs()),
+        col(schema::openings::EPD, epds.strs()),
         col(
-            "ply",
+            schema::openings::PLY,
             entries
                 .iter()
                 .map(|(_, e)| i32::from(e.stats.ply))
                 .collect::<Vec<i32>>(),
         ),
         col(
-            "move_san",
+            schema::openings::MOVE_SAN,
             entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
         ),
-        col("move_uci", ucis.strs()),
+        col(schema::openings::MOVE_UCI, ucis.strs()),
         col(
-            "next_position_key",
+            schema::openings::NEXT_POSITION_KEY,
             entries
                 .iter()
                 .map(|(_, e)| openings::stored_key(e.next))
                 .collect::<Vec<i64>>(),
         ),
-        col("games", stat(|e| e.stats.games.into())),
-        col("white_wins", stat(|e| e.stats.white_wins.into())),
-        col("draws", stat(|e| e.stats.draws.into())),
-        col("black_wins", stat(|e| e.stats.black_wins.into())),
-        col("unfinished", stat(|e| e.stats.unfinished().into())),
-        col("white_elo_sum", stat(|e| e.stats.white_elo_sum)),
-        col("white_elo_count", stat(|e| e.stats.white_elo_count.into())),
-        col("black_elo_sum", stat(|e| e.stats.black_elo_sum)),
-        col("black_elo_count", stat(|e| e.stats.black_elo_count.into())),
+        col(schema::openings::GAMES, stat(|e| e.stats.games.into())),
         col(
-            "first_year",
+            schema::openings::WHITE_WINS,
+            stat(|e| e.stats.white_wins.into()),
+        ),
+        col(schema::openings::DRAWS, stat(|e| e.stats.draws.into())),
+        col(
+            schema::openings::BLACK_WINS,
+            stat(|e| e.stats.black_wins.into()),
+        ),
+        col(
+            schema::openings::UNFINISHED,
+            stat(|e| e.stats.unfinished().into()),
+        ),
+        col(
+            schema::openings::WHITE_ELO_SUM,
+            stat(|e| e.stats.white_elo_sum),
+        ),
+        col(
+            schema::openings::WHITE_ELO_COUNT,
+            stat(|e| e.stats.white_elo_count.into()),
+        ),
+        col(
+            schema::openings::BLACK_ELO_SUM,
+            stat(|e| e.stats.black_elo_sum),
+        ),
+        col(
+            schema::openings::BLACK_ELO_COUNT,
+            stat(|e| e.stats.black_elo_count.into()),
+        ),
+        col(
+            schema::openings::FIRST_YEAR,
             entries
                 .iter()
                 .map(|(_, e)| e.stats.first_year.map(i32::from))
                 .collect::<Vec<_>>(),
         ),
         col(
-            "last_year",
+            schema::openings::LAST_YEAR,
             entries
                 .iter()
                 .map(|(_, e)| e.stats.last_year.map(i32::from))
                 .collect::<Vec<_>>(),
         ),
     ];
-    table_frame(entries.len(), columns)
+    table_frame(&schema::openings::TABLE, entries.len(), columns)
 }
 
 /// Why writing the tree failed: reading the spill, or writing the table.
@@ -235,31 +257,31 @@ pub fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
         played.iter().map(|(_, l)| f(l)).collect::<Vec<_>>()
     };
     let columns = vec![
-        col("eco", names(|n| n.eco)),
-        col("opening_name", names(|n| n.name)),
-        col("opening_family", names(OpeningName::family)),
-        col("games", count(|l| l.games)),
-        col("white_wins", count(|l| l.white_wins)),
-        col("draws", count(|l| l.draws)),
-        col("black_wins", count(|l| l.black_wins)),
-        col("unfinished", count(|l| l.unfinished())),
-        col("white_score", ratio(|l| l.white_score())),
-        col("draw_rate", ratio(|l| l.draw_rate())),
-        col("white_elo_sum", count(|l| l.white_elo_sum)),
-        col("white_elo_count", count(|l| l.white_elo_count)),
-        col("black_elo_sum", count(|l| l.black_elo_sum)),
-        col("black_elo_count", count(|l| l.black_elo_count)),
-        col("plies_sum", count(|l| l.plies_sum)),
-        col("avg_plies", ratio(|l| l.average_plies())),
+        col(opening_lines::ECO, names(|n| n.eco)),
+        col(opening_lines::OPENING_NAME, names(|n| n.name)),
+        col(opening_lines::OPENING_FAMILY, names(OpeningName::family)),
+        col(opening_lines::GAMES, count(|l| l.games)),
+        col(opening_lines::WHITE_WINS, count(|l| l.white_wins)),
+        col(opening_lines::DRAWS, count(|l| l.draws)),
+        col(opening_lines::BLACK_WINS, count(|l| l.black_wins)),
+        col(opening_lines::UNFINISHED, count(|l| l.unfinished())),
+        col(opening_lines::WHITE_SCORE, ratio(|l| l.white_score())),
+        col(opening_lines::DRAW_RATE, ratio(|l| l.draw_rate())),
+        col(opening_lines::WHITE_ELO_SUM, count(|l| l.white_elo_sum)),
+        col(opening_lines::WHITE_ELO_COUNT, count(|l| l.white_elo_count)),
+        col(opening_lines::BLACK_ELO_SUM, count(|l| l.black_elo_sum)),
+        col(opening_lines::BLACK_ELO_COUNT, count(|l| l.black_elo_count)),
+        col(opening_lines::PLIES_SUM, count(|l| l.plies_sum)),
+        col(opening_lines::AVG_PLIES, ratio(|l| l.average_plies())),
         col(
-            "elo_diff_sum",
+            opening_lines::ELO_DIFF_SUM,
             played
                 .iter()
                 .map(|(_, l)| l.elo_diff_sum)
                 .collect::<Vec<i64>>(),
         ),
-        col("elo_diff_count", count(|l| l.elo_diff_count)),
-        col("avg_elo_diff", ratio(|l| l.average_elo_diff())),
+        col(opening_lines::ELO_DIFF_COUNT, count(|l| l.elo_diff_count)),
+        col(opening_lines::AVG_ELO_DIFF, ratio(|l| l.average_elo_diff())),
     ];
-    table_frame(played.len(), columns)
+    table_frame(&opening_lines::TABLE, played.len(), columns)
 }

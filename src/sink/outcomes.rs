@@ -8,20 +8,25 @@ use polars::prelude::*;
 
 use super::openings::TreeWriteError;
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
+use super::schema::{self, endgames, material, results};
 use crate::replay::variant::VariantName;
 use crate::stats::outcomes::{
     Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue,
 };
 
-/// `games`, `white_wins`, `draws`, `black_wins`, `unfinished`.
-fn count_columns<'a>(counts: impl Iterator<Item = &'a Counts> + Clone) -> Vec<Column> {
+/// `games`, `white_wins`, `draws`, `black_wins`, `unfinished`, as the
+/// table declares them (`results` and `material` share them).
+fn count_columns<'a>(
+    [games, white_wins, draws, black_wins, unfinished]: [schema::Column; 5],
+    counts: impl Iterator<Item = &'a Counts> + Clone,
+) -> Vec<Column> {
     let of = |f: fn(&Counts) -> u64| counts.clone().map(f).collect::<Vec<u64>>();
     vec![
-        col("games", of(|c| c.games)),
-        col("white_wins", of(|c| c.white_wins)),
-        col("draws", of(|c| c.draws)),
-        col("black_wins", of(|c| c.black_wins)),
-        col("unfinished", of(Counts::unfinished)),
+        col(games, of(|c| c.games)),
+        col(white_wins, of(|c| c.white_wins)),
+        col(draws, of(|c| c.draws)),
+        col(black_wins, of(|c| c.black_wins)),
+        col(unfinished, of(Counts::unfinished)),
     ]
 }
 
@@ -30,42 +35,54 @@ pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataF
     let keys = || entries.iter().map(|(k, _)| k);
     let mut columns = vec![
         col(
-            "variant_name",
+            results::VARIANT_NAME,
             keys().map(ResultKey::variant_name).collect::<Vec<_>>(),
         ),
-        col("year", keys().map(ResultKey::year).collect::<Vec<_>>()),
         col(
-            "time_class",
+            results::YEAR,
+            keys().map(ResultKey::year).collect::<Vec<_>>(),
+        ),
+        col(
+            results::TIME_CLASS,
             keys().map(ResultKey::time_class).collect::<Vec<_>>(),
         ),
         col(
-            "rating_diff_bucket",
+            results::RATING_DIFF_BUCKET,
             keys()
                 .map(ResultKey::rating_diff_bucket)
                 .collect::<Vec<_>>(),
         ),
         col(
-            "declared_result",
+            results::DECLARED_RESULT,
             keys().map(ResultKey::declared).collect::<Vec<_>>(),
         ),
         col(
-            "end_state",
+            results::END_STATE,
             keys().map(ResultKey::end_state).collect::<Vec<_>>(),
         ),
         col(
-            "termination",
+            results::TERMINATION,
             entries
                 .iter()
                 .map(|(_, v)| v.termination.as_deref())
                 .collect::<Vec<_>>(),
         ),
         col(
-            "draw_reason",
+            results::DRAW_REASON,
             keys().map(ResultKey::draw_reason).collect::<Vec<_>>(),
         ),
     ];
-    columns.extend(count_columns(entries.iter().map(|(_, v)| &v.counts)));
-    table_frame(entries.len(), columns)
+    columns.extend(count_columns(
+        [
+            results::GAMES,
+            results::WHITE_WINS,
+            results::DRAWS,
+            results::BLACK_WINS,
+            results::UNFINISHED,
+        ],
+        entries.iter().map(|(_, v)| &v.counts),
+    ));
+    table_frame(&results::TABLE, entries.len(), columns)
 }
 
 /// Streams the merged results into `writer` in row groups; rows written.
@@ -93,16 +110,25 @@ pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
     let rows: Vec<_> = table.rows().collect();
     let mut columns = vec![
         col(
-            "checkpoint_ply",
+            material::CHECKPOINT_PLY,
             rows.iter().map(|r| r.0).collect::<Vec<u32>>(),
         ),
         col(
-            "material_diff",
+            material::MATERIAL_DIFF,
             rows.iter().map(|r| r.1).collect::<Vec<i32>>(),
         ),
     ];
-    columns.extend(count_columns(rows.iter().map(|r| r.2)));
-    table_frame(rows.len(), columns)
+    columns.extend(count_columns(
+        [
+            material::GAMES,
+            material::WHITE_WINS,
+            material::DRAWS,
+            material::BLACK_WINS,
+            material::UNFINISHED,
+        ],
+        rows.iter().map(|r| r.2),
+    ));
+    table_frame(&material::TABLE, rows.len(), columns)
 }
 
 /// The `endgames` table: by variant (standard chess first), then most
@@ -120,26 +146,26 @@ pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsRes
     let of = |f: fn(&EndgameValue) -> u64| named.iter().map(|(_, _, v)| f(v)).collect::<Vec<u64>>();
     let columns = vec![
         col(
-            "variant_name",
+            endgames::VARIANT_NAME,
             named.iter().map(|(n, _, _)| n.as_str()).collect::<Vec<_>>(),
         ),
         col(
-            "endgame_signature",
+            endgames::ENDGAME_SIGNATURE,
             named.iter().map(|(_, s, _)| s.as_str()).collect::<Vec<_>>(),
         ),
-        col("games", of(|v| v.games)),
-        col("stronger_side_wins", of(|v| v.stronger_side_wins)),
-        col("draws", of(|v| v.draws)),
-        col("weaker_side_wins", of(|v| v.weaker_side_wins)),
-        col("unfinished", of(EndgameValue::unfinished)),
-        col("plies_to_end_sum", of(|v| v.plies_sum)),
+        col(endgames::GAMES, of(|v| v.games)),
+        col(endgames::STRONGER_SIDE_WINS, of(|v| v.stronger_side_wins)),
+        col(endgames::DRAWS, of(|v| v.draws)),
+        col(endgames::WEAKER_SIDE_WINS, of(|v| v.weaker_side_wins)),
+        col(endgames::UNFINISHED, of(EndgameValue::unfinished)),
+        col(endgames::PLIES_TO_END_SUM, of(|v| v.plies_sum)),
         col(
-            "avg_plies_to_end",
+            endgames::AVG_PLIES_TO_END,
             named
                 .iter()
                 .map(|(_, _, v)| v.plies_sum as f64 / v.games.max(1) as f64)
                 .collect::<Vec<f64>>(),
         ),
     ];
-    table_frame(named.len(), columns)
+    table_frame(&endgames::TABLE, named.len(), columns)
 }

@@ -15,11 +15,13 @@ use polars_parquet::write::ZstdLevel;
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::file::ParquetFile;
 use super::rows::{GameRow, Place, RejectRow};
+use super::schema::games::MATERIAL_DIFF_AT;
+use super::schema::{self, games, rejects};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
 use crate::profile::{self, Stage, Timer};
 use crate::replay::color_name;
-use crate::replay::material::{CHECKPOINTS, Material};
+use crate::replay::material::Material;
 use crate::replay::openings::{self, OpeningName};
 use shakmaty::Color;
 
@@ -31,30 +33,87 @@ pub const ROW_GROUP_ROWS: usize = 1 << 15;
 /// half of the default for a few percent more bytes.
 const ZSTD_LEVEL: i32 = 1;
 
-/// A table's frame from its columns, with every unsigned integer column as
-/// the signed type of the next width that holds it (u8, u16, u32 → i32;
-/// u64 → i64): Spark, BigQuery, Trino and Redshift have no unsigned 64-bit
-/// type and read `UINT_64` as a decimal. Counts and ordinals never come near
-/// `i64::MAX`; 64-bit keys are built as i64 (the same bits) by their callers.
-pub(crate) fn table_frame(height: usize, columns: Vec<Column>) -> PolarsResult<DataFrame> {
+/// A table's frame from its columns, each cast to the type the schema
+/// declares for it: every unsigned integer column becomes the signed type of
+/// the next width that holds it (u8, u16, u32 → i32; u64 → i64, strictly):
+/// Spark, BigQuery, Trino and Redshift have no unsigned 64-bit type and read
+/// `UINT_64` as a decimal. Counts and ordinals never come near `i64::MAX`;
+/// 64-bit keys are built as i64 (the same bits) by their callers.
+///
+/// The columns must be the table's, in its order (an error otherwise: a
+/// writer out of step with [`schema`]); a debug build also checks that a
+/// column declared without nulls has none.
+pub(crate) fn table_frame(
+    table: &schema::Table,
+    height: usize,
+    columns: Vec<Column>,
+) -> PolarsResult<DataFrame> {
+    let names: Vec<&str> = columns.iter().map(|c| c.name().as_str()).collect();
+    let declared: Vec<&str> = table.columns.iter().map(|c| c.name).collect();
+    if names != declared {
+        polars_bail!(SchemaMismatch: "{} table built with columns {names:?}, declared {declared:?}", table.name);
+    }
     let columns = columns
         .into_iter()
-        .map(|column| match column.dtype() {
-            DataType::UInt8 | DataType::UInt16 | DataType::UInt32 => column.cast(&DataType::Int32),
-            DataType::UInt64 => column.strict_cast(&DataType::Int64),
-            _ => Ok(column),
+        .zip(table.columns)
+        .map(|(column, spec)| {
+            debug_assert!(
+                spec.nullable || column.null_count() == 0,
+                "{}.{} is declared without nulls but has {}",
+                table.name,
+                spec.name,
+                column.null_count()
+            );
+            let dtype = dtype(spec.ty);
+            match column.dtype() {
+                same if *same == dtype => Ok(column),
+                DataType::UInt64 => column.strict_cast(&dtype),
+                _ => column.cast(&dtype),
+            }
         })
         .collect::<PolarsResult<Vec<Column>>>()?;
     DataFrame::new(height, columns)
 }
 
-/// A column named `name` from anything polars builds a Series from.
-pub(crate) fn col<T, P>(name: &str, values: T) -> Column
+/// The polars type of a declared column type.
+pub(crate) fn dtype(ty: schema::Type) -> DataType {
+    match ty {
+        schema::Type::Bool => DataType::Boolean,
+        schema::Type::I32 => DataType::Int32,
+        schema::Type::I64 => DataType::Int64,
+        schema::Type::F64 => DataType::Float64,
+        schema::Type::Text => DataType::String,
+        schema::Type::TimestampMs => {
+            DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
+        }
+        schema::Type::ListI32 => DataType::List(Box::new(DataType::Int32)),
+        schema::Type::TagList => DataType::List(Box::new(DataType::Struct(vec![
+            Field::new(TAG_NAME.into(), DataType::String),
+            Field::new(TAG_VALUE.into(), DataType::String),
+        ]))),
+    }
+}
+
+/// The fields of an `extra_tags` item.
+const TAG_NAME: &str = "name";
+const TAG_VALUE: &str = "value";
+
+/// The Parquet schema of a table, from its declaration.
+pub fn table_schema(table: &schema::Table) -> Schema {
+    table
+        .columns
+        .iter()
+        .map(|c| Field::new(c.name.into(), dtype(c.ty)))
+        .collect()
+}
+
+/// A column of a table from anything polars builds a Series from.
+pub(crate) fn col<T, P>(column: schema::Column, values: T) -> Column
 where
     Series: NamedFrom<T, P>,
     P: ?Sized,
 {
-    Series::new(name.into(), values).into_column()
+    Series::new(column.name.into(), values).into_column()
 }
 
 /// `extra_tags`: List<Struct{name: String, value: String}>.
@@ -72,8 +131,8 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
         offsets.push(offsets.last().copied().unwrap_or(0) + row.extra_tags.len() as i64);
     }
     let fields = vec![
-        ArrowField::new("name".into(), ArrowDataType::Utf8View, true),
-        ArrowField::new("value".into(), ArrowDataType::Utf8View, true),
+        ArrowField::new(TAG_NAME.into(), ArrowDataType::Utf8View, true),
+        ArrowField::new(TAG_VALUE.into(), ArrowDataType::Utf8View, true),
     ];
     let struct_type = ArrowDataType::Struct(fields);
     let pairs = StructArray::try_new(
@@ -90,17 +149,17 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
         pairs.boxed(),
         None,
     )?;
-    Ok(Series::from_arrow("extra_tags".into(), list.boxed())?.into_column())
+    Ok(Series::from_arrow(games::EXTRA_TAGS.name.into(), list.boxed())?.into_column())
 }
 
 /// A material signature column (white first), written through one buffer
 /// rather than a String per row.
 fn signature_column(
-    name: &str,
+    column: schema::Column,
     rows: &[GameRow],
     material: impl Fn(&GameRow) -> Option<Material>,
 ) -> PolarsResult<Column> {
-    formatted_column(name, rows, |row, buffer| {
+    formatted_column(column, rows, |row, buffer| {
         material(row).map(|m| m.write_signature(Color::White, buffer))
     })
 }
@@ -108,7 +167,7 @@ fn signature_column(
 /// A text column whose values `write` formats (None: null), through one
 /// buffer rather than a String per row.
 pub(crate) fn formatted_column<R>(
-    name: &str,
+    column: schema::Column,
     rows: &[R],
     write: impl Fn(&R, &mut String) -> Option<()>,
 ) -> PolarsResult<Column> {
@@ -121,7 +180,7 @@ pub(crate) fn formatted_column<R>(
             None => array.push_null(),
         }
     }
-    Ok(Series::from_arrow(name.into(), array.freeze().boxed())?.into_column())
+    Ok(Series::from_arrow(column.name.into(), array.freeze().boxed())?.into_column())
 }
 
 /// The identity columns both tables start with; `sources` maps source ids
@@ -136,19 +195,19 @@ fn place_columns<'a>(
         .collect();
     vec![
         col(
-            "game_id",
+            games::GAME_ID,
             places.clone().map(|p| p.game_id).collect::<Vec<u64>>(),
         ),
-        col("source", source_names),
+        col(games::SOURCE, source_names),
         col(
-            "game_index",
+            games::GAME_INDEX,
             places.clone().map(|p| p.game_index).collect::<Vec<u64>>(),
         ),
         col(
-            "offset",
+            games::OFFSET,
             places.clone().map(|p| p.offset).collect::<Vec<u64>>(),
         ),
-        col("line", places.map(|p| p.line).collect::<Vec<u64>>()),
+        col(games::LINE, places.map(|p| p.line).collect::<Vec<u64>>()),
     ]
 }
 
@@ -160,165 +219,194 @@ pub(crate) fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> 
 pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
-        col("event", values(rows, |r| r.tag(r.event))),
-        col("site", values(rows, |r| r.tag(r.site))),
+        col(games::EVENT, values(rows, |r| r.tag(r.event))),
+        col(games::SITE, values(rows, |r| r.tag(r.site))),
         col(
-            "lichess_id",
+            games::LICHESS_ID,
             values(rows, |r| r.tag(r.site).and_then(tags::lichess_id)),
         ),
-        col("date", values(rows, |r| r.tag(r.date))),
-        col("year", values(rows, |r| r.year)),
-        col("utc_timestamp", values(rows, |r| r.utc_timestamp_ms)).cast(&DataType::Datetime(
-            TimeUnit::Milliseconds,
-            Some(TimeZone::UTC),
-        ))?,
-        col("round", values(rows, |r| r.tag(r.round))),
-        col("white", values(rows, |r| r.tag(r.white))),
-        col("black", values(rows, |r| r.tag(r.black))),
-        col("white_elo", values(rows, |r| r.white_elo)),
-        col("black_elo", values(rows, |r| r.black_elo)),
-        col("white_rating_diff", values(rows, |r| r.white_rating_diff)),
-        col("black_rating_diff", values(rows, |r| r.black_rating_diff)),
-        col("white_title", values(rows, |r| r.tag(r.white_title))),
-        col("black_title", values(rows, |r| r.tag(r.black_title))),
-        col("time_control", values(rows, |r| r.tag(r.time_control))),
+        col(games::DATE, values(rows, |r| r.tag(r.date))),
+        col(games::YEAR, values(rows, |r| r.year)),
+        // Milliseconds; `table_frame` makes them the declared timestamp.
+        col(games::UTC_TIMESTAMP, values(rows, |r| r.utc_timestamp_ms)),
+        col(games::ROUND, values(rows, |r| r.tag(r.round))),
+        col(games::WHITE, values(rows, |r| r.tag(r.white))),
+        col(games::BLACK, values(rows, |r| r.tag(r.black))),
+        col(games::WHITE_ELO, values(rows, |r| r.white_elo)),
+        col(games::BLACK_ELO, values(rows, |r| r.black_elo)),
         col(
-            "base_seconds",
+            games::WHITE_RATING_DIFF,
+            values(rows, |r| r.white_rating_diff),
+        ),
+        col(
+            games::BLACK_RATING_DIFF,
+            values(rows, |r| r.black_rating_diff),
+        ),
+        col(games::WHITE_TITLE, values(rows, |r| r.tag(r.white_title))),
+        col(games::BLACK_TITLE, values(rows, |r| r.tag(r.black_title))),
+        col(games::TIME_CONTROL, values(rows, |r| r.tag(r.time_control))),
+        col(
+            games::BASE_SECONDS,
             values(rows, |r| r.base_increment.map(|(base, _)| base)),
         ),
         col(
-            "increment_seconds",
+            games::INCREMENT_SECONDS,
             values(rows, |r| r.base_increment.map(|(_, increment)| increment)),
         ),
-        col("time_class", values(rows, |r| r.time_class.as_str())),
-        col("has_clocks", values(rows, |r| r.clocks.has_clocks)),
-        col("has_evals", values(rows, |r| r.clocks.has_evals)),
+        col(games::TIME_CLASS, values(rows, |r| r.time_class.as_str())),
+        col(games::HAS_CLOCKS, values(rows, |r| r.clocks.has_clocks)),
+        col(games::HAS_EVALS, values(rows, |r| r.clocks.has_evals)),
         col(
-            "clock_white_final_ms",
+            games::CLOCK_WHITE_FINAL_MS,
             values(rows, |r| r.clocks.white_final_ms),
         ),
         col(
-            "clock_black_final_ms",
+            games::CLOCK_BLACK_FINAL_MS,
             values(rows, |r| r.clocks.black_final_ms),
         ),
-        col("termination", values(rows, |r| r.tag(r.termination))),
-        col("eco_tag", values(rows, |r| r.tag(r.eco_tag))),
-        col("opening_tag", values(rows, |r| r.tag(r.opening_tag))),
-        col("eco", values(rows, |r| opening_of(r).map(|n| n.eco))),
+        col(games::TERMINATION, values(rows, |r| r.tag(r.termination))),
+        col(games::ECO_TAG, values(rows, |r| r.tag(r.eco_tag))),
+        col(games::OPENING_TAG, values(rows, |r| r.tag(r.opening_tag))),
+        col(games::ECO, values(rows, |r| opening_of(r).map(|n| n.eco))),
         col(
-            "opening_name",
+            games::OPENING_NAME,
             values(rows, |r| opening_of(r).map(|n| n.name)),
         ),
         col(
-            "opening_family",
+            games::OPENING_FAMILY,
             values(rows, |r| opening_of(r).map(OpeningName::family)),
         ),
-        col("opening_ply", values(rows, |r| r.opening.map(|o| o.ply))),
-        col("eco_matches_tag", values(rows, eco_matches_tag)),
-        col("variant", values(rows, |r| r.tag(r.variant))),
-        col("variant_name", values(rows, |r| r.variant_name.as_str())),
-        col("chess960", values(rows, |r| r.chess960)),
-        col("start_fen", values(rows, |r| r.start_fen.as_deref())),
-        col("fen_repaired", values(rows, |r| r.fen_repaired)),
-        col("plies", values(rows, |r| r.replayed.plies)),
-        col("result_tag", values(rows, |r| r.tag(r.result_tag))),
-        col("result_marker", values(rows, |r| r.result_marker)),
         col(
-            "declared_result",
+            games::OPENING_PLY,
+            values(rows, |r| r.opening.map(|o| o.ply)),
+        ),
+        col(games::ECO_MATCHES_TAG, values(rows, eco_matches_tag)),
+        col(games::VARIANT, values(rows, |r| r.tag(r.variant))),
+        col(
+            games::VARIANT_NAME,
+            values(rows, |r| r.variant_name.as_str()),
+        ),
+        col(games::CHESS960, values(rows, |r| r.chess960)),
+        col(games::START_FEN, values(rows, |r| r.start_fen.as_deref())),
+        col(games::FEN_REPAIRED, values(rows, |r| r.fen_repaired)),
+        col(games::PLIES, values(rows, |r| r.replayed.plies)),
+        col(games::RESULT_TAG, values(rows, |r| r.tag(r.result_tag))),
+        col(games::RESULT_MARKER, values(rows, |r| r.result_marker)),
+        col(
+            games::DECLARED_RESULT,
             values(rows, |r| r.declared_result.map(GameResult::as_str)),
         ),
         col(
-            "result_by_rule",
+            games::RESULT_BY_RULE,
             values(rows, |r| r.replayed.result_by_rule.map(|g| g.as_str())),
         ),
-        col("result_check", values(rows, |r| r.result_check.as_str())),
-        col("end_state", values(rows, |r| r.replayed.end_state.as_str())),
         col(
-            "variant_end",
+            games::RESULT_CHECK,
+            values(rows, |r| r.result_check.as_str()),
+        ),
+        col(
+            games::END_STATE,
+            values(rows, |r| r.replayed.end_state.as_str()),
+        ),
+        col(
+            games::VARIANT_END,
             values(rows, |r| r.replayed.variant_end.map(|v| v.as_str())),
         ),
         col(
-            "draw_reason",
+            games::DRAW_REASON,
             values(rows, |r| r.draw_reason.map(|d| d.as_str())),
         ),
         col(
-            "winner_by_rule",
+            games::WINNER_BY_RULE,
             values(rows, |r| r.replayed.winner_by_rule.map(color_name)),
         ),
         col(
-            "threefold_first_ply",
+            games::THREEFOLD_FIRST_PLY,
             values(rows, |r| r.replayed.threefold_first_ply),
         ),
         col(
-            "fifty_first_ply",
+            games::FIFTY_FIRST_PLY,
             values(rows, |r| r.replayed.fifty_first_ply),
         ),
         col(
-            "threefold_final",
+            games::THREEFOLD_FINAL,
             values(rows, |r| r.replayed.threefold_final),
         ),
-        col("fifty_final", values(rows, |r| r.replayed.fifty_final)),
+        col(games::FIFTY_FINAL, values(rows, |r| r.replayed.fifty_final)),
         col(
-            "automatic_end_ply",
+            games::AUTOMATIC_END_PLY,
             values(rows, |r| r.replayed.automatic_end_ply),
         ),
         col(
-            "plies_after_end",
+            games::PLIES_AFTER_END,
             values(rows, |r| r.replayed.plies_after_end),
         ),
         col(
-            "perpetual_check",
+            games::PERPETUAL_CHECK,
             values(rows, |r| r.replayed.perpetual_check),
         ),
         col(
-            "dead_position_ply",
+            games::DEAD_POSITION_PLY,
             values(rows, |r| r.replayed.dead_position_ply),
         ),
         col(
-            "white_can_mate",
+            games::WHITE_CAN_MATE,
             values(rows, |r| r.replayed.can_mate.white),
         ),
         col(
-            "black_can_mate",
+            games::BLACK_CAN_MATE,
             values(rows, |r| r.replayed.can_mate.black),
         ),
-        col("final_fen", values(rows, |r| r.replayed.final_fen.as_str())),
-        signature_column("final_material", rows, |r| Some(r.material.final_material))?,
-        col("white_material", values(rows, |r| r.material.white)),
-        col("black_material", values(rows, |r| r.material.black)),
-        col("material_diff", values(rows, |r| r.material.diff)),
+        col(
+            games::FINAL_FEN,
+            values(rows, |r| r.replayed.final_fen.as_str()),
+        ),
+        signature_column(games::FINAL_MATERIAL, rows, |r| {
+            Some(r.material.final_material)
+        })?,
+        col(games::WHITE_MATERIAL, values(rows, |r| r.material.white)),
+        col(games::BLACK_MATERIAL, values(rows, |r| r.material.black)),
+        col(games::MATERIAL_DIFF, values(rows, |r| r.material.diff)),
     ]);
     // One column per checkpoint: material_diff_at_20 … _80.
-    columns.extend(CHECKPOINTS.iter().enumerate().map(|(i, ply)| {
+    columns.extend(MATERIAL_DIFF_AT.iter().enumerate().map(|(i, &column)| {
         col(
-            &format!("material_diff_at_{ply}"),
+            column,
             values(rows, |r| r.material.diff_at.get(i).copied().flatten()),
         )
     }));
     columns.extend([
         col(
-            "max_white_lead",
+            games::MAX_WHITE_LEAD,
             values(rows, |r| r.material.max_white_lead),
         ),
         col(
-            "max_black_lead",
+            games::MAX_BLACK_LEAD,
             values(rows, |r| r.material.max_black_lead),
         ),
-        col("endgame_ply", values(rows, |r| r.material.endgame_ply)),
-        signature_column("endgame_signature", rows, |r| r.material.endgame_material)?,
+        col(games::ENDGAME_PLY, values(rows, |r| r.material.endgame_ply)),
+        signature_column(games::ENDGAME_SIGNATURE, rows, |r| {
+            r.material.endgame_material
+        })?,
         col(
-            "bishop_pair_white",
+            games::BISHOP_PAIR_WHITE,
             values(rows, |r| r.material.bishop_pair_white),
         ),
         col(
-            "bishop_pair_black",
+            games::BISHOP_PAIR_BLACK,
             values(rows, |r| r.material.bishop_pair_black),
         ),
-        col("moves_uci", values(rows, |r| r.replayed.moves_uci.as_str())),
-        col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
+        col(
+            games::MOVES_UCI,
+            values(rows, |r| r.replayed.moves_uci.as_str()),
+        ),
+        col(
+            games::ENCODING_REPAIRED,
+            values(rows, |r| r.encoding_repaired),
+        ),
         extra_tags_column(rows)?,
     ]);
-    table_frame(rows.len(), columns)
+    table_frame(&games::TABLE, rows.len(), columns)
 }
 
 fn opening_of(row: &GameRow) -> Option<&'static OpeningName> {
@@ -337,19 +425,22 @@ fn eco_matches_tag(row: &GameRow) -> Option<bool> {
 pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
-        col("reason", values(rows, |r| r.reason.as_str())),
-        col("message", values(rows, |r| r.message.as_str())),
-        col("ply", values(rows, |r| r.ply)),
-        col("token", values(rows, |r| r.token.as_deref())),
-        col("token_line", values(rows, |r| r.token_line)),
-        col("white", values(rows, |r| r.white.as_deref())),
-        col("black", values(rows, |r| r.black.as_deref())),
-        col("event", values(rows, |r| r.event.as_deref())),
-        col("date", values(rows, |r| r.date.as_deref())),
-        col("encoding_repaired", values(rows, |r| r.encoding_repaired)),
-        col("raw_pgn", values(rows, |r| r.raw_pgn.as_str())),
+        col(rejects::REASON, values(rows, |r| r.reason.as_str())),
+        col(rejects::MESSAGE, values(rows, |r| r.message.as_str())),
+        col(rejects::PLY, values(rows, |r| r.ply)),
+        col(rejects::TOKEN, values(rows, |r| r.token.as_deref())),
+        col(rejects::TOKEN_LINE, values(rows, |r| r.token_line)),
+        col(rejects::WHITE, values(rows, |r| r.white.as_deref())),
+        col(rejects::BLACK, values(rows, |r| r.black.as_deref())),
+        col(rejects::EVENT, values(rows, |r| r.event.as_deref())),
+        col(rejects::DATE, values(rows, |r| r.date.as_deref())),
+        col(
+            rejects::ENCODING_REPAIRED,
+            values(rows, |r| r.encoding_repaired),
+        ),
+        col(rejects::RAW_PGN, values(rows, |r| r.raw_pgn.as_str())),
     ]);
-    table_frame(rows.len(), columns)
+    table_frame(&rejects::TABLE, rows.len(), columns)
 }
 
 /// Streams one table to `DIR/NAME.parquet` via `DIR/.NAME.parquet.tmp`.

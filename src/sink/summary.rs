@@ -4,13 +4,16 @@
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
-use serde::Serialize;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
 
 use crate::pgn::annotations::AnnotationCounts;
 use crate::replay::dead::UnwinnableCounts;
 use crate::stats::RunCounts;
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputSummary {
     pub path: String,
     /// Size on disk (compressed), null for stdin.
@@ -22,7 +25,7 @@ pub struct InputSummary {
     /// a last game that breaks off. The games before the cut are counted.
     pub truncated: Option<crate::pgn::framer::Truncation>,
     /// A shard's part of the input (`--shard`); absent for a whole input.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<InputPart>,
 }
 
@@ -30,7 +33,8 @@ pub struct InputSummary {
 /// uncompressed offset in `start..end` (`end` null: to the end of the
 /// input, and `uncompressed_bytes` is then the whole input's; `start` null:
 /// the part's first frame was never reached, so it kept no game).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct InputPart {
     pub start: Option<u64>,
     pub end: Option<u64>,
@@ -76,6 +80,17 @@ pub fn skipped_entries_text(skipped: &[String]) -> String {
     out
 }
 
+/// The tool that writes `summary.json`, and its version.
+pub const TOOL: &str = env!("CARGO_PKG_NAME");
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Who wrote a summary: read before the rest.
+#[derive(Deserialize)]
+struct Writer {
+    tool: String,
+    version: String,
+}
+
 /// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
 pub fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -84,7 +99,8 @@ pub fn peak_rss_bytes() -> Option<u64> {
     Some(kib * 1024)
 }
 
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Options {
     pub inputs: Vec<String>,
     pub out: String,
@@ -99,7 +115,8 @@ pub struct Options {
 }
 
 /// How the opening tree was built.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct TreeSummary {
     pub plies: usize,
     /// `--opening-min-games`: rows of fewer games are left out.
@@ -119,7 +136,8 @@ pub struct TreeSummary {
 }
 
 /// The piece values used for the material columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PieceValueNames {
     pub pawn: i32,
     pub knight: i32,
@@ -141,10 +159,17 @@ impl From<crate::replay::material::PieceValues> for PieceValueNames {
     }
 }
 
-#[derive(Debug, Clone, Serialize)]
+/// The run's accounting: `summary.json`. Read back by `merge`, `report` and
+/// `explore` as this type (see [`Summary::read`]): a field missing, renamed
+/// or unknown, or another version's summary, is refused rather than read
+/// as zero.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Summary {
-    pub tool: &'static str,
-    pub version: &'static str,
+    /// `pgnlake`.
+    pub tool: String,
+    /// The pgnlake version that wrote the summary.
+    pub version: String,
     pub options: Options,
     pub inputs: Vec<InputSummary>,
     /// Archive entries passed over because they are not PGN
@@ -154,9 +179,9 @@ pub struct Summary {
     pub accepted: u64,
     pub rejected: u64,
     pub balanced: bool,
-    pub rejected_by_reason: BTreeMap<&'static str, u64>,
-    pub end_states: BTreeMap<&'static str, u64>,
-    pub result_checks: BTreeMap<&'static str, u64>,
+    pub rejected_by_reason: BTreeMap<String, u64>,
+    pub end_states: BTreeMap<String, u64>,
+    pub result_checks: BTreeMap<String, u64>,
     /// Values read from the comments of accepted games (clocks, move
     /// times, evaluations) and those that did not parse (left null); with
     /// `--moves` only: without it an import reads only the comments the
@@ -167,15 +192,51 @@ pub struct Summary {
     pub unwinnability: UnwinnableCounts,
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
-    pub tables: BTreeMap<&'static str, u64>,
+    /// Rows of each table file written.
+    pub tables: BTreeMap<String, u64>,
     pub opening_tree: TreeSummary,
     /// Inputs cut short (see `inputs[].truncated`).
     pub truncated_inputs: u64,
     /// Peak resident memory of the run, in bytes (Linux; null elsewhere).
     pub peak_rss_bytes: Option<u64>,
     /// `--shard K/N`: this run imported one shard of its inputs.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<crate::input::shard::Shard>,
+    /// `pgnlake merge`: the number of shards put together.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub merged_shards: Option<usize>,
+}
+
+/// Why a `summary.json` could not be read as this version's [`Summary`].
+#[derive(Debug, thiserror::Error)]
+pub enum SummaryError {
+    #[error("{path}: cannot read ({source})")]
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "{path}: written by {tool} {version}; this is pgnlake {ours}: read it with {tool} {version}, or import again"
+    )]
+    OtherVersion {
+        path: String,
+        tool: String,
+        version: String,
+        ours: &'static str,
+    },
+    #[error("{path}: not a summary.json of pgnlake {ours} ({source})")]
+    Malformed {
+        path: String,
+        ours: &'static str,
+        source: serde_json::Error,
+    },
+}
+
+impl SummaryError {
+    /// The file was not there (an output folder without a summary).
+    pub fn is_missing(&self) -> bool {
+        matches!(self, SummaryError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
+    }
 }
 
 impl Summary {
@@ -193,9 +254,12 @@ impl Summary {
         debug_assert!(balanced, "framed {framed}, counted {counts:?}");
         let truncated_inputs = inputs.iter().filter(|i| i.truncated.is_some()).count() as u64;
         let annotations = options.moves.then_some(counts.annotations);
+        let named = |map: BTreeMap<&'static str, u64>| {
+            map.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+        };
         Summary {
-            tool: env!("CARGO_PKG_NAME"),
-            version: env!("CARGO_PKG_VERSION"),
+            tool: TOOL.to_owned(),
+            version: VERSION.to_owned(),
             options,
             inputs,
             skipped_entries: Vec::new(),
@@ -203,9 +267,9 @@ impl Summary {
             accepted: counts.accepted,
             rejected: counts.rejected,
             balanced,
-            rejected_by_reason: counts.rejected_by_reason(),
-            end_states: counts.end_states(),
-            result_checks: counts.result_checks(),
+            rejected_by_reason: named(counts.rejected_by_reason()),
+            end_states: named(counts.end_states()),
+            result_checks: named(counts.result_checks()),
             annotations,
             unwinnability: counts.unwinnable,
             elapsed_seconds,
@@ -214,12 +278,40 @@ impl Summary {
             } else {
                 0.0
             },
-            tables,
+            tables: named(tables),
             opening_tree,
             truncated_inputs,
             peak_rss_bytes: peak_rss_bytes(),
             shard: None,
+            merged_shards: None,
         }
+    }
+
+    /// Reads `path` as a summary of this version of pgnlake: another
+    /// version's (older or newer) is refused naming both versions, and a
+    /// field missing, mistyped or unknown is refused naming it.
+    pub fn read(path: &Path) -> Result<Summary, SummaryError> {
+        let shown = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| SummaryError::Io {
+            path: shown.clone(),
+            source,
+        })?;
+        let malformed = |source| SummaryError::Malformed {
+            path: shown.clone(),
+            ours: VERSION,
+            source,
+        };
+        // The writer first: another version's fields are not ours to judge.
+        let writer: Writer = serde_json::from_str(&text).map_err(malformed)?;
+        if writer.tool != TOOL || writer.version != VERSION {
+            return Err(SummaryError::OtherVersion {
+                path: shown,
+                tool: writer.tool,
+                version: writer.version,
+                ours: VERSION,
+            });
+        }
+        serde_json::from_str(&text).map_err(malformed)
     }
 
     /// The human summary printed to stderr at the end of a run.
@@ -233,7 +325,7 @@ impl Summary {
             self.rejected,
             if self.balanced { "" } else { "  (MISMATCH)" }
         );
-        let section = |out: &mut String, title: &str, map: &BTreeMap<&str, u64>| {
+        let section = |out: &mut String, title: &str, map: &BTreeMap<String, u64>| {
             if !map.is_empty() {
                 let _ = writeln!(out, "{title}:");
                 for (name, n) in map {

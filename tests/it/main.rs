@@ -10,6 +10,7 @@ mod clean;
 mod cli;
 mod corpus;
 mod differential;
+mod docs;
 mod faults;
 mod fuzz_regressions;
 mod import;

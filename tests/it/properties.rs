@@ -8,8 +8,8 @@ use crate::common;
 
 use std::path::{Path, PathBuf};
 
-use common::TABLES;
 use common::games::{layout, render};
+use common::table_names;
 use polars::prelude::*;
 use proptest::prelude::*;
 
@@ -17,8 +17,7 @@ use proptest::prelude::*;
 const PLACE_COLUMNS: [&str; 5] = ["source", "game_index", "offset", "line", "token_line"];
 
 fn tables(run: &common::Imported) -> Vec<DataFrame> {
-    TABLES
-        .iter()
+    table_names()
         .map(|name| {
             let frame = run.table(name);
             let keep: Vec<String> = frame

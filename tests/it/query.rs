@@ -243,54 +243,20 @@ fn data_defaults_to_out() {
 
 // ---------------------------------------------------------------- interop
 
-/// `table` → `column` → type, from the README's table documentation: every
-/// `### \`NAME.parquet\`` section's `| names | type | meaning |` rows.
+/// `table` → `column` → type, as `src/sink/schema.rs` declares them (and
+/// `docs/tables.md` documents them: `docs::tables_reference_is_the_schema_declaration`).
 fn documented_schema() -> BTreeMap<String, BTreeMap<String, String>> {
-    let readme = std::fs::read_to_string(manifest().join("README.md")).unwrap_or_default();
-    let mut tables: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    for line in readme.lines() {
-        if let Some(heading) = line.strip_prefix("### `") {
-            current = heading.split_once(".parquet`").map(|(t, _)| t.to_owned());
-            continue;
-        }
-        if line.starts_with('#') {
-            current = None;
-        }
-        let (Some(table), Some(row)) = (&current, line.strip_prefix("| `")) else {
-            continue;
-        };
-        let cells: Vec<&str> = row.split(" | ").collect();
-        let (Some(names), Some(types)) = (cells.first(), cells.get(1)) else {
-            continue;
-        };
-        let names: Vec<&str> = names
-            .split('`')
-            .filter(|n| !n.trim_start_matches(", ").is_empty() && !n.starts_with(','))
-            .collect();
-        let types: Vec<String> = if types.contains('<') {
-            vec![(*types).to_owned()]
-        } else {
-            types.split(", ").map(str::to_owned).collect()
-        };
-        for (i, name) in names.iter().enumerate() {
-            let documented = types.get(i).or(types.first()).cloned().unwrap_or_default();
-            let documented = if documented == "as above" {
-                tables
-                    .get("games")
-                    .and_then(|games| games.get(*name))
-                    .cloned()
-                    .unwrap_or_default()
-            } else {
-                documented
-            };
-            tables
-                .entry(table.clone())
-                .or_default()
-                .insert((*name).to_owned(), documented);
-        }
-    }
-    tables
+    pgnlake::sink::schema::TABLES
+        .iter()
+        .map(|table| {
+            let columns = table
+                .columns
+                .iter()
+                .map(|c| (c.name.to_owned(), c.ty.as_str().to_owned()))
+                .collect();
+            (table.name.to_owned(), columns)
+        })
+        .collect()
 }
 
 #[test]

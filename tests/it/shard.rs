@@ -11,7 +11,7 @@ use pgnlake::import::{
 };
 use pgnlake::input::shard::Shard;
 
-use crate::common::{TABLES, read_table, sample, shared_data};
+use crate::common::{read_table, sample, shared_data, table_names};
 
 fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32) -> ImportOptions {
     ImportOptions {
@@ -66,7 +66,7 @@ fn places(dir: &Path) -> Vec<(String, i64)> {
 }
 
 fn assert_same_tables(single: &Path, merged: &Path, what: &str) {
-    for table in TABLES {
+    for table in table_names() {
         let file = format!("{table}.parquet");
         let (a, b) = (
             read_table(&single.join(&file)),
@@ -121,6 +121,7 @@ fn check_shards_merge_into_one_import(
             out: merged.clone(),
             opening_min_games: 1,
         })
+        .map(|summary| serde_json::to_value(summary).unwrap_or_default())
         .unwrap_or_else(|e| panic!("merge of {count}: {e}"));
         assert_same_tables(&single, &merged, &format!("{count} shards"));
         let single_summary = summary(&single);
@@ -246,8 +247,8 @@ fn opening_min_games_applies_after_the_shards_are_summed() {
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert_same_tables(&single, &merged, "min games 2");
-    assert_eq!(summary["opening_tree"]["min_games"], 2);
-    assert!(summary["opening_tree"]["rows_dropped"].as_u64() > Some(0));
+    assert_eq!(summary.opening_tree.min_games, 2);
+    assert!(summary.opening_tree.rows_dropped > 0);
 }
 
 fn pgnlake(args: &[&str]) -> (Option<i32>, String) {
@@ -319,6 +320,30 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
         "moves in one shard",
         pgnlake(&["merge", &at("s1"), &at("s2"), "-o", &at("m4")]),
     );
+    // Regression: a summary with a field missing was read as zeros (a
+    // merge of two shards reported the first shard's games alone).
+    let (code, _) = pgnlake(&["import", &results, "--shard", "2/2", "-o", &at("s3"), "-q"]);
+    assert_eq!(code, Some(0));
+    let edit_summary = |dir: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let path = root.path().join(dir).join("summary.json");
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+        let mut summary: serde_json::Value =
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}"));
+        edit(&mut summary);
+        std::fs::write(&path, summary.to_string()).unwrap_or_else(|e| panic!("{e}"));
+    };
+    edit_summary("s3", &|s| {
+        s.as_object_mut().map(|o| o.remove("games_read"));
+    });
+    refusals.insert(
+        "field missing",
+        pgnlake(&["merge", &at("s1"), &at("s3"), "-o", &at("m5")]),
+    );
+    edit_summary("s3", &|s| s["version"] = "0.0.9".into());
+    refusals.insert(
+        "other version",
+        pgnlake(&["merge", &at("s1"), &at("s3"), "-o", &at("m6")]),
+    );
     for (what, (code, stderr)) in &refusals {
         assert_eq!(*code, Some(2), "{what}: {stderr}");
         // clap's own usage errors add a hint line.
@@ -329,6 +354,20 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
     assert!(refusals["bad k/n"].1.contains("expected K/N"));
     assert!(refusals["missing shard"].1.contains("shard 2 is missing"));
     assert!(refusals["not a shard"].1.contains("not a shard"));
+    assert!(
+        refusals["field missing"].1.contains(
+            "summary.json: not a summary.json of pgnlake 0.1.0 (missing field `games_read`"
+        ),
+        "{}",
+        refusals["field missing"].1
+    );
+    assert!(
+        refusals["other version"]
+            .1
+            .contains("summary.json: written by pgnlake 0.0.9; this is pgnlake 0.1.0"),
+        "{}",
+        refusals["other version"].1
+    );
     assert!(refusals["stdin"].1.contains("standard input"));
     assert!(refusals["min games"].1.contains("pgnlake merge"));
     assert!(

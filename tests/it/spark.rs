@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{TABLES, import_moves, python, run_oracle, shared_data};
+use crate::common::{import_moves, python, run_oracle, shared_data, table_names};
 use crate::query::{assert_same_answers, portable_statements, statements_file};
 
 fn inputs() -> Vec<PathBuf> {
@@ -82,7 +82,7 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
         serde_json::json!([]),
         "Spark reads decimals"
     );
-    for table in TABLES {
+    for table in table_names() {
         let schemas = &spark["schemas"][table];
         assert_eq!(schemas["single"], schemas["spark"], "{table}: schema");
         let rows = &spark["rows"][table];

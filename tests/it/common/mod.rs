@@ -10,17 +10,11 @@ use pgnlake::import::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions
 use pgnlake::sink::summary::Summary;
 use polars::prelude::*;
 
-/// Every table an import writes (`moves` with `--moves`: [`import_moves`]).
-pub const TABLES: [&str; 8] = [
-    "games",
-    "rejects",
-    "openings",
-    "opening_lines",
-    "results",
-    "material",
-    "endgames",
-    "moves",
-];
+/// Every table an import writes (`moves` with `--moves`: [`import_moves`]),
+/// as the schema declares them.
+pub fn table_names() -> impl Iterator<Item = &'static str> {
+    pgnlake::sink::schema::TABLES.into_iter().map(|t| t.name)
+}
 
 pub fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
