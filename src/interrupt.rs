@@ -98,11 +98,6 @@ pub fn remove_temporaries() {
     }
 }
 
-/// Marks the run as interrupted, as a signal would (for tests).
-pub fn request() {
-    INTERRUPTED.store(true, Ordering::SeqCst);
-}
-
 fn on_signal() {
     if INTERRUPTED.swap(true, Ordering::SeqCst) {
         force_exit();

@@ -23,9 +23,10 @@ use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column, endgames, material, opening_lines, openings, results};
 use crate::sink::summary::{InputSummary, Summary};
+use crate::stats::counts::{Counts, Ratings};
 use crate::stats::lines::{LineStats, OpeningLines};
 use crate::stats::outcomes::{
-    Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultRow, ResultValue,
+    EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultRow, ResultValue,
 };
 use crate::stats::tree::{Edge, EdgeKey, EdgeStats};
 
@@ -382,6 +383,28 @@ fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Erro
     })
 }
 
+/// The games, results and ratings of a chunk of `openings` or
+/// `opening_lines`, by row.
+fn rated_counts(columns: &Columns<'_>) -> Result<impl Fn(usize) -> (Counts, Ratings), Error> {
+    let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
+    let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
+    Ok(move |row| {
+        let results = Counts {
+            games: count(&g, row),
+            white_wins: count(&ww, row),
+            draws: count(&d, row),
+            black_wins: count(&bw, row),
+        };
+        let elo = Ratings {
+            white_sum: count(&wes, row),
+            white_count: count(&wec, row),
+            black_sum: count(&bes, row),
+            black_count: count(&bec, row),
+        };
+        (results, elo)
+    })
+}
+
 /// `material`, `endgames` and `opening_lines` added up (small tables).
 fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error> {
     let mut material = MaterialTable::default();
@@ -443,8 +466,7 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
                     columns.text(opening_lines::ECO)?,
                     columns.text(opening_lines::OPENING_NAME)?,
                 );
-                let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
-                let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
+                let rated = rated_counts(columns)?;
                 let [ps, eds, edc] = [
                     opening_lines::PLIES_SUM,
                     opening_lines::ELO_DIFF_SUM,
@@ -459,15 +481,10 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
                         .ok_or_else(|| {
                             columns.bad_row("an opening name not in this version's table")
                         })?;
+                    let (results, elo) = rated(row);
                     let stats = LineStats {
-                        games: count(&g, row),
-                        white_wins: count(&ww, row),
-                        draws: count(&d, row),
-                        black_wins: count(&bw, row),
-                        white_elo_sum: count(&wes, row),
-                        white_elo_count: count(&wec, row),
-                        black_elo_sum: count(&bes, row),
-                        black_elo_count: count(&bec, row),
+                        results,
+                        elo,
                         plies_sum: count(&ps, row),
                         elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
                         elo_diff_count: count(&edc, row),
@@ -578,9 +595,7 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
         columns.int(openings::FIRST_YEAR)?,
         columns.int(openings::LAST_YEAR)?,
     );
-    let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
-    let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
-    let narrow = |values: &[Option<i64>], row: usize| u32::try_from(count(values, row)).ok();
+    let rated = rated_counts(columns)?;
     let year =
         |values: &[Option<i64>], row: usize| small(values, row).and_then(|y| u16::try_from(y).ok());
     let key = |values: &[Option<i64>], row: usize| {
@@ -588,15 +603,10 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
     };
     (0..columns.frame.height())
         .map(|row| {
+            let (results, elo) = rated(row);
             let stats = EdgeStats {
-                games: narrow(&g, row)?,
-                white_wins: narrow(&ww, row)?,
-                draws: narrow(&d, row)?,
-                black_wins: narrow(&bw, row)?,
-                white_elo_sum: count(&wes, row),
-                white_elo_count: narrow(&wec, row)?,
-                black_elo_sum: count(&bes, row),
-                black_elo_count: narrow(&bec, row)?,
+                results,
+                elo,
                 first_year: year(&first, row),
                 last_year: year(&last, row),
                 ply: small(&ply, row).and_then(|p| u16::try_from(p).ok())?,
@@ -669,7 +679,7 @@ fn merge_tree(dirs: &[&Path], min_games: u32, writers: &mut Writers) -> Result<u
                 let earliest = position.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
                 for (key, mut edge) in position.drain(..) {
                     edge.stats.ply = earliest;
-                    if edge.stats.games >= min_games {
+                    if edge.stats.results.games >= u64::from(min_games) {
                         ready.push_back((key, edge));
                     } else {
                         dropped += 1;

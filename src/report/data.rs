@@ -10,41 +10,7 @@ use polars::prelude::*;
 use crate::read::explore::{MoveLine, Target, explore};
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
 use crate::sink::summary::Summary;
-
-/// Games and their counted results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub games: u64,
-    pub white: u64,
-    pub draws: u64,
-    pub black: u64,
-}
-
-impl Counts {
-    pub fn add(&mut self, other: Counts) {
-        self.games += other.games;
-        self.white += other.white;
-        self.draws += other.draws;
-        self.black += other.black;
-    }
-
-    /// Games with a counted result.
-    pub fn finished(&self) -> u64 {
-        self.white + self.draws + self.black
-    }
-
-    /// White's score (wins and half the draws over finished games).
-    pub fn white_score(&self) -> Option<f64> {
-        let finished = self.finished();
-        (finished > 0).then(|| (self.white as f64 + 0.5 * self.draws as f64) / finished as f64)
-    }
-
-    /// Share of draws among finished games.
-    pub fn draw_rate(&self) -> Option<f64> {
-        let finished = self.finished();
-        (finished > 0).then(|| self.draws as f64 / finished as f64)
-    }
-}
+use crate::stats::counts::Counts;
 
 /// The run, from `summary.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -219,9 +185,9 @@ fn counts(frame: &DataFrame, columns: [Column; 4]) -> PolarsResult<Vec<Counts>> 
     Ok((0..frame.height())
         .map(|row| Counts {
             games: n(games.get(row)),
-            white: n(white.get(row)),
+            white_wins: n(white.get(row)),
             draws: n(draws.get(row)),
-            black: n(black.get(row)),
+            black_wins: n(black.get(row)),
         })
         .collect())
 }
@@ -259,21 +225,17 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
                 .or_default() += counts.games;
         }
         let end_state = end_states.get(row).cloned().flatten().unwrap_or_default();
-        by_end_state.entry(end_state).or_default().add(counts);
+        *by_end_state.entry(end_state).or_default() += counts;
         // Scores by rating and draw rates are standard chess's: variant
         // games have their own ratings and draw rules.
         if !standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
             continue;
         }
         if let Some(Some(bucket)) = buckets.get(row) {
-            report
-                .by_rating_diff
-                .entry(*bucket as i32)
-                .or_default()
-                .add(counts);
+            *report.by_rating_diff.entry(*bucket as i32).or_default() += counts;
         }
         let (class_counts, class_reasons) = report.by_time_class.entry(class).or_default();
-        class_counts.add(counts);
+        *class_counts += counts;
         if let Some(Some(reason)) = reasons.get(row)
             && counts.draws > 0
         {
@@ -314,11 +276,7 @@ fn material_rows(frame: &DataFrame) -> PolarsResult<BTreeMap<i32, BTreeMap<i32, 
         };
         let ply = *ply as i32;
         if MATERIAL_PLIES.contains(&ply) {
-            out.entry(ply)
-                .or_default()
-                .entry(*diff as i32)
-                .or_default()
-                .add(counts);
+            *out.entry(ply).or_default().entry(*diff as i32).or_default() += counts;
         }
     }
     Ok(out)
@@ -346,7 +304,7 @@ fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
     for (row, c) in rows.into_iter().enumerate() {
         if standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
             let signature = signatures.get(row).cloned().flatten().unwrap_or_default();
-            by_signature.entry(signature).or_default().add(c);
+            *by_signature.entry(signature).or_default() += c;
         }
     }
     let mut endgames: Vec<Endgame> = by_signature
@@ -354,9 +312,9 @@ fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
         .map(|(signature, c)| Endgame {
             signature,
             games: c.games,
-            stronger: c.white,
+            stronger: c.white_wins,
             draws: c.draws,
-            weaker: c.black,
+            weaker: c.black_wins,
         })
         .collect();
     endgames.sort_by(|a, b| {
@@ -376,9 +334,9 @@ mod tests {
     fn scores_and_draw_rates_leave_out_unfinished_games() {
         let counts = Counts {
             games: 10,
-            white: 4,
+            white_wins: 4,
             draws: 2,
-            black: 2,
+            black_wins: 2,
         };
         assert_eq!(counts.white_score(), Some(0.625));
         assert_eq!(counts.draw_rate(), Some(0.25));

@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use crate::report::charts::{self, Bars, Drawn, Line, Lines, Series};
-use crate::report::data::{Counts, MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
+use crate::report::data::{MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
+use crate::stats::counts::Counts;
 
 /// One section: its anchor, title, caption and body (charts and tables),
 /// or why it is empty.
@@ -131,7 +132,11 @@ fn result_series(counts: &[Counts], names: [&str; 3]) -> Vec<Series> {
             })
             .collect()
     };
-    let values = [share(|c| c.white), share(|c| c.draws), share(|c| c.black)];
+    let values = [
+        share(|c| c.white_wins),
+        share(|c| c.draws),
+        share(|c| c.black_wins),
+    ];
     names
         .iter()
         .zip(values)
@@ -150,9 +155,9 @@ fn counts_row(label: String, c: &Counts) -> Vec<String> {
     vec![
         label,
         c.games.to_string(),
-        percent(share(c.white, c.finished())),
+        percent(share(c.white_wins, c.finished())),
         percent(share(c.draws, c.finished())),
-        percent(share(c.black, c.finished())),
+        percent(share(c.black_wins, c.finished())),
     ]
 }
 
@@ -548,9 +553,9 @@ fn tree(data: &ReportData) -> Result<Section, String> {
             .iter()
             .map(|m| Counts {
                 games: m.games,
-                white: m.white_wins,
+                white_wins: m.white_wins,
                 draws: m.draws,
-                black: m.black_wins,
+                black_wins: m.black_wins,
             })
             .collect();
         let chart = Bars {
@@ -629,7 +634,7 @@ fn material(data: &ReportData) -> Section {
                 let at = data.material.get(ply)?;
                 let mut lead = Counts::default();
                 for (_, counts) in at.iter().filter(|(diff, _)| **diff >= 1) {
-                    lead.add(*counts);
+                    lead += counts;
                 }
                 Some(vec![
                     format!("ply {ply}, white ahead"),
@@ -663,9 +668,9 @@ fn endgames(data: &ReportData) -> Section {
             .iter()
             .map(|e| Counts {
                 games: e.games,
-                white: e.stronger,
+                white_wins: e.stronger,
                 draws: e.draws,
-                black: e.weaker,
+                black_wins: e.weaker,
             })
             .collect();
         let chart = Bars {

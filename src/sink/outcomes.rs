@@ -10,9 +10,8 @@ use super::openings::TreeWriteError;
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use super::schema::{self, endgames, material, results};
 use crate::replay::variant::VariantName;
-use crate::stats::outcomes::{
-    Counts, EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue,
-};
+use crate::stats::counts::Counts;
+use crate::stats::outcomes::{EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultValue};
 
 /// `games`, `white_wins`, `draws`, `black_wins`, `unfinished`, as the
 /// table declares them (`results` and `material` share them).

@@ -4,19 +4,14 @@
 
 use std::ops::AddAssign;
 
-use super::tree::{GameFacts, Tally};
+use super::counts::{Counts, Ratings};
+use super::tree::GameFacts;
 
 /// Sums and counts of the games of one named opening.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct LineStats {
-    pub games: u64,
-    pub white_wins: u64,
-    pub draws: u64,
-    pub black_wins: u64,
-    pub white_elo_sum: u64,
-    pub white_elo_count: u64,
-    pub black_elo_sum: u64,
-    pub black_elo_count: u64,
+    pub results: Counts,
+    pub elo: Ratings,
     pub plies_sum: u64,
     /// White Elo − black Elo, over games where both are known.
     pub elo_diff_sum: i64,
@@ -24,24 +19,9 @@ pub struct LineStats {
 }
 
 impl LineStats {
-    pub fn unfinished(&self) -> u64 {
-        self.games - self.white_wins - self.draws - self.black_wins
-    }
-
-    /// White's score over finished games: (wins + draws / 2) / finished.
-    pub fn white_score(&self) -> Option<f64> {
-        let finished = self.white_wins + self.draws + self.black_wins;
-        (finished > 0).then(|| (self.white_wins as f64 + self.draws as f64 / 2.0) / finished as f64)
-    }
-
-    /// Draws over finished games.
-    pub fn draw_rate(&self) -> Option<f64> {
-        let finished = self.white_wins + self.draws + self.black_wins;
-        (finished > 0).then(|| self.draws as f64 / finished as f64)
-    }
-
     pub fn average_plies(&self) -> Option<f64> {
-        (self.games > 0).then(|| self.plies_sum as f64 / self.games as f64)
+        let games = self.results.games;
+        (games > 0).then(|| self.plies_sum as f64 / games as f64)
     }
 
     pub fn average_elo_diff(&self) -> Option<f64> {
@@ -49,12 +29,8 @@ impl LineStats {
     }
 
     fn add_game(&mut self, game: &GameFacts, plies: u32) {
-        game.tally(Tally {
-            games: &mut self.games,
-            results: [&mut self.white_wins, &mut self.draws, &mut self.black_wins],
-            white_elo: (&mut self.white_elo_sum, &mut self.white_elo_count),
-            black_elo: (&mut self.black_elo_sum, &mut self.black_elo_count),
-        });
+        self.results.add_game(game.result);
+        self.elo.add_game(game.white_elo, game.black_elo);
         if let (Some(white), Some(black)) = (game.white_elo, game.black_elo) {
             self.elo_diff_sum += i64::from(white) - i64::from(black);
             self.elo_diff_count += 1;
@@ -65,14 +41,8 @@ impl LineStats {
 
 impl AddAssign<&LineStats> for LineStats {
     fn add_assign(&mut self, other: &LineStats) {
-        self.games += other.games;
-        self.white_wins += other.white_wins;
-        self.draws += other.draws;
-        self.black_wins += other.black_wins;
-        self.white_elo_sum += other.white_elo_sum;
-        self.white_elo_count += other.white_elo_count;
-        self.black_elo_sum += other.black_elo_sum;
-        self.black_elo_count += other.black_elo_count;
+        self.results += &other.results;
+        self.elo += &other.elo;
         self.plies_sum += other.plies_sum;
         self.elo_diff_sum += other.elo_diff_sum;
         self.elo_diff_count += other.elo_diff_count;
@@ -113,7 +83,7 @@ impl OpeningLines {
         self.lines
             .iter()
             .enumerate()
-            .filter(|(_, line)| line.games > 0)
+            .filter(|(_, line)| line.results.games > 0)
             .map(|(id, line)| (id as u16, line))
     }
 }
@@ -171,14 +141,15 @@ mod tests {
         assert_eq!(played.len(), 2);
         let (id, line) = played[0];
         assert_eq!(id, 3);
+        let r = &line.results;
         assert_eq!(
-            (line.games, line.white_wins, line.draws, line.unfinished()),
+            (r.games, r.white_wins, r.draws, r.unfinished()),
             (3, 1, 1, 1)
         );
-        assert_eq!(line.white_score(), Some(0.75));
-        assert_eq!(line.draw_rate(), Some(0.5));
+        assert_eq!(r.white_score(), Some(0.75));
+        assert_eq!(r.draw_rate(), Some(0.5));
         assert_eq!(line.average_plies(), Some(40.0));
         assert_eq!(line.average_elo_diff(), Some(0.0));
-        assert_eq!((line.white_elo_sum, line.white_elo_count), (6500, 3));
+        assert_eq!((line.elo.white_sum, line.elo.white_count), (6500, 3));
     }
 }

@@ -2,6 +2,7 @@
 //! and that merge with `+=`, so rayon can fold and reduce them in any
 //! grouping. Keyed aggregates that can grow with the input spill to disk.
 
+pub mod counts;
 pub mod lines;
 pub mod outcomes;
 pub mod partitioned;

@@ -7,6 +7,7 @@ use std::ops::AddAssign;
 
 use shakmaty::{Color, Role};
 
+use super::counts::Counts;
 use super::spill::{BoundedMap, Codec, Fields, SpillDir};
 use crate::pgn::result::GameResult;
 use crate::pgn::time_control::TimeClass;
@@ -14,40 +15,6 @@ use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::{CHECKPOINTS, Material, PieceValues};
 use crate::replay::variant::VariantName;
-
-/// Games and their counted results.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Counts {
-    pub games: u64,
-    pub white_wins: u64,
-    pub draws: u64,
-    pub black_wins: u64,
-}
-
-impl Counts {
-    fn add(&mut self, result: Option<GameResult>) {
-        self.games += 1;
-        match result {
-            Some(GameResult::WhiteWins) => self.white_wins += 1,
-            Some(GameResult::Draw) => self.draws += 1,
-            Some(GameResult::BlackWins) => self.black_wins += 1,
-            Some(GameResult::Unfinished) | None => {}
-        }
-    }
-
-    pub fn unfinished(&self) -> u64 {
-        self.games - self.white_wins - self.draws - self.black_wins
-    }
-}
-
-impl AddAssign<&Counts> for Counts {
-    fn add_assign(&mut self, other: &Counts) {
-        self.games += other.games;
-        self.white_wins += other.white_wins;
-        self.draws += other.draws;
-        self.black_wins += other.black_wins;
-    }
-}
 
 /// What one accepted game adds to these tables.
 #[derive(Debug, Clone, Copy)]
@@ -317,7 +284,7 @@ impl MaterialTable {
             let Some(diff) = diff else { continue };
             let index = (diff.clamp(-MATERIAL_CLAMP, MATERIAL_CLAMP) + MATERIAL_CLAMP) as usize;
             if let Some(cell) = row.get_mut(index) {
-                cell.add(game.counted);
+                cell.add_game(game.counted);
             }
         }
     }
@@ -517,7 +484,7 @@ impl<'s> Outcomes<'s> {
                 termination: game.termination.map(Into::into),
                 counts: Counts::default(),
             },
-            |value| value.counts.add(counted),
+            |value| value.counts.add_game(counted),
         );
         self.material.add(game);
         if let Some((material, plies_after)) = game.endgame {

@@ -240,17 +240,6 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
         }
         Ok(sorted(self.map.into_iter().collect()))
     }
-
-    /// Merges another worker's map into this one.
-    pub fn absorb(&mut self, other: BoundedMap<'_, C>) -> io::Result<()> {
-        for (key, value) in other.finish()? {
-            match self.map.get_mut(&key) {
-                Some(existing) => C::combine(existing, value),
-                None => self.insert_new(key, value),
-            }
-        }
-        Ok(())
-    }
 }
 
 fn sorted<K: Ord + Copy, V>(mut entries: Vec<(K, V)>) -> Vec<(K, V)> {
@@ -486,18 +475,5 @@ mod tests {
         assert_eq!(in_memory, spilled);
         assert_eq!(in_memory.iter().map(|(_, (n, _))| n).sum::<u64>(), 20_000);
         assert!(in_memory.windows(2).all(|w| w[0].0 < w[1].0));
-    }
-
-    #[test]
-    fn absorb_adds_equal_keys() {
-        let spill = SpillDir::new(PathBuf::from("unused"));
-        let mut a: BoundedMap<'_, Counts> = BoundedMap::new(1 << 20, &spill);
-        let mut b: BoundedMap<'_, Counts> = BoundedMap::new(1 << 20, &spill);
-        a.upsert(1, || (0, u32::MAX), |v| Counts::combine(v, (1, 5)));
-        b.upsert(1, || (0, u32::MAX), |v| Counts::combine(v, (2, 3)));
-        b.upsert(2, || (0, u32::MAX), |v| Counts::combine(v, (1, 9)));
-        a.absorb(b).unwrap_or_else(|e| panic!("{e}"));
-        let rows = a.finish().unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(rows, vec![(1, (3, 3)), (2, (1, 9))]);
     }
 }

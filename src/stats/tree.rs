@@ -2,13 +2,12 @@
 //! plies of accepted standard-start games, the games, results, ratings and
 //! years. Keyed by position, so move orders that transpose meet in one node.
 
-use std::ops::AddAssign;
-
 use shakmaty::packed::PackedUciMove;
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
 
+use super::counts::{Counts, Ratings};
 use super::partitioned::{InMemory, TreePart, TreeRuns};
 use super::spill::Fields;
 use crate::pgn::result::GameResult;
@@ -37,17 +36,12 @@ impl PartialOrd for EdgeKey {
 }
 
 /// What the games that played an edge add up to. Only sums, counts, minima
-/// and maxima, so that parts merge in any order.
+/// and maxima, so that parts merge in any order; counts u64, since an
+/// archive's first moves are played billions of times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EdgeStats {
-    pub games: u32,
-    pub white_wins: u32,
-    pub draws: u32,
-    pub black_wins: u32,
-    pub white_elo_sum: u64,
-    pub white_elo_count: u32,
-    pub black_elo_sum: u64,
-    pub black_elo_count: u32,
+    pub results: Counts,
+    pub elo: Ratings,
     pub first_year: Option<u16>,
     pub last_year: Option<u16>,
     /// The earliest ply at which a game reached the position.
@@ -57,14 +51,8 @@ pub struct EdgeStats {
 impl Default for EdgeStats {
     fn default() -> Self {
         EdgeStats {
-            games: 0,
-            white_wins: 0,
-            draws: 0,
-            black_wins: 0,
-            white_elo_sum: 0,
-            white_elo_count: 0,
-            black_elo_sum: 0,
-            black_elo_count: 0,
+            results: Counts::default(),
+            elo: Ratings::default(),
             first_year: None,
             last_year: None,
             ply: u16::MAX,
@@ -73,17 +61,9 @@ impl Default for EdgeStats {
 }
 
 impl EdgeStats {
-    pub fn unfinished(&self) -> u32 {
-        self.games - self.white_wins - self.draws - self.black_wins
-    }
-
     fn add_game(&mut self, game: &GameFacts, ply: u16) {
-        game.tally(Tally {
-            games: &mut self.games,
-            results: [&mut self.white_wins, &mut self.draws, &mut self.black_wins],
-            white_elo: (&mut self.white_elo_sum, &mut self.white_elo_count),
-            black_elo: (&mut self.black_elo_sum, &mut self.black_elo_count),
-        });
+        self.results.add_game(game.result);
+        self.elo.add_game(game.white_elo, game.black_elo);
         self.add_year(game.year, game.year);
         self.ply = self.ply.min(ply);
     }
@@ -103,14 +83,8 @@ fn min_some(a: Option<u16>, b: Option<u16>) -> Option<u16> {
 
 impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
     fn add_assign(&mut self, other: &EdgeStats) {
-        self.games += other.games;
-        self.white_wins += other.white_wins;
-        self.draws += other.draws;
-        self.black_wins += other.black_wins;
-        self.white_elo_sum += other.white_elo_sum;
-        self.white_elo_count += other.white_elo_count;
-        self.black_elo_sum += other.black_elo_sum;
-        self.black_elo_count += other.black_elo_count;
+        self.results += &other.results;
+        self.elo += &other.elo;
         self.add_year(other.first_year, other.last_year);
         self.ply = self.ply.min(other.ply);
     }
@@ -345,39 +319,6 @@ pub struct GameFacts {
     pub year: Option<u16>,
 }
 
-/// The counters a game adds to: games; white wins, draws, black wins; and
-/// (sum, count) of each side's known ratings.
-pub(crate) struct Tally<'a, N> {
-    pub games: &'a mut N,
-    pub results: [&'a mut N; 3],
-    pub white_elo: (&'a mut u64, &'a mut N),
-    pub black_elo: (&'a mut u64, &'a mut N),
-}
-
-impl GameFacts {
-    /// Adds the game to counters of any width (the tree keeps u32, the
-    /// opening lines u64).
-    pub(crate) fn tally<N: AddAssign + From<u8>>(&self, tally: Tally<'_, N>) {
-        let [white_wins, draws, black_wins] = tally.results;
-        *tally.games += N::from(1);
-        match self.result {
-            Some(GameResult::WhiteWins) => *white_wins += N::from(1),
-            Some(GameResult::Draw) => *draws += N::from(1),
-            Some(GameResult::BlackWins) => *black_wins += N::from(1),
-            Some(GameResult::Unfinished) | None => {}
-        }
-        for (elo, (sum, count)) in [
-            (self.white_elo, tally.white_elo),
-            (self.black_elo, tally.black_elo),
-        ] {
-            if let Some(elo) = elo {
-                *sum += u64::from(elo);
-                *count += N::from(1);
-            }
-        }
-    }
-}
-
 /// Header bits of a run-file record.
 const ONE_GAME: u8 = 1;
 /// The SAN as 8 bytes (never so far: SAN is at most 7).
@@ -387,8 +328,9 @@ const RESULT_SHIFT: u8 = 2;
 const SHORT_PLY: u8 = 16;
 /// SAN with its suffix is at most 7 bytes (`Qa1xb2#`, `exd8=Q+`).
 const SHORT_SAN_BYTES: usize = 7;
-/// The longest record: a row of many games with an 8-byte SAN.
-const RECORD_MAX_BYTES: usize = 1 + 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 46;
+/// The longest record: a row of many games with an 8-byte SAN (four
+/// counts and two rating sums and counts of 8 bytes, three u16).
+const RECORD_MAX_BYTES: usize = 1 + 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 8 * 8 + 3 * 2;
 const NO_YEAR: u16 = u16::MAX;
 const NO_ELO: u16 = u16::MAX;
 impl Edge {
@@ -403,7 +345,7 @@ impl Edge {
     }
 
     /// Appends the row as a run-file record: 59 bytes for a row of one
-    /// game (nearly every row of a tree of online games), 98 otherwise.
+    /// game (nearly every row of a tree of online games), 122 otherwise.
     pub fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
@@ -441,13 +383,19 @@ impl Edge {
                 }
             }
             None => {
-                for n in [s.games, s.white_wins, s.draws, s.black_wins] {
+                let (r, e) = (&s.results, &s.elo);
+                for n in [
+                    r.games,
+                    r.white_wins,
+                    r.draws,
+                    r.black_wins,
+                    e.white_sum,
+                    e.white_count,
+                    e.black_sum,
+                    e.black_count,
+                ] {
                     out.extend_from_slice(&n.to_le_bytes());
                 }
-                out.extend_from_slice(&s.white_elo_sum.to_le_bytes());
-                out.extend_from_slice(&s.white_elo_count.to_le_bytes());
-                out.extend_from_slice(&s.black_elo_sum.to_le_bytes());
-                out.extend_from_slice(&s.black_elo_count.to_le_bytes());
                 for n in [
                     s.first_year.unwrap_or(NO_YEAR),
                     s.last_year.unwrap_or(NO_YEAR),
@@ -463,15 +411,16 @@ impl Edge {
     /// year), when each fits the short record.
     fn one_game(&self) -> Option<(u8, u16, u16, u16)> {
         let s = &self.stats;
-        if s.games != 1 || s.first_year != s.last_year || s.first_year == Some(NO_YEAR) {
+        if s.results.games != 1 || s.first_year != s.last_year || s.first_year == Some(NO_YEAR) {
             return None;
         }
-        let elo = |sum: u64, count: u32| match count {
+        let elo = |sum: u64, count: u64| match count {
             0 => Some(NO_ELO),
             1 => u16::try_from(sum).ok().filter(|&e| e != NO_ELO),
             _ => None,
         };
-        let result = match (s.white_wins, s.draws, s.black_wins) {
+        let r = &s.results;
+        let result = match (r.white_wins, r.draws, r.black_wins) {
             (0, 0, 0) => 0,
             (1, 0, 0) => 1,
             (0, 1, 0) => 2,
@@ -480,8 +429,8 @@ impl Edge {
         };
         Some((
             result,
-            elo(s.white_elo_sum, s.white_elo_count)?,
-            elo(s.black_elo_sum, s.black_elo_count)?,
+            elo(s.elo.white_sum, s.elo.white_count)?,
+            elo(s.elo.black_sum, s.elo.black_count)?,
             s.first_year.unwrap_or(NO_YEAR),
         ))
     }
@@ -517,28 +466,36 @@ impl Edge {
             let result = (header >> RESULT_SHIFT) & 3;
             let elo = |e: u16| (e != NO_ELO).then_some(u64::from(e));
             EdgeStats {
-                games: 1,
-                white_wins: u32::from(result == 1),
-                draws: u32::from(result == 2),
-                black_wins: u32::from(result == 3),
-                white_elo_sum: elo(white_elo).unwrap_or(0),
-                white_elo_count: u32::from(white_elo != NO_ELO),
-                black_elo_sum: elo(black_elo).unwrap_or(0),
-                black_elo_count: u32::from(black_elo != NO_ELO),
+                results: Counts {
+                    games: 1,
+                    white_wins: u64::from(result == 1),
+                    draws: u64::from(result == 2),
+                    black_wins: u64::from(result == 3),
+                },
+                elo: Ratings {
+                    white_sum: elo(white_elo).unwrap_or(0),
+                    white_count: u64::from(white_elo != NO_ELO),
+                    black_sum: elo(black_elo).unwrap_or(0),
+                    black_count: u64::from(black_elo != NO_ELO),
+                },
                 first_year: game_year,
                 last_year: game_year,
                 ply,
             }
         } else {
             EdgeStats {
-                games: input.u32()?,
-                white_wins: input.u32()?,
-                draws: input.u32()?,
-                black_wins: input.u32()?,
-                white_elo_sum: input.u64()?,
-                white_elo_count: input.u32()?,
-                black_elo_sum: input.u64()?,
-                black_elo_count: input.u32()?,
+                results: Counts {
+                    games: input.u64()?,
+                    white_wins: input.u64()?,
+                    draws: input.u64()?,
+                    black_wins: input.u64()?,
+                },
+                elo: Ratings {
+                    white_sum: input.u64()?,
+                    white_count: input.u64()?,
+                    black_sum: input.u64()?,
+                    black_count: input.u64()?,
+                },
                 first_year: year(input.u16()?),
                 last_year: year(input.u16()?),
                 ply: input.u16()?,
@@ -563,17 +520,23 @@ impl Edge {
 impl Edge {
     /// A row of `games` games (all white wins in `year`) whose board and
     /// move are made up from `seed`.
-    pub(crate) fn made_up(seed: u64, games: u32, ply: u16, year: u16) -> Edge {
+    pub(crate) fn made_up(seed: u64, games: u64, ply: u16, year: u16) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
         for (i, byte) in board.iter_mut().enumerate() {
             *byte = (seed >> (i % 8 * 8)) as u8;
         }
         Edge {
             stats: EdgeStats {
-                games,
-                white_wins: games,
-                white_elo_sum: 1500 * u64::from(games),
-                white_elo_count: games,
+                results: Counts {
+                    games,
+                    white_wins: games,
+                    ..Counts::default()
+                },
+                elo: Ratings {
+                    white_sum: 1500 * games,
+                    white_count: games,
+                    ..Ratings::default()
+                },
                 first_year: Some(year),
                 last_year: Some(year),
                 ply,
@@ -761,7 +724,7 @@ mod tests {
         assert_eq!(root.len(), 1);
         let (key, edge) = root[0];
         assert_eq!(unpack_move(key.mv).to_string(), "e2e4");
-        assert_eq!(edge.stats.games, 1);
+        assert_eq!(edge.stats.results.games, 1);
         assert_eq!(edge.stats.ply, 0);
         let mut epd = String::new();
         edge.write_epd(&mut epd);
@@ -788,9 +751,10 @@ mod tests {
         let node: Vec<_> = rows.iter().filter(|(k, _)| k.position == keys[4]).collect();
         assert_eq!(node.len(), 1);
         let s = node[0].1.stats;
-        assert_eq!((s.games, s.white_wins, s.draws, s.black_wins), (2, 1, 0, 1));
-        assert_eq!((s.white_elo_sum, s.white_elo_count), (4800, 2));
-        assert_eq!((s.black_elo_sum, s.black_elo_count), (5000, 2));
+        let r = s.results;
+        assert_eq!((r.games, r.white_wins, r.draws, r.black_wins), (2, 1, 0, 1));
+        assert_eq!((s.elo.white_sum, s.elo.white_count), (4800, 2));
+        assert_eq!((s.elo.black_sum, s.elo.black_count), (5000, 2));
         assert_eq!(
             (s.first_year, s.last_year, s.ply),
             (Some(1995), Some(2001), 4)
@@ -799,11 +763,35 @@ mod tests {
     }
 
     #[test]
+    fn a_row_past_u32_max_games_adds_up_and_survives_a_run_file() {
+        let big = u64::from(u32::MAX);
+        let mut edge = Edge::made_up(7, big, 3, 2020);
+        edge.combine(Edge::made_up(7, 5, 2, 2021));
+        let s = edge.stats;
+        assert_eq!((s.results.games, s.results.white_wins), (big + 5, big + 5));
+        assert_eq!(s.elo.white_count, big + 5);
+        assert_eq!(
+            (s.ply, s.first_year, s.last_year),
+            (2, Some(2020), Some(2021))
+        );
+        let key = EdgeKey { position: 9, mv: 4 };
+        let mut record = Vec::new();
+        edge.encode(&key, &mut record);
+        assert!(record.len() <= RECORD_MAX_BYTES);
+        let ((read_key, read), rest) = Edge::decode(&record).unwrap_or_else(|| panic!("decode"));
+        assert!(rest.is_empty());
+        assert_eq!((read_key, read), (key, edge));
+    }
+
+    #[test]
     fn the_window_limits_the_plies() {
         let rows = tree_of(&[("e4 e5 Nf3 Nc6", GameFacts::default())], 2);
         assert_eq!(rows.len(), 2);
         let s = rows[0].1.stats;
-        assert_eq!((s.games, s.unfinished(), s.first_year), (1, 1, None));
+        assert_eq!(
+            (s.results.games, s.results.unfinished(), s.first_year),
+            (1, 1, None)
+        );
     }
 
     #[test]
@@ -869,7 +857,7 @@ mod tests {
         // Three games share e4 and two c5; e5 has an Elo too large for the
         // short record; Nf3 and Nc3 are rows of one game.
         lengths.sort_unstable();
-        assert_eq!(lengths, vec![59, 59, 98, 98, 98]);
+        assert_eq!(lengths, vec![59, 59, 122, 122, 122]);
     }
 
     #[test]

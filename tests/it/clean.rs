@@ -579,6 +579,7 @@ fn tags_only_games_are_each_a_game() {
 /// what each repair class recovers there, counted exactly, and python-chess
 /// reads every game written without an error. Skips without `../shared`.
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_book_collection_is_repaired_and_python_chess_reads_it() {
     let Some(shared) = common::shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; book collection test skipped");

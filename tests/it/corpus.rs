@@ -5,6 +5,7 @@
 use crate::common;
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn edge_corpus_and_twic_are_fully_accounted_for() {
     let Some(shared) = common::shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
@@ -56,6 +57,7 @@ fn edge_corpus_and_twic_are_fully_accounted_for() {
 /// `clean`, and both reconcile their counts: every game framed is accepted,
 /// rejected or (for clean) a duplicate, and the two commands agree.
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn every_shared_file_is_accounted_for_by_import_and_clean() {
     let Some(shared) = common::shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
@@ -94,6 +96,7 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
 /// before every frame; at level 1 two frames, cut inside a game) give the
 /// tables of the plain file.
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_compressed_by_pzstd_gives_the_plain_tables() {
     let Some(shared) = common::shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");

@@ -185,6 +185,7 @@ fn assert_no_disagreement(pgn: &Path, expected_games: usize) {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn twic0920_agrees_game_by_game() {
     let Some(pgn) = corpus("twic0920.pgn") else {
         eprintln!("skipped: ../shared/data is absent");
@@ -194,6 +195,7 @@ fn twic0920_agrees_game_by_game() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_lichess_sample_agrees_game_by_game() {
     let Some(pgn) = corpus("lichess-2025-05-sample.pgn") else {
         eprintln!("skipped: ../shared/data is absent");
@@ -230,6 +232,7 @@ fn first_games(archive: &Path, games: usize, out: &Path) {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_first_20000_pgnmentor_games_agree_game_by_game() {
     let Some(archive) = corpus("pgnmentor-players.pgn.zst") else {
         eprintln!("skipped: ../shared/data is absent");

@@ -190,6 +190,7 @@ fn the_games_columns_are_the_same_without_moves() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_games_columns_are_the_same_without_moves() {
     let Some(shared) = shared_data() else {
         eprintln!("skipped: ../shared/data is absent");
@@ -283,6 +284,7 @@ fn python_chess_agrees_on_every_ply_of_the_lichess_sample() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_python_chess_agrees_on_every_ply_of_the_lichess_export() {
     let Some(shared) = shared_data() else {
         eprintln!("skipped: ../shared/data is absent");
@@ -295,6 +297,7 @@ fn corpus_python_chess_agrees_on_every_ply_of_the_lichess_export() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_tcec_comments_read_with_few_malformed_values() {
     let Some(shared) = shared_data() else {
         eprintln!("skipped: ../shared/data is absent");

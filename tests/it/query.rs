@@ -497,6 +497,7 @@ fn pyarrow_reads_integers_lists_and_nulls_as_written() {
 /// lichess export and annotated books with set-up positions (skipped, with a
 /// notice, without `../shared/data`).
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn duckdb_agrees_on_corpus_archives() {
     let Some(shared) = common::shared_data() else {
         eprintln!("skipped: ../shared/data is absent");

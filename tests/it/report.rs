@@ -40,7 +40,7 @@ fn each_chart_gets_its_numbers_from_the_tables() {
     let end_states: Vec<(&str, u64, u64, u64, u64)> = numbers
         .by_end_state
         .iter()
-        .map(|(s, c)| (s.as_str(), c.games, c.white, c.draws, c.black))
+        .map(|(s, c)| (s.as_str(), c.games, c.white_wins, c.draws, c.black_wins))
         .collect();
     assert_eq!(
         end_states,
@@ -99,13 +99,16 @@ fn duckdb_sums_the_charts_numbers_alike() {
         }
     }
     for (bucket, counts) in &numbers.by_rating_diff {
-        ours.push(format!("rating {bucket} {} {}", counts.games, counts.white));
+        ours.push(format!(
+            "rating {bucket} {} {}",
+            counts.games, counts.white_wins
+        ));
     }
     for (ply, diffs) in &numbers.material {
         for (diff, counts) in diffs {
             ours.push(format!(
                 "material {ply} {diff} {} {}",
-                counts.games, counts.white
+                counts.games, counts.white_wins
             ));
         }
     }

@@ -171,6 +171,7 @@ fn the_sample_split_any_number_of_ways_merges_into_the_single_import() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
     let Some(shared) = shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");
@@ -198,6 +199,7 @@ fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
 /// (skippable frames before each), and one of 64 KiB frames cut at
 /// arbitrary bytes, so that most frames start inside a game.
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn multi_frame_zstd_split_any_number_of_ways_merges_into_the_single_import() {
     let Some(shared) = shared_data() else {
         eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");

@@ -91,6 +91,7 @@ fn the_tree_of_the_sample_games_equals_python_chess() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_tree_of_a_corpus_file_equals_python_chess() {
     let Some(data) = shared_data() else {
         eprintln!("skipped: ../shared/data is absent");
