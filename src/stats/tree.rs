@@ -540,7 +540,6 @@ impl Edge {
                 first_year: Some(year),
                 last_year: Some(year),
                 ply,
-                ..EdgeStats::default()
             },
             next: seed.rotate_left(7),
             board,
