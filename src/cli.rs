@@ -261,7 +261,7 @@ pub enum ExploreFormat {
 }
 
 /// `1073741824`, `512M`, `1G`, `2GiB`, `64k` (units are powers of 1024).
-pub fn parse_size(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_size(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let split = text
         .find(|c: char| !c.is_ascii_digit())

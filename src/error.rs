@@ -15,7 +15,7 @@ use crate::sink::lock::LockError;
 use crate::sink::summary::SummaryError;
 
 /// Any cause of a failed write: I/O, Parquet encoding, JSON.
-pub type Cause = Box<dyn std::error::Error + Send + Sync>;
+pub(crate) type Cause = Box<dyn std::error::Error + Send + Sync>;
 
 /// Why a run stopped.
 #[derive(Debug, Error)]
@@ -54,7 +54,7 @@ pub enum Error {
 
 impl Error {
     /// A write to `path` failed with `source`: for `map_err`.
-    pub fn write<E: Into<Cause>>(path: &Path) -> impl Fn(E) -> Error + Copy + '_ {
+    pub(crate) fn write<E: Into<Cause>>(path: &Path) -> impl Fn(E) -> Error + Copy + '_ {
         move |source| Error::Write {
             path: path.to_path_buf(),
             source: source.into(),
@@ -63,7 +63,7 @@ impl Error {
 
     /// Did the reader of our output go away (`pgnlake query … | head`)?
     /// That ends a run successfully and silently, as in ripgrep.
-    pub fn is_broken_pipe(&self) -> bool {
+    pub(crate) fn is_broken_pipe(&self) -> bool {
         let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(self);
         while let Some(error) = cause {
             if let Some(io) = error.downcast_ref::<io::Error>()

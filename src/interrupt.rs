@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 pub const GRACE: Duration = Duration::from_millis(500);
 
 /// The exit code of an interrupted run (128 + SIGINT, as shells report it).
-pub const EXIT_INTERRUPTED: u8 = 130;
+pub(crate) const EXIT_INTERRUPTED: u8 = 130;
 
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 static FINISHED: AtomicBool = AtomicBool::new(false);
@@ -35,17 +35,17 @@ static TEMPORARIES: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 pub struct Interrupted;
 
 /// Installs the SIGINT/SIGTERM handler (once per process).
-pub fn install() -> Result<(), String> {
+pub(crate) fn install() -> Result<(), String> {
     ctrlc::set_handler(on_signal).map_err(|e| format!("cannot handle signals: {e}"))
 }
 
 /// Has a signal asked the run to stop?
-pub fn interrupted() -> bool {
+pub(crate) fn interrupted() -> bool {
     INTERRUPTED.load(Ordering::Relaxed)
 }
 
 /// `Err(Interrupted)` once a signal came.
-pub fn check() -> Result<(), Interrupted> {
+pub(crate) fn check() -> Result<(), Interrupted> {
     if interrupted() {
         Err(Interrupted)
     } else {
@@ -54,13 +54,15 @@ pub fn check() -> Result<(), Interrupted> {
 }
 
 /// The command is done (whatever the outcome) and exits by itself.
-pub fn finished() {
+pub(crate) fn finished() {
     FINISHED.store(true, Ordering::SeqCst);
 }
 
 /// Runs `rename_all`, the step that puts outputs under their final names,
 /// unless a signal came first. A signal during it waits for it to end.
-pub fn commit<T, E: From<Interrupted>>(rename_all: impl FnOnce() -> Result<T, E>) -> Result<T, E> {
+pub(crate) fn commit<T, E: From<Interrupted>>(
+    rename_all: impl FnOnce() -> Result<T, E>,
+) -> Result<T, E> {
     let mut committed = COMMITTED.lock().unwrap_or_else(|e| e.into_inner());
     check()?;
     let result = rename_all();
@@ -70,21 +72,21 @@ pub fn commit<T, E: From<Interrupted>>(rename_all: impl FnOnce() -> Result<T, E>
 
 /// Remembers a temporary file or folder, to be removed if the run is cut
 /// short before it finishes with it.
-pub fn register(path: &Path) {
+pub(crate) fn register(path: &Path) {
     if let Ok(mut paths) = TEMPORARIES.lock() {
         paths.push(path.to_path_buf());
     }
 }
 
 /// Forgets a temporary path (renamed or removed by its owner).
-pub fn unregister(path: &Path) {
+pub(crate) fn unregister(path: &Path) {
     if let Ok(mut paths) = TEMPORARIES.lock() {
         paths.retain(|p| p != path);
     }
 }
 
 /// Removes every temporary path still registered: what a failed run left.
-pub fn remove_temporaries() {
+pub(crate) fn remove_temporaries() {
     let paths = TEMPORARIES
         .lock()
         .map(|mut paths| std::mem::take(&mut *paths))

@@ -17,12 +17,12 @@ pub trait SideJob: Send + Sync {
 }
 
 /// The sending end of the side jobs' queue (the consumer holds it).
-pub type SideJobSender = Sender<Arc<dyn SideJob>>;
+pub(crate) type SideJobSender = Sender<Arc<dyn SideJob>>;
 /// The receiving end (the workers take from it).
-pub type SideJobReceiver = Receiver<Arc<dyn SideJob>>;
+pub(crate) type SideJobReceiver = Receiver<Arc<dyn SideJob>>;
 
 /// A side job's queue: the consumer sends, the workers take.
-pub fn side_jobs() -> (SideJobSender, SideJobReceiver) {
+pub(crate) fn side_jobs() -> (SideJobSender, SideJobReceiver) {
     crossbeam_channel::unbounded()
 }
 
@@ -67,7 +67,7 @@ impl<T: Send> Deferred<T> {
     }
 
     /// Has the work finished?
-    pub fn is_done(&self) -> bool {
+    pub(crate) fn is_done(&self) -> bool {
         self.result
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -77,7 +77,7 @@ impl<T: Send> Deferred<T> {
     /// The result, waited for while a worker may take the work (up to
     /// `patience` for one to start it), else computed here: the reader
     /// leaves decompression to the workers, but never waits on none.
-    pub fn wait_patiently(&self, patience: Duration) -> Result<T, JobPanicked> {
+    pub(crate) fn wait_patiently(&self, patience: Duration) -> Result<T, JobPanicked> {
         let deadline = Instant::now() + patience;
         let mut result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
         loop {
@@ -110,7 +110,7 @@ impl<T: Send> Deferred<T> {
     }
 
     /// The result: computed here if no worker has started it, else waited for.
-    pub fn wait(&self) -> Result<T, JobPanicked> {
+    pub(crate) fn wait(&self) -> Result<T, JobPanicked> {
         self.wait_patiently(Duration::ZERO)
     }
 }
@@ -123,13 +123,13 @@ impl<T: Send> SideJob for Deferred<T> {
 
 /// Runs a side job on a worker thread, its CPU counted to the workers in
 /// the profile.
-pub fn run_on_worker(job: &dyn SideJob) {
+pub(crate) fn run_on_worker(job: &dyn SideJob) {
     profile::on_thread(Thread::Worker, || job.run());
 }
 
 /// A side job panicked (a bug): its result is lost.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct JobPanicked;
+pub(crate) struct JobPanicked;
 
 impl std::fmt::Display for JobPanicked {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

@@ -45,7 +45,7 @@ pub struct Workers<NewState, Work, Finish> {
 }
 
 /// The worker count (`0`: one per core) and a rayon pool of that size.
-pub fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), Error> {
+pub(crate) fn worker_pool(threads: usize) -> Result<(rayon::ThreadPool, usize), Error> {
     let threads = match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,

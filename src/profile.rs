@@ -69,7 +69,7 @@ impl Stage {
 
 /// Which thread runs a share of the work.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Thread {
+pub(crate) enum Thread {
     Reader,
     Worker,
     Writer,
@@ -101,12 +101,12 @@ static STAGE_NANOS: [AtomicU64; 40] = [const { AtomicU64::new(0) }; 40];
 static THREAD_NANOS: [AtomicU64; 4] = [const { AtomicU64::new(0) }; 4];
 
 /// Turns the profile on when `PGNLAKE_PROFILE` is set (to anything but 0).
-pub fn enable_from_env() {
+pub(crate) fn enable_from_env() {
     let on = std::env::var_os("PGNLAKE_PROFILE").is_some_and(|v| v != "0");
     ENABLED.store(on, Ordering::Relaxed);
 }
 
-pub fn enabled() -> bool {
+pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
@@ -119,7 +119,7 @@ fn thread_index(thread: Thread) -> usize {
 }
 
 /// Adds `elapsed` to `stage`, run on `thread`.
-pub fn add(stage: Stage, thread: Thread, elapsed: Duration) {
+pub(crate) fn add(stage: Stage, thread: Thread, elapsed: Duration) {
     if !enabled() {
         return;
     }
@@ -131,7 +131,7 @@ pub fn add(stage: Stage, thread: Thread, elapsed: Duration) {
 }
 
 /// Adds a thread's CPU time (from [`thread_cpu`]) to its kind.
-pub fn add_thread(thread: Thread, cpu: Duration) {
+pub(crate) fn add_thread(thread: Thread, cpu: Duration) {
     if enabled() {
         let nanos = u64::try_from(cpu.as_nanos()).unwrap_or(u64::MAX);
         THREAD_NANOS[thread_index(thread)].fetch_add(nanos, Ordering::Relaxed);
@@ -140,7 +140,7 @@ pub fn add_thread(thread: Thread, cpu: Duration) {
 
 /// The CPU time the calling thread has used so far (zero where the
 /// platform has no per-thread clock).
-pub fn thread_cpu() -> Duration {
+pub(crate) fn thread_cpu() -> Duration {
     #[cfg(unix)]
     {
         let mut ts = libc::timespec {
@@ -160,7 +160,7 @@ pub fn thread_cpu() -> Duration {
 
 /// Runs `work` on this thread, its CPU counted to `thread` and its
 /// pending stage times flushed (one batch, one side job, one output).
-pub fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
+pub(crate) fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
     let cpu = enabled().then(thread_cpu);
     let done = work();
     if let Some(cpu) = cpu {
@@ -171,10 +171,10 @@ pub fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
 }
 
 /// A stopwatch that does nothing when the profile is off.
-pub struct Timer(Option<Instant>);
+pub(crate) struct Timer(Option<Instant>);
 
 impl Timer {
-    pub fn start() -> Timer {
+    pub(crate) fn start() -> Timer {
         Timer(enabled().then(Instant::now))
     }
 
@@ -199,7 +199,7 @@ thread_local! {
 
 /// Adds the time since `timer`'s last lap to `stage`, kept on this thread
 /// until [`flush`] (once per batch).
-pub fn lap(timer: &mut Timer, stage: Stage) {
+pub(crate) fn lap(timer: &mut Timer, stage: Stage) {
     if timer.0.is_some() {
         let elapsed = timer.lap();
         PENDING.with(|pending| {
@@ -214,7 +214,7 @@ pub fn lap(timer: &mut Timer, stage: Stage) {
 
 /// Adds this thread's pending stage times to the totals, as run on
 /// `thread`; returns their sum.
-pub fn flush(thread: Thread) -> Duration {
+pub(crate) fn flush(thread: Thread) -> Duration {
     if !enabled() {
         return Duration::ZERO;
     }
@@ -230,7 +230,7 @@ pub fn flush(thread: Thread) -> Duration {
 /// The profile of the run so far, per game, as a table; empty when off.
 /// Each thread kind's stage times are scaled to its CPU clock (wall-clock
 /// splits count time a thread was preempted; its CPU clock does not).
-pub fn report(games: u64) -> String {
+pub(crate) fn report(games: u64) -> String {
     if !enabled() || games == 0 {
         return String::new();
     }

@@ -25,7 +25,12 @@ pub(super) struct GameMoves<'a> {
 
 impl GameMoves<'_> {
     /// Appends one row per ply of the game `replayer` replayed last.
-    pub fn push_rows(&self, replayer: &Replayer, values: &PieceValues, rows: &mut Vec<MoveRow>) {
+    pub(crate) fn push_rows(
+        &self,
+        replayer: &Replayer,
+        values: &PieceValues,
+        rows: &mut Vec<MoveRow>,
+    ) {
         let keys = replayer.keys();
         let mut annotations = self.annotations.iter().peekable();
         let mut nags = self.nags.iter().peekable();

@@ -26,7 +26,7 @@ pub enum DedupeMode {
 
 /// What the first pass learns of a clean game.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct DupFacts {
+pub(crate) struct DupFacts {
     pub exact: u64,
     pub moves: u64,
     /// White and black, trimmed and lower-cased.
@@ -40,7 +40,7 @@ pub struct DupFacts {
 
 impl DupFacts {
     /// `with_line`: also keep the mainline text, for `contained`.
-    pub fn of(game: &ExportGame, with_line: bool) -> DupFacts {
+    pub(crate) fn of(game: &ExportGame, with_line: bool) -> DupFacts {
         let fen = game
             .tags
             .iter()
@@ -104,7 +104,7 @@ impl DupFacts {
         }
     }
 
-    pub fn key(&self, mode: DedupeMode) -> Option<u64> {
+    pub(crate) fn key(&self, mode: DedupeMode) -> Option<u64> {
         match mode {
             DedupeMode::None => None,
             DedupeMode::Exact => Some(self.exact),
@@ -134,20 +134,20 @@ impl Fnv {
 
 /// A game in the first pass: its group key and its number in the run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct DupKey {
+pub(crate) struct DupKey {
     pub key: u64,
     pub game_id: u64,
 }
 
 /// Its richness and input position.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DupValue {
+pub(crate) struct DupValue {
     pub richness: u64,
     pub source: u32,
     pub game_index: u64,
 }
 
-pub struct DupCodec;
+pub(crate) struct DupCodec;
 
 impl Codec for DupCodec {
     type Key = DupKey;
@@ -187,7 +187,7 @@ fn decode_dup(fields: &mut Fields<'_>) -> Option<(DupKey, DupValue)> {
 
 /// The duplicates of a group sorted by key: every game but the richest
 /// (earliest on a tie), each with the kept game's input position.
-pub fn losers_of(
+pub(crate) fn losers_of(
     group: &[(DupKey, DupValue)],
     sources: &[String],
     losers: &mut HashMap<u64, String>,
@@ -212,14 +212,14 @@ pub fn losers_of(
 
 /// A game of a `contained` search: richness, position and mainline text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LineValue {
+pub(crate) struct LineValue {
     pub richness: u64,
     pub source: u32,
     pub game_index: u64,
     pub line: String,
 }
 
-pub struct LineCodec;
+pub(crate) struct LineCodec;
 
 impl Codec for LineCodec {
     type Key = DupKey;
@@ -259,7 +259,7 @@ impl Codec for LineCodec {
 /// keep their richest copy; a mainline that is a strict prefix of another
 /// is a duplicate of that line's kept game (following the chain to the
 /// longest line).
-pub fn contained_losers(
+pub(crate) fn contained_losers(
     group: &mut [(DupKey, LineValue)],
     sources: &[String],
     losers: &mut HashMap<u64, String>,
@@ -306,7 +306,7 @@ pub fn contained_losers(
 
 /// `text` (one game in export format) with a tag naming the kept game,
 /// added after the other tags.
-pub fn mark_duplicate(text: &str, kept: &str) -> String {
+pub(crate) fn mark_duplicate(text: &str, kept: &str) -> String {
     let tag = format!(
         "[DuplicateOf \"{}\"]\n",
         crate::sink::pgn::escape_tag_value(kept)

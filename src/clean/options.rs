@@ -70,7 +70,7 @@ pub struct CleanSummary {
 }
 
 impl CleanSummary {
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,

@@ -15,7 +15,7 @@ use crate::pgn::result::GameResult;
 
 /// A game read through repair.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Repaired {
+pub(crate) struct Repaired {
     /// The moves in order; NAGs and comments that followed each.
     pub moves: Vec<RepairedMove>,
     pub leading_comments: Vec<String>,
@@ -30,7 +30,7 @@ pub struct Repaired {
 /// One repair: its class, the ply it concerns, and what was written and
 /// what it became.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Repair {
+pub(crate) struct Repair {
     pub class: RepairClass,
     pub ply: Option<u32>,
     pub detail: String,
@@ -82,7 +82,7 @@ impl RepairClass {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepairedMove {
+pub(crate) struct RepairedMove {
     pub m: Move,
     /// Its SAN, with `+` / `#`.
     pub san: SanPlus,
@@ -95,7 +95,7 @@ pub struct RepairedMove {
 /// Why a repair failed: the token, its ply and where it starts in the
 /// movetext, with the moves read before it (what `--salvage` keeps).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RepairError {
+pub(crate) struct RepairError {
     pub ply: u32,
     pub token: String,
     pub ambiguous: bool,
@@ -105,7 +105,7 @@ pub struct RepairError {
 }
 
 /// Reads `movetext` from `start`, repairing every token that is not SAN.
-pub fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<RepairError>> {
+pub(crate) fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<RepairError>> {
     let mut pos = start.clone();
     let mut out = Repaired::default();
     for (offset, token) in tokenize(movetext) {

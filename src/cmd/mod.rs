@@ -36,7 +36,7 @@ pub enum ExitStatus {
 }
 
 impl ExitStatus {
-    pub fn code(self) -> u8 {
+    pub(crate) fn code(self) -> u8 {
         match self {
             ExitStatus::Success => 0,
             ExitStatus::Rejected | ExitStatus::Truncated | ExitStatus::NotFound => 1,
@@ -154,7 +154,7 @@ fn limit_polars_threads() {
 
 /// Prints one line per input that was cut short (whatever `--quiet` says:
 /// it is an error, though its games are kept); `Truncated` if any was.
-pub fn report_truncations(inputs: &[InputSummary]) -> Option<ExitStatus> {
+pub(crate) fn report_truncations(inputs: &[InputSummary]) -> Option<ExitStatus> {
     let messages: Vec<String> = inputs
         .iter()
         .filter_map(InputSummary::truncation_message)

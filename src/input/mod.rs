@@ -83,7 +83,7 @@ pub enum InputSource {
 impl InputSource {
     /// The name recorded in the tables (`source` column) and the summary:
     /// an archive's entries are `archive.zip/entry.pgn`.
-    pub fn display_name(&self) -> String {
+    pub(crate) fn display_name(&self) -> String {
         match self {
             InputSource::Stdin => "-".to_string(),
             InputSource::File(p) => p.display().to_string(),
@@ -92,7 +92,7 @@ impl InputSource {
     }
 
     /// Size on disk (compressed bytes), unknown for stdin.
-    pub fn size(&self) -> Option<u64> {
+    pub(crate) fn size(&self) -> Option<u64> {
         match self {
             InputSource::Stdin => None,
             InputSource::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
@@ -107,7 +107,7 @@ fn entry_name(archive: &Path, name: &str) -> String {
 }
 
 /// File names a folder walk picks up.
-pub fn has_pgn_suffix(path: &Path) -> bool {
+pub(crate) fn has_pgn_suffix(path: &Path) -> bool {
     has_suffix(path, &[".pgn", ".pgn.zst", ".pgn.gz", ".pgn.bz2", ".zip"])
 }
 
@@ -122,7 +122,7 @@ fn has_suffix(path: &Path, suffixes: &[&str]) -> bool {
 /// The sources of a run, and the archive entries passed over because they
 /// are not PGN (listed in the summary so that nothing goes unmentioned).
 #[derive(Debug, Default)]
-pub struct Discovered {
+pub(crate) struct Discovered {
     pub sources: Vec<InputSource>,
     pub skipped_entries: Vec<String>,
 }
@@ -132,7 +132,7 @@ pub struct Discovered {
 /// `.pgn` entries in archive order, `-` for stdin. Every source is opened
 /// and its first 64 KiB checked here, so that an unreadable input or one
 /// that is not text fails before any work starts.
-pub fn discover(inputs: &[PathBuf]) -> Result<Discovered, InputError> {
+pub(crate) fn discover(inputs: &[PathBuf]) -> Result<Discovered, InputError> {
     let mut files = Vec::new();
     let mut discovered = Discovered::default();
     for input in inputs {
@@ -266,7 +266,7 @@ fn walk_once(
 
 /// Compression of a stream, read from its first bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compression {
+pub(crate) enum Compression {
     None,
     Zstd,
     Gzip,
@@ -274,7 +274,7 @@ pub enum Compression {
 }
 
 impl Compression {
-    pub fn sniff(head: &[u8]) -> Compression {
+    pub(crate) fn sniff(head: &[u8]) -> Compression {
         match head {
             [0x28, 0xb5, 0x2f, 0xfd, ..] => Compression::Zstd,
             // A skippable frame (0x184D2A50..=0x184D2A5F, little-endian):
@@ -289,7 +289,7 @@ impl Compression {
 }
 
 /// Counts the raw (compressed) bytes pulled from a source, for the progress bar.
-pub struct CountingReader<R> {
+pub(crate) struct CountingReader<R> {
     inner: R,
     count: Arc<AtomicU64>,
 }
@@ -314,7 +314,7 @@ type OpenArchive = zip::ZipArchive<BufReader<CountingReader<File>>>;
 /// Opens sources one after the other. The zip archive last opened stays
 /// open for its next entry: an archive's entries are read in a row, and its
 /// directory is read once, not once per entry.
-pub struct Opener {
+pub(crate) struct Opener {
     count: Arc<AtomicU64>,
     archive: Option<(PathBuf, OpenArchive)>,
     offload: Option<Offload>,
@@ -331,14 +331,14 @@ impl Opener {
     }
 
     /// A shard's bounds tied to zstd frames, for the next source opened.
-    pub fn keeping(&mut self, keep: Option<Arc<shard::Keep>>) {
+    pub(crate) fn keeping(&mut self, keep: Option<Arc<shard::Keep>>) {
         if let Some(offload) = self.offload.as_mut() {
             offload.keep = keep;
         }
     }
 
     /// Decompresses the frames of multi-frame `.zst` inputs on the workers.
-    pub fn offloading(mut self, offload: Offload) -> Opener {
+    pub(crate) fn offloading(mut self, offload: Offload) -> Opener {
         self.offload = Some(offload);
         self
     }
@@ -347,7 +347,7 @@ impl Opener {
     /// and UTF-16 decoded to UTF-8. A source that is not text is refused
     /// before `read` sees a byte; a read error later on reaches `read` (a
     /// truncated input).
-    pub fn with_reader<T, E: From<InputError>>(
+    pub(crate) fn with_reader<T, E: From<InputError>>(
         &mut self,
         source: &InputSource,
         read: impl FnOnce(&mut dyn Read) -> Result<T, E>,
@@ -427,7 +427,10 @@ pub fn decompress<'a, R: Read + 'a>(raw: R) -> Box<dyn Read + 'a> {
 
 /// As [`decompress`]; with `offload`, the frames of a multi-frame `.zst`
 /// decompress on the workers ([`zstd_frames`]).
-pub fn decompress_with<'a, R: Read + 'a>(raw: R, offload: Option<Offload>) -> Box<dyn Read + 'a> {
+pub(crate) fn decompress_with<'a, R: Read + 'a>(
+    raw: R,
+    offload: Option<Offload>,
+) -> Box<dyn Read + 'a> {
     let mut buffered = BufReader::with_capacity(1 << 16, raw);
     let compression = match buffered.fill_buf() {
         Ok(head) => Compression::sniff(head),

@@ -8,7 +8,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// Creates the import progress bar. `total` is the sum of the input sizes,
 /// unknown when stdin is among the inputs.
-pub fn import_bar(total: Option<u64>, quiet: bool) -> ProgressBar {
+pub(crate) fn import_bar(total: Option<u64>, quiet: bool) -> ProgressBar {
     if quiet || !std::io::stderr().is_terminal() {
         return ProgressBar::hidden();
     }

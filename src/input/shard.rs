@@ -52,7 +52,7 @@ impl fmt::Display for Shard {
 
 /// One input as a shard sees it: the source and which games to keep.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Part {
+pub(crate) struct Part {
     pub source: InputSource,
     pub keep: Cut,
 }
@@ -71,10 +71,10 @@ pub enum Cut {
 
 impl Cut {
     /// Every game.
-    pub const WHOLE: Cut = Cut::Text(0..u64::MAX);
+    pub(crate) const WHOLE: Cut = Cut::Text(0..u64::MAX);
 
     /// The bounds for one run over the input.
-    pub fn keep(&self) -> Keep {
+    pub(crate) fn keep(&self) -> Keep {
         match self {
             Cut::Text(range) => Keep {
                 start: Bound::at(range.start),
@@ -134,38 +134,38 @@ impl Bound {
 
 impl Keep {
     /// Every game (no shard).
-    pub fn whole() -> Keep {
+    pub(crate) fn whole() -> Keep {
         Cut::WHOLE.keep()
     }
 
     /// Games that start before this text offset are not kept (`u64::MAX`:
     /// none is, as far as the input has been read).
-    pub fn start(&self) -> u64 {
+    pub(crate) fn start(&self) -> u64 {
         self.start.text.load(Ordering::Relaxed)
     }
 
     /// Games from this text offset on are not kept.
-    pub fn end(&self) -> u64 {
+    pub(crate) fn end(&self) -> u64 {
         self.end.text.load(Ordering::Relaxed)
     }
 
     /// A zstd frame that starts at compressed offset `frame_start` begins at
     /// text offset `text_at`: called by the reader before it hands out the
     /// frame's text, so a bound is known before any game past it is framed.
-    pub fn frame_reached(&self, frame_start: u64, text_at: u64) {
+    pub(crate) fn frame_reached(&self, frame_start: u64, text_at: u64) {
         self.start.reached(frame_start, text_at);
         self.end.reached(frame_start, text_at);
     }
 
     /// Whether frames can move the bounds (the reader then reports them).
-    pub fn follows_frames(&self) -> bool {
+    pub(crate) fn follows_frames(&self) -> bool {
         self.start.frame_from.is_some() || self.end.frame_from.is_some()
     }
 }
 
 /// How an input may be cut between shards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Cuttable {
+pub(crate) enum Cuttable {
     No,
     /// Plain text: at any byte.
     Bytes,
@@ -176,14 +176,14 @@ pub enum Cuttable {
 /// What the planner needs to know of an input: its size on disk and how a
 /// shard boundary may cut it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Extent {
+pub(crate) struct Extent {
     pub size: u64,
     pub cuttable: Cuttable,
 }
 
 /// The size of `source` and how it may be cut. Standard input has no size:
 /// it cannot be sharded.
-pub fn extent(source: &InputSource) -> Option<Extent> {
+pub(crate) fn extent(source: &InputSource) -> Option<Extent> {
     match source {
         InputSource::Stdin => None,
         InputSource::File(path) => {
@@ -226,7 +226,7 @@ fn cuttable(path: &std::path::Path) -> Cuttable {
 
 /// The parts of `sources` (with their extents) that `shard` imports, in
 /// input order.
-pub fn plan(sources: &[(InputSource, Extent)], shard: Shard) -> Vec<Part> {
+pub(crate) fn plan(sources: &[(InputSource, Extent)], shard: Shard) -> Vec<Part> {
     let total: u64 = sources.iter().map(|(_, e)| e.size).sum();
     let count = u128::from(shard.count);
     // Stretch k is [bound(k-1), bound(k)) on the line of all inputs.

@@ -7,7 +7,7 @@ use std::io::{self, Read};
 use super::NotText;
 
 /// Bytes looked at to decide whether a source is text.
-pub const HEAD_BYTES: usize = 64 << 10;
+pub(crate) const HEAD_BYTES: usize = 64 << 10;
 
 /// Largest share of C0 control bytes (other than TAB, LF, FF, CR) that text
 /// may hold, in percent.
@@ -15,7 +15,7 @@ const MAX_CONTROL_PERCENT: usize = 5;
 
 /// Reads the first [`HEAD_BYTES`] of `inner` and returns a reader of the
 /// whole text (UTF-16 decoded to UTF-8), or why it is not text.
-pub fn check<'a, R: Read + 'a>(inner: R) -> Result<Box<dyn Read + 'a>, NotText> {
+pub(crate) fn check<'a, R: Read + 'a>(inner: R) -> Result<Box<dyn Read + 'a>, NotText> {
     let head = Prefixed::read_head(inner);
     match head.head.as_slice() {
         [0xff, 0xfe, ..] => check_decoded(Utf16Reader::new(head, false)),
@@ -34,7 +34,7 @@ fn check_decoded<'a, R: Read + 'a>(decoded: R) -> Result<Box<dyn Read + 'a>, Not
 }
 
 /// Is `head` the start of text? Names archive formats by their magic bytes.
-pub fn classify(head: &[u8]) -> Result<(), NotText> {
+pub(crate) fn classify(head: &[u8]) -> Result<(), NotText> {
     if let Some(name) = foreign_format(head) {
         return Err(NotText::Unsupported(name));
     }
@@ -56,7 +56,7 @@ fn foreign_format(head: &[u8]) -> Option<&'static str> {
 }
 
 /// A zip local header, or an empty archive's end record.
-pub fn is_zip(head: &[u8]) -> bool {
+pub(crate) fn is_zip(head: &[u8]) -> bool {
     matches!(head, [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..])
 }
 

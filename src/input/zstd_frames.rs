@@ -55,7 +55,7 @@ type Decompressed = Deferred<io::Result<FrameText>>;
 
 /// Starts a streaming decoder over compressed bytes (the caller's, with its
 /// read-size limit).
-pub type StreamDecoder<'a> = fn(Box<dyn Read + 'a>) -> io::Result<Box<dyn Read + 'a>>;
+pub(crate) type StreamDecoder<'a> = fn(Box<dyn Read + 'a>) -> io::Result<Box<dyn Read + 'a>>;
 
 /// The next piece of a zstd stream.
 enum Piece {
@@ -185,7 +185,7 @@ fn decompress_frame(bytes: Compressed, content_size: Option<u64>) -> io::Result<
 
 /// Whether a zstd stream starts with two frames that decompress apart (the
 /// layout `--shard` can cut at frame starts).
-pub fn starts_with_frames(mut source: impl BufRead) -> bool {
+pub(crate) fn starts_with_frames(mut source: impl BufRead) -> bool {
     let mut frames = 0;
     while frames < 2 {
         match next_piece(&mut source) {

@@ -12,7 +12,7 @@ use crate::pgn::bytes::find_byte;
 /// point of view, in centipawns, or as a mate distance in moves (positive:
 /// White mates).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Annotation {
+pub(crate) struct Annotation {
     /// Time left on the mover's clock after the move, in milliseconds.
     pub clock_ms: Option<i64>,
     /// Time the move took, in milliseconds, when the comment says it
@@ -27,7 +27,7 @@ pub struct Annotation {
 }
 
 /// Whose move ply `ply` (1-based) is, from the side to move at the start.
-pub fn mover(ply: u32, start_turn: Color) -> Color {
+pub(crate) fn mover(ply: u32, start_turn: Color) -> Color {
     if ply % 2 == 1 {
         start_turn
     } else {
@@ -47,7 +47,7 @@ pub struct GameClocks {
 
 impl GameClocks {
     /// From a game's annotations by ply (in ply order).
-    pub fn of(annotations: &[(u32, Annotation)], start_turn: Color) -> GameClocks {
+    pub(crate) fn of(annotations: &[(u32, Annotation)], start_turn: Color) -> GameClocks {
         let mut clocks = GameClocks::default();
         for &(ply, annotation) in annotations {
             clocks.has_evals |= annotation.eval_cp.is_some() || annotation.eval_mate.is_some();
@@ -66,7 +66,7 @@ impl GameClocks {
     /// read from the last ply back and only as far as needed: until each
     /// side's clock is found and an evaluation is, or no comment before
     /// could hold one.
-    pub fn of_log(log: &CommentLog, start_turn: Color) -> GameClocks {
+    pub(crate) fn of_log(log: &CommentLog, start_turn: Color) -> GameClocks {
         let mut clocks = GameClocks::default();
         let mut end = log.comments.len();
         while end > 0 {
@@ -108,7 +108,7 @@ impl GameClocks {
 /// every move), and [`GameClocks`] needs only the last few, read from the
 /// end. Its buffers are reused from game to game.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CommentLog {
+pub(crate) struct CommentLog {
     bytes: Vec<u8>,
     comments: Vec<LoggedComment>,
     /// The first comment that is more than a lichess `[%clk H:MM:SS]`:
@@ -135,7 +135,7 @@ struct LoggedComment {
 const LOG_BYTES_KEPT: usize = 1 << 20;
 
 impl CommentLog {
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.bytes.clear();
         if self.bytes.capacity() > LOG_BYTES_KEPT {
             self.bytes.shrink_to(LOG_BYTES_KEPT);
@@ -145,7 +145,7 @@ impl CommentLog {
     }
 
     /// Keeps a comment after mainline ply `ply`, played by `mover`.
-    pub fn push(&mut self, ply: u32, mover: Color, comment: &[u8]) {
+    pub(crate) fn push(&mut self, ply: u32, mover: Color, comment: &[u8]) {
         let clock_only = lichess_clock_shape(comment);
         if clock_only.is_none() {
             self.first_other.get_or_insert(self.comments.len());
@@ -200,7 +200,7 @@ pub struct AnnotationCounts {
 }
 
 impl AnnotationCounts {
-    pub fn add_game(&mut self, annotations: &[(u32, Annotation)]) {
+    pub(crate) fn add_game(&mut self, annotations: &[(u32, Annotation)]) {
         for (_, a) in annotations {
             self.clocks += u64::from(a.clock_ms.is_some());
             self.move_times += u64::from(a.move_time_ms.is_some());
@@ -223,7 +223,7 @@ impl Annotation {
     /// Reads one comment (its bytes as written) of a move played by
     /// `mover`, adding what it says. Runs on every comment of every game:
     /// bytes, no allocation, no UTF-8 decoding (every value is ASCII).
-    pub fn read_comment(&mut self, comment: &[u8], mover: Color) {
+    pub(crate) fn read_comment(&mut self, comment: &[u8], mover: Color) {
         if let Some(ms) = lichess_clock_only(comment) {
             self.clock_ms = Some(ms);
             return;

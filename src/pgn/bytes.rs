@@ -6,7 +6,7 @@
 const NEAR: usize = 32;
 
 /// Where `needle` first is in `haystack`.
-pub fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
+pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     let near = haystack.get(..NEAR).unwrap_or(haystack);
     if let Some(at) = near.iter().position(|&b| b == needle) {
         return Some(at);
@@ -16,7 +16,7 @@ pub fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
 }
 
 /// Newlines in `bytes`.
-pub fn count_newlines(bytes: &[u8]) -> u64 {
+pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     if bytes.len() <= NEAR {
         bytes.iter().filter(|&&b| b == b'\n').count() as u64
     } else {

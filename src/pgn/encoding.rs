@@ -13,7 +13,7 @@ const CP1252_HIGH: [char; 32] = [
 
 /// Decodes `bytes` as UTF-8, or as Windows-1252 when that fails. The flag is
 /// true when the fallback was used.
-pub fn decode(bytes: &[u8]) -> (String, bool) {
+pub(crate) fn decode(bytes: &[u8]) -> (String, bool) {
     match std::str::from_utf8(bytes) {
         Ok(s) => (s.to_owned(), false),
         Err(_) => (decode_cp1252(bytes), true),
@@ -21,7 +21,7 @@ pub fn decode(bytes: &[u8]) -> (String, bool) {
 }
 
 /// Like [`decode`], appending to `out`.
-pub fn decode_into(bytes: &[u8], out: &mut String) -> bool {
+pub(crate) fn decode_into(bytes: &[u8], out: &mut String) -> bool {
     match std::str::from_utf8(bytes) {
         Ok(s) => {
             out.push_str(s);

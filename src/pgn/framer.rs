@@ -29,8 +29,8 @@ use crate::input::shard::Keep;
 /// whole batch; the separator makes it end every game exactly where the
 /// framer did: a blank line ends movetext, and a tags-only game first gets an
 /// empty movetext (`*`, ignored: the token audit reads the real marker).
-pub const SEPARATOR: &[u8] = b"\n\n";
-pub const SEPARATOR_AFTER_TAGS: &[u8] = b"\n*\n\n";
+pub(crate) const SEPARATOR: &[u8] = b"\n\n";
+pub(crate) const SEPARATOR_AFTER_TAGS: &[u8] = b"\n*\n\n";
 
 /// Longest game the framer keeps whole.
 pub const MAX_GAME_BYTES: usize = 32 << 20;
@@ -177,24 +177,25 @@ impl<R: Read> Framer<R> {
     /// are framed (not parsed), so offsets, lines and `game_index` stay
     /// those of the whole input; a cut at any offset gives every game to
     /// exactly one part, because the framing does not depend on the cut.
-    pub fn keeping(mut self, keep: Arc<Keep>) -> Self {
+    pub(crate) fn keeping(mut self, keep: Arc<Keep>) -> Self {
         self.keep = keep;
         self
     }
 
     /// A smaller cut-off than [`MAX_GAME_BYTES`], for tests.
-    pub fn with_max_game_bytes(mut self, bytes: usize) -> Self {
+    #[cfg(test)]
+    pub(crate) fn with_max_game_bytes(mut self, bytes: usize) -> Self {
         self.max_game_bytes = bytes;
         self
     }
 
     /// Where the input was cut short, once known (after the last game).
-    pub fn truncation(&self) -> Option<&Truncation> {
+    pub(crate) fn truncation(&self) -> Option<&Truncation> {
         self.truncation.as_ref()
     }
 
     /// Uncompressed bytes read from the source so far.
-    pub fn bytes_read(&self) -> u64 {
+    pub(crate) fn bytes_read(&self) -> u64 {
         self.base_offset + self.buf.len() as u64
     }
 

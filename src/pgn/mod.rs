@@ -19,7 +19,7 @@ pub struct Span {
 }
 
 impl Span {
-    pub fn of(self, text: &str) -> &str {
+    pub(crate) fn of(self, text: &str) -> &str {
         text.get(self.start as usize..self.end as usize)
             .unwrap_or_default()
     }

@@ -11,7 +11,7 @@ use crate::pgn::{bytes, encoding};
 
 /// The kind of a movetext problem found by the scanner.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenProblemKind {
+pub(crate) enum TokenProblemKind {
     /// Not any kind of PGN token.
     Unknown,
     /// Shaped like SAN (`Nf9`, `e9`, `Qxi4`) but not valid SAN.
@@ -26,7 +26,7 @@ pub enum TokenProblemKind {
 
 /// The first problem token of a game.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenProblem {
+pub(crate) struct TokenProblem {
     pub kind: TokenProblemKind,
     pub token: String,
     pub line: u64,
@@ -36,7 +36,7 @@ pub struct TokenProblem {
 
 /// What the scanner learned about a game's movetext.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct MovetextReport {
+pub(crate) struct MovetextReport {
     /// Number of SAN tokens in the mainline (outside variations).
     pub mainline_moves: u32,
     /// The termination marker, normalised.
@@ -253,7 +253,7 @@ impl<'a> Tokens<'a> {
 
 /// The tags of a game read without pgn-reader, for rejects that pgn-reader
 /// could not parse (an unterminated comment would make it read on).
-pub fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
+pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
     let mut tags = Vec::new();
     for line in game.split(|&b| b == b'\n') {
         let line = line.trim_ascii();
@@ -412,10 +412,10 @@ fn looks_like_san(word: &[u8]) -> bool {
 }
 
 /// Bytes of an offending token kept in its [`TokenProblem`].
-pub const MAX_TOKEN_BYTES: usize = 1024;
+pub(crate) const MAX_TOKEN_BYTES: usize = 1024;
 
 /// Scans a whole game.
-pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
+pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
     let mut tokens = Tokens::new(game, first_line);
     let mut report = MovetextReport::default();
     let mut depth = 0usize;
@@ -472,7 +472,7 @@ pub fn scan(game: &[u8], first_line: u64) -> MovetextReport {
 
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate
 /// illegal moves found during replay.
-pub fn locate_mainline_ply(game: &[u8], first_line: u64, ply: u32) -> Option<(u64, String)> {
+pub(crate) fn locate_mainline_ply(game: &[u8], first_line: u64, ply: u32) -> Option<(u64, String)> {
     let mut tokens = Tokens::new(game, first_line);
     let mut depth = 0usize;
     let mut seen = 0u32;

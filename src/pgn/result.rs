@@ -23,7 +23,7 @@ impl GameResult {
     /// Normalises a result as written in a tag or as a movetext marker:
     /// `1-0`, `1:0`; `0-1`, `0:1`; `1/2-1/2`, `1/2`, `½-½`, `0.5-0.5`,
     /// `1/2:1/2`; `*`. En and em dashes count as dashes.
-    pub fn from_marker(text: &[u8]) -> Option<GameResult> {
+    pub(crate) fn from_marker(text: &[u8]) -> Option<GameResult> {
         // Fast path: every token of every game passes through here.
         match text.trim_ascii() {
             b"1-0" | b"1:0" => Some(GameResult::WhiteWins),

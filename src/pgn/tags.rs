@@ -5,7 +5,7 @@
 
 /// The 8-character game id of a lichess game URL
 /// (`https://lichess.org/ENPo6ReH`, also with `/black` or `#12` after it).
-pub fn lichess_id(site: &str) -> Option<&str> {
+pub(crate) fn lichess_id(site: &str) -> Option<&str> {
     let rest = site
         .trim()
         .strip_prefix("https://lichess.org/")
@@ -17,7 +17,7 @@ pub fn lichess_id(site: &str) -> Option<&str> {
 }
 
 /// `+8`, `-5`, `0`: a rating change (`WhiteRatingDiff`, `BlackRatingDiff`).
-pub fn rating_diff(value: &str) -> Option<i32> {
+pub(crate) fn rating_diff(value: &str) -> Option<i32> {
     let value = value.trim();
     let digits = value.strip_prefix('+').unwrap_or(value);
     if digits.is_empty() || digits.starts_with('+') {
@@ -29,7 +29,7 @@ pub fn rating_diff(value: &str) -> Option<i32> {
 /// Milliseconds since 1970-01-01 00:00 UTC of a `UTCDate` (`2025.05.01`)
 /// and `UTCTime` (`00:00:06`) pair; None unless both are complete and valid
 /// (`2025.05.??`, `25:00:00`, February 30th).
-pub fn utc_timestamp_ms(date: &str, time: &str) -> Option<i64> {
+pub(crate) fn utc_timestamp_ms(date: &str, time: &str) -> Option<i64> {
     let mut day = date.trim().split(['.', '-']);
     let (year, month, mday) = (day.next()?, day.next()?, day.next()?);
     if day.next().is_some() || year.len() != 4 || month.len() != 2 || mday.len() != 2 {

@@ -40,7 +40,7 @@ impl TimeClass {
     /// The class of an estimated duration in seconds: base + 40 × increment
     /// (lichess: under 30 s ultrabullet, 180 s bullet, 480 s blitz, 1500 s
     /// rapid, 6 h classical; longer is correspondence).
-    pub fn of_estimate(seconds: u64) -> TimeClass {
+    pub(crate) fn of_estimate(seconds: u64) -> TimeClass {
         match seconds {
             0..30 => TimeClass::UltraBullet,
             30..180 => TimeClass::Bullet,
@@ -57,7 +57,7 @@ impl TimeClass {
     /// `-` (no clock), a period of a day or more per move, or text such as
     /// `1 in 3 days` are correspondence; `?`, empty and anything else are
     /// unknown.
-    pub fn of_tag(tag: Option<&str>) -> TimeClass {
+    pub(crate) fn of_tag(tag: Option<&str>) -> TimeClass {
         let Some(text) = tag.map(str::trim) else {
             return TimeClass::Unknown;
         };
@@ -97,7 +97,7 @@ impl TimeClass {
 /// The base time and increment of a `TimeControl` tag in whole seconds:
 /// `300+2` → (300, 2), `600` (sudden death) → (600, 0). None for anything
 /// else (`-`, `?`, several periods `40/7200:3600`, sandclock `*180`).
-pub fn base_and_increment(tag: &str) -> Option<(u64, u64)> {
+pub(crate) fn base_and_increment(tag: &str) -> Option<(u64, u64)> {
     let text = tag.trim();
     if text.contains(['/', ':', '*']) {
         return None;

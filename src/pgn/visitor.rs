@@ -20,10 +20,10 @@ use crate::pgn::encoding;
 /// longer comment still parses (in pieces, which this visitor ignores); a
 /// longer tag line is rejected as `malformed_tag`. Larger values cost speed:
 /// pgn-reader asks for this much lookahead before every token.
-pub const SUPPORTED_TAG_LINE: usize = 16 << 10;
-pub const SUPPORTED_COMMENT: usize = 8 << 10;
+pub(crate) const SUPPORTED_TAG_LINE: usize = 16 << 10;
+pub(crate) const SUPPORTED_COMMENT: usize = 8 << 10;
 /// The most pgn-reader looks ahead at once with these settings.
-pub const READER_LOOKAHEAD: usize = if SUPPORTED_TAG_LINE > SUPPORTED_COMMENT + 2 {
+pub(crate) const READER_LOOKAHEAD: usize = if SUPPORTED_TAG_LINE > SUPPORTED_COMMENT + 2 {
     SUPPORTED_TAG_LINE
 } else {
     SUPPORTED_COMMENT + 2
@@ -68,7 +68,7 @@ const TYPICAL_TAG_TEXT: usize = 320;
 
 /// A game as pgn-reader saw it.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ParsedGame {
+pub(crate) struct ParsedGame {
     /// The decoded tag values, back to back.
     pub tag_text: String,
     /// Tag pairs in file order: the name (common names are static, not
@@ -104,11 +104,11 @@ pub struct ParsedGame {
 /// without recursion), so that no nesting in the input can make the
 /// recursive parts (building, replaying and writing variations) overflow
 /// the stack: 100,000 nested variations was a stack overflow in `clean`.
-pub const MAX_VARIATION_DEPTH: usize = 64;
+pub(crate) const MAX_VARIATION_DEPTH: usize = 64;
 
 /// A variation: an alternative to move `replaces` of its parent line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct VarLine {
+pub(crate) struct VarLine {
     pub replaces: u32,
     pub leading_comments: Vec<String>,
     pub moves: Vec<VarMove>,
@@ -116,7 +116,7 @@ pub struct VarLine {
 
 /// A move of a variation with its annotations and sub-variations.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VarMove {
+pub(crate) struct VarMove {
     pub san: SanPlus,
     pub nags: Vec<u8>,
     pub comments: Vec<String>,
@@ -125,20 +125,20 @@ pub struct VarMove {
 
 /// A comment or NAG and the number of mainline moves before it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Note {
+pub(crate) struct Note {
     pub after_plies: u32,
     pub kind: NoteKind,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum NoteKind {
+pub(crate) enum NoteKind {
     Comment(String),
     Nag(u8),
 }
 
 impl ParsedGame {
     /// First value of a tag.
-    pub fn tag(&self, name: &str) -> Option<&str> {
+    pub(crate) fn tag(&self, name: &str) -> Option<&str> {
         self.tags
             .iter()
             .find(|(n, _)| n == name)
@@ -146,14 +146,14 @@ impl ParsedGame {
     }
 
     /// The text of one of the remembered tags.
-    pub fn text(&self, span: Option<Span>) -> Option<&str> {
+    pub(crate) fn text(&self, span: Option<Span>) -> Option<&str> {
         span.map(|s| s.of(&self.tag_text))
     }
 }
 
 /// What the parser keeps of a game's comments.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub enum Comments {
+pub(crate) enum Comments {
     /// Comments and NAGs as written, and variations (`clean`'s export;
     /// they cost an allocation each).
     Notes,
@@ -436,7 +436,7 @@ impl Read for &Feed<'_> {
 
 /// How pgn-reader read one framed game.
 #[derive(Debug)]
-pub enum ParseOutcome {
+pub(crate) enum ParseOutcome {
     Game(ParsedGame),
     /// pgn-reader reported a syntax error (unterminated comment or tag).
     SyntaxError(String),
@@ -446,7 +446,7 @@ pub enum ParseOutcome {
 }
 
 /// Owns a batch's feed so that the reader can borrow it.
-pub struct FeedHolder<'a>(Feed<'a>);
+pub(crate) struct FeedHolder<'a>(Feed<'a>);
 
 impl<'a> FeedHolder<'a> {
     pub fn new(data: &'a [u8]) -> Self {
@@ -466,7 +466,7 @@ fn new_reader<'a>(feed: &'a Feed<'a>) -> Reader<&'a Feed<'a>> {
 
 /// Parses the framed games of one batch with a single streaming pgn-reader,
 /// checking after each game that the reader stopped where the framer did.
-pub struct BatchParser<'a> {
+pub(crate) struct BatchParser<'a> {
     feed: &'a Feed<'a>,
     reader: Reader<&'a Feed<'a>>,
     collect: Collect,
@@ -487,12 +487,12 @@ impl<'a> BatchParser<'a> {
     /// The mainline comments of the game parsed last, as written (with
     /// [`Comments::Logged`]; empty otherwise): the games columns read the
     /// last few.
-    pub fn comment_log(&self) -> &CommentLog {
+    pub(crate) fn comment_log(&self) -> &CommentLog {
         &self.collect.log
     }
 
     /// Hands a finished game's buffers back for the next game.
-    pub fn recycle(&mut self, game: ParsedGame) {
+    pub(crate) fn recycle(&mut self, game: ParsedGame) {
         self.collect.spare = game;
     }
 

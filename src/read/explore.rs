@@ -18,7 +18,7 @@ use crate::sink::summary::Summary;
 
 /// The position to explore.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// SAN moves from the start position (move numbers allowed).
     Moves(Vec<String>),
     /// A FEN or EPD.
@@ -44,14 +44,14 @@ pub struct MoveLine {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct OpeningLabel {
+pub(crate) struct OpeningLabel {
     pub eco: &'static str,
     pub name: &'static str,
 }
 
 /// The explorer view of one position.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Explored {
+pub(crate) struct Explored {
     pub epd: String,
     /// As stored in the table (signed; see `openings::stored_key`).
     pub position_key: i64,
@@ -68,7 +68,7 @@ pub struct Explored {
 
 /// The position of `target`, with its opening name: for moves, the deepest
 /// named position along them; for a FEN, the position's own name.
-pub fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), ExploreError> {
+pub(crate) fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), ExploreError> {
     let index = openings::index();
     let (pos, name_id) = match target {
         Target::Moves(tokens) => {
@@ -115,7 +115,7 @@ pub fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), ExploreE
 }
 
 /// Reads the moves of `target` from `DIR/openings.parquet`.
-pub fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
+pub(crate) fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
     let key = openings::stored_key(position_key(&pos));
     let path = data.join(table::TABLE.file_name());
@@ -216,7 +216,7 @@ fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
 
 impl Explored {
     /// The aligned text view.
-    pub fn to_table(&self) -> String {
+    pub(crate) fn to_table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "position  {}", self.epd);
         let _ = match &self.opening {
@@ -300,7 +300,7 @@ impl Explored {
         ]
     }
 
-    pub fn to_json(&self) -> String {
+    pub(crate) fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 }

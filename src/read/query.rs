@@ -164,11 +164,6 @@ impl Tables {
         })
     }
 
-    /// The registered table names, sorted.
-    pub fn names(&self) -> &[String] {
-        &self.names
-    }
-
     /// Runs one statement; `place` names it in errors.
     pub fn run(&mut self, statement: &Statement, place: &str) -> Result<DataFrame, QueryError> {
         self.context

@@ -62,14 +62,14 @@ impl ResultCheck {
 
 /// The declared result of a game: `Result` tag (raw) and movetext marker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Declared<'a> {
+pub(crate) struct Declared<'a> {
     pub tag: Option<&'a str>,
     pub marker: Option<GameResult>,
 }
 
 impl Declared<'_> {
     /// The result the game claims: the tag when it is standard, else the marker.
-    pub fn result(&self) -> Option<GameResult> {
+    pub(crate) fn result(&self) -> Option<GameResult> {
         self.tag
             .and_then(|t| GameResult::from_marker(t.as_bytes()))
             .or(self.marker)
@@ -79,7 +79,7 @@ impl Declared<'_> {
 /// Audits the declared result against the board. Order of checks: missing,
 /// non-standard, tag/marker mismatch, then the board (checkmate, stalemate,
 /// dead position, automatic draw, lone-king wins), then `*` on a finished board.
-pub fn check(declared: Declared<'_>, replayed: &Replayed) -> ResultCheck {
+pub(crate) fn check(declared: Declared<'_>, replayed: &Replayed) -> ResultCheck {
     let tag = declared.tag.map(|t| GameResult::from_marker(t.as_bytes()));
     let result = match (tag, declared.marker) {
         (None, None) => return ResultCheck::MissingResult,

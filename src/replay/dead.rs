@@ -19,7 +19,7 @@ pub const DEFAULT_NODES: u64 = 0;
 
 /// Per side, whether it can still checkmate: `Some(false)` proven
 /// unwinnable, `Some(true)` a helpmate exists, `None` undetermined.
-pub type CanMate = ByColor<Option<bool>>;
+pub(crate) type CanMate = ByColor<Option<bool>>;
 
 /// How many side-positions were answered which way, summed over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -38,7 +38,7 @@ pub struct UnwinnableCounts {
 impl UnwinnableCounts {
     /// Counts one game's two answers; `asked` says, per side, whether the
     /// procedure was run at all.
-    pub fn add(&mut self, can_mate: CanMate, asked: ByColor<bool>) {
+    pub(crate) fn add(&mut self, can_mate: CanMate, asked: ByColor<bool>) {
         for (answer, asked) in [(can_mate.white, asked.white), (can_mate.black, asked.black)] {
             match answer {
                 Some(true) => self.winnable += 1,
@@ -62,21 +62,21 @@ impl std::ops::AddAssign<&UnwinnableCounts> for UnwinnableCounts {
 /// What the final position says about both sides, and whether each was
 /// asked (for the counts).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FinalVerdicts {
+pub(crate) struct FinalVerdicts {
     pub can_mate: CanMate,
     pub asked: ByColor<bool>,
 }
 
 impl FinalVerdicts {
     /// Neither side can mate: the position is dead.
-    pub fn dead(&self) -> bool {
+    pub(crate) fn dead(&self) -> bool {
         self.can_mate.white == Some(false) && self.can_mate.black == Some(false)
     }
 }
 
 /// Both sides' verdicts on the final position of a standard-rules game
 /// that ended in `end_state`.
-pub fn final_verdicts(pos: &Chess, end_state: EndState, nodes: u64) -> FinalVerdicts {
+pub(crate) fn final_verdicts(pos: &Chess, end_state: EndState, nodes: u64) -> FinalVerdicts {
     let answered = |can_mate: CanMate| FinalVerdicts {
         can_mate,
         asked: ByColor::new_with(|_| true),
@@ -124,7 +124,7 @@ fn side_answer(pos: &Chess, side: Color, nodes: u64) -> (bool, Option<bool>) {
 /// position needs a chain without a gap, which real games hardly ever
 /// leave). Positions that fail it are not asked (null): this keeps the
 /// question's cost on a whole import to a few bitboard operations per game.
-pub fn worth_asking(pos: &Chess, side: Color) -> bool {
+pub(crate) fn worth_asking(pos: &Chess, side: Color) -> bool {
     let board = pos.board();
     let occupied = board.occupied();
     let white = board.pawns() & board.white();
@@ -152,7 +152,7 @@ fn is_dead(pos: &Chess, nodes: u64) -> bool {
 /// a binary search asks about log2(plies) of them. A position the budget
 /// cannot settle counts as not dead, so the answer is the first ply found
 /// dead, never one that was not.
-pub fn first_dead(start: &Chess, moves: &[Move], nodes: u64) -> (u32, EndState) {
+pub(crate) fn first_dead(start: &Chess, moves: &[Move], nodes: u64) -> (u32, EndState) {
     let position_at = |ply: usize| {
         let mut pos = start.clone();
         for &m in moves.iter().take(ply) {

@@ -56,7 +56,7 @@ impl DrawReason {
 /// fivefold, 75 moves at the end), then the claimable ones at the end (a
 /// perpetual check before a plain threefold repetition, then the 50-move
 /// rule); anything else is an agreement or an outside cause.
-pub fn draw_reason(counted: Option<GameResult>, game: &Replayed) -> Option<DrawReason> {
+pub(crate) fn draw_reason(counted: Option<GameResult>, game: &Replayed) -> Option<DrawReason> {
     if counted != Some(GameResult::Draw) {
         return None;
     }

@@ -5,7 +5,7 @@ use std::hash::{BuildHasher, Hasher};
 
 /// Builds [`KeyMix`] hashers.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KeyHasher;
+pub(crate) struct KeyHasher;
 
 impl BuildHasher for KeyHasher {
     type Hasher = KeyMix;
@@ -17,7 +17,7 @@ impl BuildHasher for KeyHasher {
 
 /// Multiply-rotate mixing (as in FxHash) of the integers written to it.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct KeyMix(u64);
+pub(crate) struct KeyMix(u64);
 
 const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
 

@@ -58,7 +58,7 @@ pub struct Material {
 }
 
 impl Material {
-    pub fn of(board: &Board) -> Material {
+    pub(crate) fn of(board: &Board) -> Material {
         let mut material = Material::default();
         for color in Color::ALL {
             for role in Role::ALL {
@@ -69,7 +69,7 @@ impl Material {
         material
     }
 
-    pub fn count(&self, color: Color, role: Role) -> u8 {
+    pub(crate) fn count(&self, color: Color, role: Role) -> u8 {
         self.counts
             .get(color as usize)
             .and_then(|c| c.get(role as usize - 1))
@@ -88,7 +88,7 @@ impl Material {
     }
 
     /// Adds `n` pieces (a Crazyhouse pocket).
-    pub fn add_pieces(&mut self, color: Color, role: Role, n: u8) {
+    pub(crate) fn add_pieces(&mut self, color: Color, role: Role, n: u8) {
         let total = self.count(color, role).saturating_add(n);
         self.set(color, role, total);
     }
@@ -117,7 +117,7 @@ impl Material {
         }
     }
 
-    pub fn value(&self, color: Color, values: &PieceValues) -> i32 {
+    pub(crate) fn value(&self, color: Color, values: &PieceValues) -> i32 {
         Role::ALL
             .iter()
             .map(|&role| i32::from(self.count(color, role)) * values.of(role))
@@ -125,7 +125,7 @@ impl Material {
     }
 
     /// White − black.
-    pub fn diff(&self, values: &PieceValues) -> i32 {
+    pub(crate) fn diff(&self, values: &PieceValues) -> i32 {
         self.value(Color::White, values) - self.value(Color::Black, values)
     }
 
@@ -138,11 +138,13 @@ impl Material {
     }
 
     /// `KQRRBPPPPPvKQRNPPPP`: white first, pieces in KQRBNP order.
+    #[cfg(test)]
     pub fn signature(&self) -> String {
         self.signature_of(Color::White)
     }
 
     /// The signature with `first` written first.
+    #[cfg(test)]
     fn signature_of(&self, first: Color) -> String {
         let mut out = String::with_capacity(34);
         self.write_signature(first, &mut out);
@@ -150,7 +152,7 @@ impl Material {
     }
 
     /// Appends the signature with `first` written first.
-    pub fn write_signature(&self, first: Color, out: &mut String) {
+    pub(crate) fn write_signature(&self, first: Color, out: &mut String) {
         self.side_signature(first, out);
         out.push('v');
         self.side_signature(!first, out);
@@ -158,7 +160,7 @@ impl Material {
 
     /// The stronger side: more material, then the larger count of the most
     /// valuable kind (KQRBNP order); White when the two are equal.
-    pub fn stronger(&self, values: &PieceValues) -> Color {
+    pub(crate) fn stronger(&self, values: &PieceValues) -> Color {
         let key = |color| {
             let counts = SIGNATURE_ORDER.map(|role| self.count(color, role));
             (self.value(color, values), counts)
@@ -171,7 +173,8 @@ impl Material {
     }
 
     /// `KRPvKR`: the stronger side first.
-    pub fn normalized_signature(&self, values: &PieceValues) -> String {
+    #[cfg(test)]
+    pub(crate) fn normalized_signature(&self, values: &PieceValues) -> String {
         self.signature_of(self.stronger(values))
     }
 
@@ -179,7 +182,7 @@ impl Material {
     /// pawns, and a side with a queen has at most one minor piece besides
     /// it (KRRvKRR, KRBvKR, KQvKQ and KQBvKQ are endgames; KQRvKQ, three
     /// pieces, or a middlegame whose queens were traded off, are not).
-    pub fn is_endgame(&self) -> bool {
+    pub(crate) fn is_endgame(&self) -> bool {
         Color::ALL.into_iter().all(|color| {
             let queens = self.count(color, Role::Queen);
             let rooks = self.count(color, Role::Rook);
@@ -191,7 +194,7 @@ impl Material {
 }
 
 /// The checkpoints of `material_diff_at_*`.
-pub const CHECKPOINTS: [u32; 4] = [20, 40, 60, 80];
+pub(crate) const CHECKPOINTS: [u32; 4] = [20, 40, 60, 80];
 
 /// What a game's material did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -263,7 +266,7 @@ impl Walk {
 
 /// Walks the material of a game: `start` is the start position's board,
 /// `turn` its side to move, `moves` the mainline, `last` the final board.
-pub fn material_facts(
+pub(crate) fn material_facts(
     start: &Board,
     turn: Color,
     moves: &[Move],
@@ -300,7 +303,7 @@ pub fn material_facts(
 /// The material facts of a variant game from its material after each ply
 /// (`[0]`: the start), where captures alone do not tell it (explosions,
 /// pieces in hand).
-pub fn material_facts_of(
+pub(crate) fn material_facts_of(
     materials: &[Material],
     last: &Board,
     values: &PieceValues,

@@ -87,7 +87,7 @@ impl EndState {
     }
 }
 
-pub fn color_name(color: Color) -> &'static str {
+pub(crate) fn color_name(color: Color) -> &'static str {
     match color {
         Color::White => "white",
         Color::Black => "black",
@@ -131,13 +131,14 @@ pub struct Replayed {
 
 /// Plays `sans` from `start`. The first illegal, ambiguous or null move
 /// rejects the game.
-pub fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
+#[cfg(test)]
+pub(crate) fn replay(start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
     Replayer::default().replay(start, sans)
 }
 
 /// Replays games one after another, reusing its buffers.
 #[derive(Debug)]
-pub struct Replayer {
+pub(crate) struct Replayer {
     history: Vec<u64>,
     moves: Vec<Move>,
     start_board: Board,
@@ -167,33 +168,33 @@ impl Default for Replayer {
 
 impl Replayer {
     /// Position keys of the last game replayed: `[ply]` after `ply` plies.
-    pub fn keys(&self) -> &[u64] {
+    pub(crate) fn keys(&self) -> &[u64] {
         &self.history
     }
 
     /// The moves of the last game replayed.
-    pub fn moves(&self) -> &[Move] {
+    pub(crate) fn moves(&self) -> &[Move] {
         &self.moves
     }
 
     /// The start position's board and side to move, of the last game.
-    pub fn start(&self) -> (&Board, Color) {
+    pub(crate) fn start(&self) -> (&Board, Color) {
         (&self.start_board, self.start_turn)
     }
 
     /// The final board of the last game replayed.
-    pub fn final_board(&self) -> &Board {
+    pub(crate) fn final_board(&self) -> &Board {
         &self.final_board
     }
 
     /// Material after each ply of the last game, when it was a variant
     /// game (pockets count, atomic explosions are seen); None for standard
     /// chess.
-    pub fn variant_materials(&self) -> Option<&[Material]> {
+    pub(crate) fn variant_materials(&self) -> Option<&[Material]> {
         (!self.materials.is_empty()).then_some(self.materials.as_slice())
     }
 
-    pub fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
+    pub(crate) fn replay(&mut self, start: Start, sans: &[SanPlus]) -> Result<Replayed, Rejection> {
         self.history.clear();
         self.moves.clear();
         self.materials.clear();

@@ -29,18 +29,18 @@ pub struct MoveFacts {
 }
 
 impl MoveFacts {
-    pub fn is_check(&self) -> bool {
+    pub(crate) fn is_check(&self) -> bool {
         self.san.suffix.is_some()
     }
 
-    pub fn is_checkmate(&self) -> bool {
+    pub(crate) fn is_checkmate(&self) -> bool {
         self.san.suffix == Some(Suffix::Checkmate)
     }
 }
 
 /// Walks `moves` (a game that replayed) from `start`, handing each move's
 /// facts to `each`.
-pub fn for_each_move(
+pub(crate) fn for_each_move(
     start: &VariantPosition,
     moves: &[Move],
     chess960: bool,

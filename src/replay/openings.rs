@@ -22,14 +22,14 @@ const TABLES: [&str; 5] = [
 /// A named opening: one (eco, name) pair of the table. Several table lines
 /// (different positions) may share it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct OpeningName {
+pub(crate) struct OpeningName {
     pub eco: &'static str,
     pub name: &'static str,
 }
 
 impl OpeningName {
     /// The part of the name before the `:`, e.g. `Sicilian Defense`.
-    pub fn family(&self) -> &'static str {
+    pub(crate) fn family(&self) -> &'static str {
         self.name.split(':').next().unwrap_or(self.name).trim()
     }
 }
@@ -38,22 +38,21 @@ impl OpeningName {
 /// position found in the table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OpeningMatch {
-    /// Index into [`OpeningIndex::names`].
+    /// Index into the opening index's names (sorted by ECO, then name).
     pub name_id: u16,
     pub ply: u32,
 }
 
 /// The table, indexed by the position key of each line's final position.
 #[derive(Debug)]
-pub struct OpeningIndex {
+pub(crate) struct OpeningIndex {
     names: Vec<OpeningName>,
     by_position: HashMap<u64, u16, KeyHasher>,
     max_plies: usize,
-    lines: usize,
 }
 
 /// The index, built on first use and shared by every thread.
-pub fn index() -> &'static OpeningIndex {
+pub(crate) fn index() -> &'static OpeningIndex {
     static INDEX: OnceLock<OpeningIndex> = OnceLock::new();
     INDEX.get_or_init(OpeningIndex::build)
 }
@@ -62,7 +61,7 @@ pub fn index() -> &'static OpeningIndex {
 /// the en passant file only when a capture is legal. Its random numbers are
 /// those of the Polyglot book format, so the key equals the Polyglot key
 /// except when the only pawn able to take en passant is pinned.
-pub fn position_key(pos: &Chess) -> u64 {
+pub(crate) fn position_key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0
 }
 
@@ -71,7 +70,7 @@ pub fn position_key(pos: &Chess) -> u64 {
 /// have no unsigned 64-bit type. The Polyglot key is the column read back as
 /// unsigned: `CAST(position_key AS UBIGINT)` in DuckDB, `k & 0xFFFFFFFFFFFFFFFF`
 /// in Python.
-pub fn stored_key(key: u64) -> i64 {
+pub(crate) fn stored_key(key: u64) -> i64 {
     key.cast_signed()
 }
 
@@ -112,21 +111,21 @@ impl OpeningIndex {
             names,
             by_position,
             max_plies,
-            lines: entries.len(),
         }
     }
 
     /// Distinct (eco, name) pairs, sorted by eco then name.
+    #[cfg(test)]
     pub fn names(&self) -> &[OpeningName] {
         &self.names
     }
 
-    pub fn name(&self, id: u16) -> Option<&OpeningName> {
+    pub(crate) fn name(&self, id: u16) -> Option<&OpeningName> {
         self.names.get(id as usize)
     }
 
     /// The id of a name (names are sorted by eco, then name).
-    pub fn id_of(&self, eco: &str, name: &str) -> Option<u16> {
+    pub(crate) fn id_of(&self, eco: &str, name: &str) -> Option<u16> {
         let at = self
             .names
             .binary_search_by(|n| (n.eco, n.name).cmp(&(eco, name)))
@@ -134,19 +133,14 @@ impl OpeningIndex {
         u16::try_from(at).ok()
     }
 
-    /// Table lines indexed (positions).
-    pub fn lines(&self) -> usize {
-        self.lines
-    }
-
     /// The named opening of one position, if the table has it.
-    pub fn lookup(&self, key: u64) -> Option<u16> {
+    pub(crate) fn lookup(&self, key: u64) -> Option<u16> {
         self.by_position.get(&key).copied()
     }
 
     /// The deepest position of a mainline (`keys[ply]` = position key after
     /// `ply` plies) that the table names.
-    pub fn classify(&self, keys: &[u64]) -> Option<OpeningMatch> {
+    pub(crate) fn classify(&self, keys: &[u64]) -> Option<OpeningMatch> {
         let last = keys.len().saturating_sub(1).min(self.max_plies);
         (1..=last).rev().find_map(|ply| {
             let key = keys.get(ply)?;
@@ -160,7 +154,7 @@ impl OpeningIndex {
 
 /// Plays SAN tokens from the start position, skipping move numbers such as
 /// `1.` or `1...`. None when a token is not a legal move.
-pub fn play_line<'a>(tokens: impl Iterator<Item = &'a str>) -> Option<(Chess, usize)> {
+pub(crate) fn play_line<'a>(tokens: impl Iterator<Item = &'a str>) -> Option<(Chess, usize)> {
     let mut pos = Chess::default();
     let mut plies = 0;
     for token in tokens {
@@ -180,7 +174,7 @@ pub fn play_line<'a>(tokens: impl Iterator<Item = &'a str>) -> Option<(Chess, us
 }
 
 /// `12.` → ``, `12...Nf6` → `Nf6`, `e4` → `e4`.
-pub fn strip_move_number(token: &str) -> &str {
+pub(crate) fn strip_move_number(token: &str) -> &str {
     let rest = token.trim_start_matches(|c: char| c.is_ascii_digit());
     if rest.len() < token.len() && rest.starts_with('.') {
         rest.trim_start_matches('.')
@@ -213,7 +207,6 @@ mod tests {
     #[test]
     fn every_line_of_the_table_replays_to_its_own_position() {
         let index = index();
-        assert_eq!(index.lines(), 3807);
         assert_eq!(index.by_position.len(), 3807);
         assert_eq!(index.names().len(), 3329);
         assert_eq!(index.max_plies, 36);

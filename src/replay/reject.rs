@@ -95,7 +95,7 @@ impl Rejection {
         }
     }
 
-    pub fn at(mut self, ply: u32, token: impl Into<String>) -> Self {
+    pub(crate) fn at(mut self, ply: u32, token: impl Into<String>) -> Self {
         self.ply = Some(ply);
         self.token = Some(token.into());
         self

@@ -25,7 +25,7 @@ impl DrawWatch {
     /// already decided (the 75-move rule yields to a checkmate; asked only
     /// past 150 halfmoves).
     #[inline]
-    pub fn start(hash: u64, halfmoves: u32, decided: impl FnOnce() -> bool) -> DrawWatch {
+    pub(crate) fn start(hash: u64, halfmoves: u32, decided: impl FnOnce() -> bool) -> DrawWatch {
         let mut seen = SeenFilter::default();
         seen.insert(hash);
         let automatic_end_ply = (halfmoves >= 150 && !decided()).then_some(0);
@@ -44,7 +44,7 @@ impl DrawWatch {
     /// `irreversible`: no earlier position can recur. `decided` is asked
     /// only past 150 halfmoves.
     #[inline]
-    pub fn after_move(
+    pub(crate) fn after_move(
         &mut self,
         history: &[u64],
         ply: u32,
@@ -89,7 +89,7 @@ impl DrawWatch {
     /// The game's position was dead from `ply` on (`kind`: insufficient
     /// material or a dead position): FIDE 5.2.2 ended it there, unless an
     /// earlier rule already had.
-    pub fn dead_from(&mut self, ply: u32, kind: EndState) {
+    pub(crate) fn dead_from(&mut self, ply: u32, kind: EndState) {
         if self.automatic_end_ply.is_none_or(|end| ply < end) {
             self.automatic_end_ply = Some(ply);
             self.automatic_end = Some(kind);
@@ -98,7 +98,7 @@ impl DrawWatch {
 
     /// A rule that ends the game by itself (fivefold repetition, the
     /// 75-move rule, a dead position) ended it before its last move.
-    pub fn drawn_before(&self, plies: u32) -> bool {
+    pub(crate) fn drawn_before(&self, plies: u32) -> bool {
         self.automatic_end_ply.is_some_and(|ply| ply < plies)
     }
 }

@@ -9,7 +9,7 @@ use shakmaty::san::San;
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square};
 
 /// The unique legal move `san` denotes, or `None` to let shakmaty decide.
-pub fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
+pub(crate) fn resolve_fast(pos: &Chess, san: &San) -> Option<Move> {
     let San::Normal {
         role,
         file,
@@ -85,7 +85,7 @@ fn relative(rank: Rank, turn: Color) -> Rank {
 /// every final position: out of check, an unpinned knight, bishop, rook or
 /// queen with a square to go to, or an unpinned pawn with an empty square
 /// ahead. False means "ask shakmaty", not "no".
-pub fn surely_has_legal_move(pos: &Chess) -> bool {
+pub(crate) fn surely_has_legal_move(pos: &Chess) -> bool {
     let board = pos.board();
     let turn = pos.turn();
     let Some(king) = board.king_of(turn) else {

@@ -64,7 +64,7 @@ impl VariantName {
     /// The variant of a `Variant` tag as lichess and other tools spell it:
     /// case, spaces, dashes and underscores ignored. None for a variant
     /// nobody implements here (`Shogi`).
-    pub fn from_tag(tag: &str) -> Option<VariantName> {
+    pub(crate) fn from_tag(tag: &str) -> Option<VariantName> {
         let key: String = tag
             .chars()
             .filter(|c| !matches!(c, ' ' | '-' | '_'))
@@ -91,7 +91,7 @@ impl VariantName {
 
     /// shakmaty's rules for this variant (Chess960 is standard chess with
     /// Chess960 castling).
-    pub fn rules(self) -> Variant {
+    pub(crate) fn rules(self) -> Variant {
         match self {
             VariantName::Standard | VariantName::Chess960 => Variant::Chess,
             VariantName::Crazyhouse => Variant::Crazyhouse,
@@ -106,14 +106,14 @@ impl VariantName {
 
     /// Standard chess rules (Chess960 included): the games that may enter
     /// the opening tree and the material table.
-    pub fn is_standard_rules(self) -> bool {
+    pub(crate) fn is_standard_rules(self) -> bool {
         self.rules() == Variant::Chess
     }
 
     /// Whether the `endgames` table and the endgame columns apply: not to
     /// Horde (one side has no king, its pawns are its army) nor Antichess
     /// (the king is a piece like any other).
-    pub fn has_endgames(self) -> bool {
+    pub(crate) fn has_endgames(self) -> bool {
         !matches!(self, VariantName::Horde | VariantName::Antichess)
     }
 }
@@ -157,7 +157,7 @@ impl VariantEnd {
 
 /// Piece counts of a variant position: the board and, in Crazyhouse, the
 /// pieces in hand.
-pub fn material_of(pos: &impl Position) -> Material {
+pub(crate) fn material_of(pos: &impl Position) -> Material {
     let mut material = Material::of(pos.board());
     if let Some(pockets) = pos.pockets() {
         for (color, pocket) in pockets.zip_color() {

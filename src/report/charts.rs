@@ -6,20 +6,20 @@ use plotters::coord::ranged1d::SegmentValue;
 use plotters::prelude::*;
 
 /// The Okabe–Ito palette.
-pub const ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
-pub const SKY_BLUE: RGBColor = RGBColor(0x56, 0xB4, 0xE9);
-pub const GREEN: RGBColor = RGBColor(0x00, 0x9E, 0x73);
-pub const YELLOW: RGBColor = RGBColor(0xF0, 0xE4, 0x42);
-pub const BLUE: RGBColor = RGBColor(0x00, 0x72, 0xB2);
-pub const VERMILLION: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
-pub const PURPLE: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
-pub const GREY: RGBColor = RGBColor(0x99, 0x99, 0x99);
+pub(crate) const ORANGE: RGBColor = RGBColor(0xE6, 0x9F, 0x00);
+pub(crate) const SKY_BLUE: RGBColor = RGBColor(0x56, 0xB4, 0xE9);
+pub(crate) const GREEN: RGBColor = RGBColor(0x00, 0x9E, 0x73);
+pub(crate) const YELLOW: RGBColor = RGBColor(0xF0, 0xE4, 0x42);
+pub(crate) const BLUE: RGBColor = RGBColor(0x00, 0x72, 0xB2);
+pub(crate) const VERMILLION: RGBColor = RGBColor(0xD5, 0x5E, 0x00);
+pub(crate) const PURPLE: RGBColor = RGBColor(0xCC, 0x79, 0xA7);
+pub(crate) const GREY: RGBColor = RGBColor(0x99, 0x99, 0x99);
 /// Series colours in order.
-pub const PALETTE: [RGBColor; 8] = [
+pub(crate) const PALETTE: [RGBColor; 8] = [
     ORANGE, SKY_BLUE, GREEN, BLUE, VERMILLION, PURPLE, YELLOW, GREY,
 ];
 /// White wins, draws, black wins.
-pub const RESULT_COLOURS: [RGBColor; 3] = [ORANGE, GREY, BLUE];
+pub(crate) const RESULT_COLOURS: [RGBColor; 3] = [ORANGE, GREY, BLUE];
 
 const WIDTH: u32 = 760;
 const FONT: &str = "sans-serif";
@@ -30,21 +30,21 @@ const TEXT_PX: u32 = 16;
 /// A chart drawn: its SVG, and every number it plots as a table (header,
 /// rows), so that none is only a length on the screen.
 #[derive(Debug, Default)]
-pub struct Drawn {
+pub(crate) struct Drawn {
     pub svg: String,
     pub header: Vec<String>,
     pub rows: Vec<Vec<String>>,
 }
 
 /// Named series of values, one value per category.
-pub struct Series {
+pub(crate) struct Series {
     pub name: String,
     pub values: Vec<f64>,
     pub colour: RGBColor,
 }
 
 /// A stacked bar chart: categories along one axis, each series stacked.
-pub struct Bars {
+pub(crate) struct Bars {
     pub x_label: String,
     pub y_label: String,
     pub categories: Vec<String>,
@@ -54,7 +54,7 @@ pub struct Bars {
 }
 
 /// A line chart of (x, y) points per series.
-pub struct Lines {
+pub(crate) struct Lines {
     pub x_label: String,
     pub y_label: String,
     pub x_range: (f64, f64),
@@ -63,14 +63,14 @@ pub struct Lines {
 }
 
 /// One line of a line chart: its name, points and colour.
-pub struct Line {
+pub(crate) struct Line {
     pub name: String,
     pub points: Vec<(f64, f64)>,
     pub colour: RGBColor,
 }
 
 /// A stacked bar chart drawn.
-pub fn bars(chart: &Bars) -> Result<Drawn, String> {
+pub(crate) fn bars(chart: &Bars) -> Result<Drawn, String> {
     let n = chart.categories.len().max(1) as u32;
     let total = |i: usize| -> f64 {
         chart
@@ -298,7 +298,7 @@ where
 }
 
 /// A line chart drawn.
-pub fn lines(chart: &Lines) -> Result<Drawn, String> {
+pub(crate) fn lines(chart: &Lines) -> Result<Drawn, String> {
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, 380)).into_drawing_area();

@@ -58,10 +58,10 @@ pub struct ReportData {
 }
 
 /// How many openings and endgames the report lists.
-pub const TOP_OPENINGS: usize = 20;
-pub const TOP_ENDGAMES: usize = 15;
+pub(crate) const TOP_OPENINGS: usize = 20;
+pub(crate) const TOP_ENDGAMES: usize = 15;
 /// The checkpoints of the material chart.
-pub const MATERIAL_PLIES: [i32; 3] = [20, 40, 60];
+pub(crate) const MATERIAL_PLIES: [i32; 3] = [20, 40, 60];
 
 /// Why a table could not be read.
 #[derive(Debug)]

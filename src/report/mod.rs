@@ -15,14 +15,14 @@ use crate::sink::output::FileOutput;
 
 /// What `pgnlake report` wrote.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ReportSummary {
+pub(crate) struct ReportSummary {
     /// Sections with a chart (the others say why they are empty).
     pub charts: usize,
     pub bytes: usize,
 }
 
 /// Writes the report of the import in `data` to `out` (`-`: stdout).
-pub fn write_report(data: &Path, out: &Path) -> Result<ReportSummary, Error> {
+pub(crate) fn write_report(data: &Path, out: &Path) -> Result<ReportSummary, Error> {
     if !data.is_dir() {
         return Err(QueryError::MissingData(data.to_path_buf()).into());
     }

@@ -20,7 +20,7 @@ struct Section {
 }
 
 /// The whole page.
-pub fn render(data: &ReportData, source: &str) -> Result<String, String> {
+pub(crate) fn render(data: &ReportData, source: &str) -> Result<String, String> {
     let sections = [
         run(data),
         years(data),
@@ -370,7 +370,7 @@ fn end_states(data: &ReportData) -> Section {
 }
 
 /// White's expected score at a rating difference (the Elo curve).
-pub fn expected_score(diff: f64) -> f64 {
+pub(crate) fn expected_score(diff: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-diff / 400.0))
 }
 

@@ -23,7 +23,7 @@ use rayon::prelude::*;
 use super::file::ParquetFile;
 
 /// Turns frames of one table's schema into compressed row groups.
-pub struct RowGroupEncoder {
+pub(crate) struct RowGroupEncoder {
     arrow: ArrowSchema,
     schema: SchemaDescriptor,
     fields: Vec<ParquetType>,
@@ -32,7 +32,7 @@ pub struct RowGroupEncoder {
 }
 
 /// A row group ready to append: its row count and each column's pages.
-pub struct EncodedRowGroup {
+pub(crate) struct EncodedRowGroup {
     pub rows: u64,
     pub columns: Vec<Vec<CompressedPage>>,
 }
@@ -59,7 +59,7 @@ impl RowGroupEncoder {
 
     /// A file at `path` for this table's row groups, with the schema and
     /// options polars' writer would give it.
-    pub fn create_file(&self, path: &Path) -> std::io::Result<ParquetFile> {
+    pub(crate) fn create_file(&self, path: &Path) -> std::io::Result<ParquetFile> {
         ParquetFile::create(path, self.arrow.clone(), self.schema.clone(), self.options)
     }
 
@@ -67,7 +67,11 @@ impl RowGroupEncoder {
     /// polars' writer does (rechunk first for one row group). `parallel`:
     /// its columns on the current rayon pool (the end-of-run tables, when
     /// the pool is otherwise idle).
-    pub fn encode(&self, frame: &DataFrame, parallel: bool) -> PolarsResult<Vec<EncodedRowGroup>> {
+    pub(crate) fn encode(
+        &self,
+        frame: &DataFrame,
+        parallel: bool,
+    ) -> PolarsResult<Vec<EncodedRowGroup>> {
         let mut groups = Vec::new();
         for batch in frame.iter_chunks(CompatLevel::newest(), false) {
             if batch.is_empty() {

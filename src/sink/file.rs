@@ -31,7 +31,7 @@ use polars_parquet_format::{FileMetaData, OffsetIndex, RowGroup};
 const THRIFT_LIMIT: usize = 1 << 30;
 
 /// A Parquet file written one encoded row group at a time, in bounded memory.
-pub struct ParquetFile {
+pub(crate) struct ParquetFile {
     file: BufWriter<File>,
     /// Bytes written to `file` so far: where the next row group starts.
     position: u64,
@@ -84,7 +84,7 @@ impl Spool {
 
 impl ParquetFile {
     /// A new file at `path`; its spools are unnamed files in the same folder.
-    pub fn create(
+    pub(crate) fn create(
         path: &Path,
         arrow_schema: ArrowSchema,
         schema: SchemaDescriptor,
@@ -130,7 +130,7 @@ impl ParquetFile {
     }
 
     /// Appends one row group of `rows` rows: each column's pages.
-    pub fn write_row_group(
+    pub(crate) fn write_row_group(
         &mut self,
         rows: u64,
         columns: &[Vec<CompressedPage>],

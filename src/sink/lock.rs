@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 
 /// A held output lock; released when dropped.
 #[derive(Debug)]
-pub struct OutputLock {
+pub(crate) struct OutputLock {
     _file: File,
-    pub path: PathBuf,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -26,7 +25,7 @@ pub enum LockError {
 
 impl OutputLock {
     /// Takes the lock at `path` (created if missing) without waiting.
-    pub fn acquire(path: &Path) -> Result<OutputLock, LockError> {
+    pub(crate) fn acquire(path: &Path) -> Result<OutputLock, LockError> {
         let file = OpenOptions::new()
             .create(true)
             .truncate(false)
@@ -37,10 +36,7 @@ impl OutputLock {
                 source: e,
             })?;
         match file.try_lock() {
-            Ok(()) => Ok(OutputLock {
-                _file: file,
-                path: path.to_path_buf(),
-            }),
+            Ok(()) => Ok(OutputLock { _file: file }),
             Err(TryLockError::WouldBlock) => Err(LockError::Busy(path.to_path_buf())),
             Err(TryLockError::Error(e)) => Err(LockError::Io {
                 path: path.to_path_buf(),
@@ -50,12 +46,12 @@ impl OutputLock {
     }
 
     /// The lock of an output folder: `DIR/.pgnlake.lock`.
-    pub fn for_folder(dir: &Path) -> Result<OutputLock, LockError> {
+    pub(crate) fn for_folder(dir: &Path) -> Result<OutputLock, LockError> {
         Self::acquire(&dir.join(".pgnlake.lock"))
     }
 
     /// The lock of an output file: `.NAME.lock` beside it.
-    pub fn for_file(path: &Path) -> Result<OutputLock, LockError> {
+    pub(crate) fn for_file(path: &Path) -> Result<OutputLock, LockError> {
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());

@@ -19,7 +19,7 @@ use crate::replay::openings::stored_key;
 
 /// Rows per row group: a moves row is narrow (about 20 bytes encoded), and
 /// a lichess game has about 70 of them.
-pub const MOVES_ROW_GROUP_ROWS: usize = 1 << 17;
+pub(crate) const MOVES_ROW_GROUP_ROWS: usize = 1 << 17;
 
 /// The piece that moved, as SAN writes it (`P` for a pawn).
 fn piece_letter(role: Role) -> &'static str {
@@ -34,7 +34,7 @@ fn piece_letter(role: Role) -> &'static str {
 }
 
 /// The `moves` table for `rows`.
-pub fn moves_frame(rows: &[MoveRow]) -> PolarsResult<DataFrame> {
+pub(crate) fn moves_frame(rows: &[MoveRow]) -> PolarsResult<DataFrame> {
     let columns = vec![
         col(moves::GAME_ID, values(rows, |r| r.game_id)),
         col(moves::PLY, values(rows, |r| r.facts.ply)),

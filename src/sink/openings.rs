@@ -63,7 +63,7 @@ impl Texts {
 }
 
 /// The `openings` table for a chunk of merged entries.
-pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
+pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
     let mut epds = Texts::new(entries.len(), 60);
     let mut ucis = Texts::new(entries.len(), 5);
     let mut previous: Option<&(EdgeKey, Edge)> = None;
@@ -164,7 +164,7 @@ pub fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
 
 /// Why writing the tree failed: reading the spill, or writing the table.
 #[derive(Debug, thiserror::Error)]
-pub enum TreeWriteError {
+pub(crate) enum TreeWriteError {
     #[error("spill files: {0}")]
     Spill(#[from] io::Error),
     #[error("{0}")]
@@ -178,7 +178,7 @@ pub enum TreeWriteError {
 /// (a few at a time, so memory stays bounded) while this thread merges the
 /// next ones and appends the finished ones in order. Returns the rows
 /// written.
-pub fn write_openings(
+pub(crate) fn write_openings(
     merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
@@ -243,7 +243,7 @@ fn encode_chunk(chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> Chunk
 
 /// The `opening_lines` table: one row per named opening with games, sorted
 /// by ECO and name.
-pub fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
+pub(crate) fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
     let index = openings::index();
     let played: Vec<_> = lines
         .played()

@@ -30,7 +30,7 @@ fn count_columns<'a>(
 }
 
 /// The `results` table for a chunk of merged entries.
-pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataFrame> {
+pub(crate) fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataFrame> {
     let keys = || entries.iter().map(|(k, _)| k);
     let mut columns = vec![
         col(
@@ -85,7 +85,7 @@ pub fn results_frame(entries: &[(ResultKey, ResultValue)]) -> PolarsResult<DataF
 }
 
 /// Streams the merged results into `writer` in row groups; rows written.
-pub fn write_results(
+pub(crate) fn write_results(
     merged: impl Iterator<Item = io::Result<(ResultKey, ResultValue)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
@@ -105,7 +105,7 @@ pub fn write_results(
 
 /// The `material` table: one row per (checkpoint ply, material difference)
 /// with games, by ply then difference.
-pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
+pub(crate) fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
     let rows: Vec<_> = table.rows().collect();
     let mut columns = vec![
         col(
@@ -132,7 +132,9 @@ pub fn material_frame(table: &MaterialTable) -> PolarsResult<DataFrame> {
 
 /// The `endgames` table: by variant (standard chess first), then most
 /// played first, then by signature.
-pub fn endgames_frame(mut entries: Vec<(EndgameKey, EndgameValue)>) -> PolarsResult<DataFrame> {
+pub(crate) fn endgames_frame(
+    mut entries: Vec<(EndgameKey, EndgameValue)>,
+) -> PolarsResult<DataFrame> {
     let mut named: Vec<(VariantName, String, EndgameValue)> = entries
         .drain(..)
         .map(|(k, v)| (k.variant(), k.signature(), v))

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 /// An output file: stdout, or a file written under a temporary name and
 /// renamed when complete, compressed by its suffix (`.zst`, `.gz`). Dropped
 /// unfinished (a failed run), the temporary file is removed.
-pub struct FileOutput {
+pub(crate) struct FileOutput {
     sink: Option<Sink>,
     path: PathBuf,
     tmp: Option<PathBuf>,
@@ -35,7 +35,7 @@ enum Sink {
 
 impl FileOutput {
     /// Errors are the I/O errors themselves: the caller names the path.
-    pub fn create(path: &Path) -> io::Result<FileOutput> {
+    pub(crate) fn create(path: &Path) -> io::Result<FileOutput> {
         if path == Path::new("-") {
             return Ok(FileOutput {
                 sink: Some(Sink::Stdout(BufWriter::new(io::stdout()))),
@@ -66,11 +66,11 @@ impl FileOutput {
     }
 
     /// The final path (`-` for stdout).
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn is_stdout(&self) -> bool {
+    pub(crate) fn is_stdout(&self) -> bool {
         matches!(self.sink, Some(Sink::Stdout(_)))
     }
 

@@ -1,6 +1,6 @@
 //! Sink stage, Parquet: builds DataFrames from rows and streams them into a
 //! zstd-compressed Parquet file, one row group per flush. The file lives under
-//! a temporary name until [`TableWriter::finish`] renames it, so an interrupted
+//! a temporary name until `TableWriter::finish` renames it, so an interrupted
 //! run never leaves a half table under the final name.
 
 use std::path::{Path, PathBuf};
@@ -27,7 +27,7 @@ use shakmaty::Color;
 
 /// Rows per row group: large enough for good compression and scans, small
 /// enough to keep the writer's memory bounded and the last flush short.
-pub const ROW_GROUP_ROWS: usize = 1 << 15;
+pub(crate) const ROW_GROUP_ROWS: usize = 1 << 15;
 
 /// zstd level 1: encoding runs beside the replay, and level 1 costs about
 /// half of the default for a few percent more bytes.
@@ -99,7 +99,7 @@ const TAG_NAME: &str = "name";
 const TAG_VALUE: &str = "value";
 
 /// The Parquet schema of a table, from its declaration.
-pub fn table_schema(table: &schema::Table) -> Schema {
+pub(crate) fn table_schema(table: &schema::Table) -> Schema {
     table
         .columns
         .iter()
@@ -216,7 +216,7 @@ pub(crate) fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> 
 }
 
 /// The `games` table for `rows`.
-pub fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
+pub(crate) fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
         col(games::EVENT, values(rows, |r| r.tag(r.event))),
@@ -422,7 +422,7 @@ fn eco_matches_tag(row: &GameRow) -> Option<bool> {
 }
 
 /// The `rejects` table for `rows`.
-pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<DataFrame> {
+pub(crate) fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
         col(rejects::REASON, values(rows, |r| r.reason.as_str())),
@@ -444,7 +444,7 @@ pub fn rejects_frame(rows: &[RejectRow], sources: &[String]) -> PolarsResult<Dat
 }
 
 /// Streams one table to `DIR/NAME.parquet` via `DIR/.NAME.parquet.tmp`.
-pub struct TableWriter {
+pub(crate) struct TableWriter {
     tmp_path: PathBuf,
     final_path: PathBuf,
     file: ParquetFile,
@@ -453,12 +453,12 @@ pub struct TableWriter {
 }
 
 impl TableWriter {
-    pub fn create(dir: &Path, name: &str, schema: &Schema) -> PolarsResult<TableWriter> {
+    pub(crate) fn create(dir: &Path, name: &str, schema: &Schema) -> PolarsResult<TableWriter> {
         Self::create_at(&dir.join(format!("{name}.parquet")), schema)
     }
 
     /// A table at any path, written as `.NAME.tmp` beside it until finished.
-    pub fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
+    pub(crate) fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
         let name = final_path
             .file_name()
@@ -478,13 +478,13 @@ impl TableWriter {
     }
 
     /// The table's encoder, for row groups encoded on other threads.
-    pub fn encoder(&self) -> Arc<RowGroupEncoder> {
+    pub(crate) fn encoder(&self) -> Arc<RowGroupEncoder> {
         Arc::clone(&self.encoder)
     }
 
     /// Writes `frame`, one row group per chunk, encoded here (its columns
     /// in parallel when this is a thread of a rayon pool).
-    pub fn write(&mut self, frame: &DataFrame) -> PolarsResult<()> {
+    pub(crate) fn write(&mut self, frame: &DataFrame) -> PolarsResult<()> {
         let mut timer = Timer::start();
         let on_pool = rayon::current_thread_index().is_some();
         let groups = self.encoder.encode(frame, on_pool)?;
@@ -496,7 +496,7 @@ impl TableWriter {
     }
 
     /// Appends a row group encoded elsewhere (in input order).
-    pub fn append(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
+    pub(crate) fn append(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
         let mut timer = Timer::start();
         self.file.write_row_group(group.rows, &group.columns)?;
         self.rows += group.rows;
@@ -505,12 +505,12 @@ impl TableWriter {
     }
 
     /// The final path of the table.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.final_path
     }
 
     /// Drops an unfinished table (after a failed run).
-    pub fn abandon(self) -> std::io::Result<()> {
+    pub(crate) fn abandon(self) -> std::io::Result<()> {
         drop(self.file);
         crate::interrupt::unregister(&self.tmp_path);
         std::fs::remove_file(&self.tmp_path)

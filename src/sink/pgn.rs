@@ -18,11 +18,11 @@ const SEVEN_TAG_ROSTER: [(&str, &str); 7] = [
 ];
 
 /// Longest movetext line.
-pub const LINE_WIDTH: usize = 80;
+pub(crate) const LINE_WIDTH: usize = 80;
 
 /// One move with what follows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExportMove {
+pub(crate) struct ExportMove {
     /// SAN with `+` / `#`.
     pub san: String,
     pub nags: Vec<u8>,
@@ -34,14 +34,14 @@ pub struct ExportMove {
 /// A variation: its moves start with the move number of the move it
 /// replaces.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExportLine {
+pub(crate) struct ExportLine {
     pub leading_comments: Vec<String>,
     pub moves: Vec<ExportMove>,
 }
 
 /// A game to write.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ExportGame {
+pub(crate) struct ExportGame {
     /// Tags in their original order; the roster is moved to the front.
     pub tags: Vec<(String, String)>,
     /// Comments before the first move.
@@ -56,7 +56,7 @@ pub struct ExportGame {
 }
 
 /// `"` and `\` escaped with a backslash.
-pub fn escape_tag_value(value: &str) -> String {
+pub(crate) fn escape_tag_value(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         if c == '"' || c == '\\' {
@@ -68,7 +68,7 @@ pub fn escape_tag_value(value: &str) -> String {
 }
 
 /// Appends `game` in export format, followed by a blank line.
-pub fn write_game(game: &ExportGame, out: &mut String) {
+pub(crate) fn write_game(game: &ExportGame, out: &mut String) {
     write_tags(game, out);
     out.push('\n');
     let mut lines = Lines::new(out);

@@ -7,11 +7,11 @@ use polars::prelude::*;
 use serde_json::Value;
 
 /// Longest cell of the table format, in characters; longer ones end in `…`.
-pub const MAX_CELL_CHARS: usize = 60;
+pub(crate) const MAX_CELL_CHARS: usize = 60;
 
 /// `frame` as an aligned text table: a header, a rule, at most `limit` rows
 /// (numbers right-aligned, nulls as `null`) and a footer with the row count.
-pub fn render_table(frame: &DataFrame, limit: usize) -> String {
+pub(crate) fn render_table(frame: &DataFrame, limit: usize) -> String {
     let shown = frame.height().min(limit);
     let columns = frame.columns();
     let cells: Vec<Vec<String>> = columns
@@ -125,7 +125,7 @@ fn display_float(value: f64) -> String {
 
 /// A value as JSON: integers exactly, non-finite floats as null, lists as
 /// arrays, structs as objects; anything else as its text.
-pub fn to_json(value: &AnyValue) -> Value {
+pub(crate) fn to_json(value: &AnyValue) -> Value {
     match value {
         AnyValue::Null => Value::Null,
         AnyValue::Boolean(b) => Value::Bool(*b),
@@ -166,7 +166,7 @@ fn float_json(value: f64) -> Value {
 }
 
 /// The whole frame as one JSON array of objects, keys in column order.
-pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_json(frame: &DataFrame, out: &mut dyn Write) -> std::io::Result<()> {
     let columns = frame.columns();
     out.write_all(b"[")?;
     for row in 0..frame.height() {
@@ -191,7 +191,7 @@ pub fn write_json(frame: &DataFrame, out: &mut dyn Write) -> std::io::Result<()>
 
 /// The whole frame as CSV (RFC 4180): a header, empty fields for nulls,
 /// quotes where needed, nested values as JSON text.
-pub fn write_csv(frame: &DataFrame, out: &mut dyn Write) -> std::io::Result<()> {
+pub(crate) fn write_csv(frame: &DataFrame, out: &mut dyn Write) -> std::io::Result<()> {
     let columns = frame.columns();
     let header: Vec<String> = columns.iter().map(|c| csv_field(c.name())).collect();
     writeln!(out, "{}", header.join(","))?;
@@ -222,7 +222,7 @@ fn csv_field(text: &str) -> String {
 }
 
 /// The whole frame as one Parquet file (zstd, like the tables) to a stream.
-pub fn write_parquet(frame: &mut DataFrame, out: &mut dyn Write) -> PolarsResult<()> {
+pub(crate) fn write_parquet(frame: &mut DataFrame, out: &mut dyn Write) -> PolarsResult<()> {
     ParquetWriter::new(out)
         .with_compression(ParquetCompression::Zstd(None))
         .finish(frame)

@@ -82,7 +82,7 @@ pub struct GameRow {
 
 impl GameRow {
     /// The text of a tag field.
-    pub fn tag(&self, span: Option<Span>) -> Option<&str> {
+    pub(crate) fn tag(&self, span: Option<Span>) -> Option<&str> {
         span.map(|s| s.of(&self.text))
     }
 }

@@ -145,17 +145,13 @@ pub struct Table {
 
 impl Table {
     /// The table's file name in an output folder.
-    pub fn file_name(&self) -> String {
+    pub(crate) fn file_name(&self) -> String {
         format!("{}.parquet", self.name)
     }
 
-    /// The column named `name`.
-    pub fn column(&self, name: &str) -> Option<&'static Column> {
-        self.columns.iter().find(|c| c.name == name)
-    }
-
     /// The names of the columns that `merge` treats as `merge`.
-    pub fn names_merged_as(&self, merge: Merge) -> impl Iterator<Item = &'static str> {
+    #[cfg(test)]
+    pub(crate) fn names_merged_as(&self, merge: Merge) -> impl Iterator<Item = &'static str> {
         self.columns
             .iter()
             .filter(move |c| c.merge == merge)
@@ -208,7 +204,7 @@ pub const TABLES: [&Table; 8] = [
 ];
 
 /// The table `clean --report FILE` writes (any file name).
-pub const CLEAN_REPORT: &Table = &clean_report::TABLE;
+pub(crate) const CLEAN_REPORT: &Table = &clean_report::TABLE;
 
 /// Every table pgnlake writes: an import's, then `clean --report`'s.
 pub fn all_tables() -> impl Iterator<Item = &'static Table> {
@@ -226,241 +222,248 @@ use Type::*;
 pub mod games {
     use super::*;
 
-    pub const GAME_ID: Column = Column::required(
+    pub(crate) const GAME_ID: Column = Column::required(
         "game_id",
         I64,
         "Ordinal of the game among all games read in this run (accepted and rejected), from 0. `merge` gives every game the `game_id` of a single run over the same inputs (a shard alone counts its own games from 0).",
     );
-    pub const SOURCE: Column =
+    pub(crate) const SOURCE: Column =
         Column::required("source", Text, "Input path as given (`-` for stdin).");
-    pub const GAME_INDEX: Column = Column::required(
+    pub(crate) const GAME_INDEX: Column = Column::required(
         "game_index",
         I64,
         "Ordinal of the game in its source, from 1.",
     );
-    pub const OFFSET: Column = Column::required(
+    pub(crate) const OFFSET: Column = Column::required(
         "offset",
         I64,
         "Byte offset of the game's first byte in the uncompressed stream.",
     );
-    pub const LINE: Column =
+    pub(crate) const LINE: Column =
         Column::required("line", I64, "Line of the game's first byte, from 1.");
     const M_EVENT: &str = "The tags as written; null when absent.";
-    pub const EVENT: Column = Column::nullable("event", Text, M_EVENT);
-    pub const SITE: Column = Column::nullable("site", Text, M_EVENT);
-    pub const DATE: Column = Column::nullable("date", Text, M_EVENT);
-    pub const ROUND: Column = Column::nullable("round", Text, M_EVENT);
-    pub const WHITE: Column = Column::nullable("white", Text, M_EVENT);
-    pub const BLACK: Column = Column::nullable("black", Text, M_EVENT);
-    pub const LICHESS_ID: Column = Column::nullable(
+    pub(crate) const EVENT: Column = Column::nullable("event", Text, M_EVENT);
+    pub(crate) const SITE: Column = Column::nullable("site", Text, M_EVENT);
+    pub(crate) const DATE: Column = Column::nullable("date", Text, M_EVENT);
+    pub(crate) const ROUND: Column = Column::nullable("round", Text, M_EVENT);
+    pub(crate) const WHITE: Column = Column::nullable("white", Text, M_EVENT);
+    pub(crate) const BLACK: Column = Column::nullable("black", Text, M_EVENT);
+    pub(crate) const LICHESS_ID: Column = Column::nullable(
         "lichess_id",
         Text,
         "The 8-character game id of a lichess game URL in `Site` (`https://lichess.org/ENPo6ReH` → `ENPo6ReH`); null otherwise.",
     );
-    pub const YEAR: Column = Column::nullable(
+    pub(crate) const YEAR: Column = Column::nullable(
         "year",
         I32,
         "Year from the first four digits of `Date`, null when they are not digits.",
     );
-    pub const UTC_TIMESTAMP: Column = Column::nullable(
+    pub(crate) const UTC_TIMESTAMP: Column = Column::nullable(
         "utc_timestamp",
         TimestampMs,
         "When the game started, from `UTCDate` + `UTCTime` only (`2025.05.01` + `00:00:06` → 2025-05-01 00:00:06 UTC); null unless both are there and valid. `Date` and `Time` are local time and stay as written; `UTCDate` and `UTCTime` stay in `extra_tags` too (as `date` stays beside `year`).",
     );
     const M_WHITE_ELO: &str = "Ratings; null when absent, empty, `?`, `-` or not a positive number (an unreadable value is kept in `extra_tags`).";
-    pub const WHITE_ELO: Column = Column::nullable("white_elo", I32, M_WHITE_ELO);
-    pub const BLACK_ELO: Column = Column::nullable("black_elo", I32, M_WHITE_ELO);
+    pub(crate) const WHITE_ELO: Column = Column::nullable("white_elo", I32, M_WHITE_ELO);
+    pub(crate) const BLACK_ELO: Column = Column::nullable("black_elo", I32, M_WHITE_ELO);
     const M_WHITE_RATING_DIFF: &str = "The rating changes lichess writes (`WhiteRatingDiff \"+5\"`); null when absent or unreadable (an unreadable value is kept in `extra_tags`).";
-    pub const WHITE_RATING_DIFF: Column =
+    pub(crate) const WHITE_RATING_DIFF: Column =
         Column::nullable("white_rating_diff", I32, M_WHITE_RATING_DIFF);
-    pub const BLACK_RATING_DIFF: Column =
+    pub(crate) const BLACK_RATING_DIFF: Column =
         Column::nullable("black_rating_diff", I32, M_WHITE_RATING_DIFF);
     const M_WHITE_TITLE: &str = "The tags as written.";
-    pub const WHITE_TITLE: Column = Column::nullable("white_title", Text, M_WHITE_TITLE);
-    pub const BLACK_TITLE: Column = Column::nullable("black_title", Text, M_WHITE_TITLE);
-    pub const TIME_CONTROL: Column = Column::nullable("time_control", Text, M_WHITE_TITLE);
-    pub const TERMINATION: Column = Column::nullable("termination", Text, M_WHITE_TITLE);
+    pub(crate) const WHITE_TITLE: Column = Column::nullable("white_title", Text, M_WHITE_TITLE);
+    pub(crate) const BLACK_TITLE: Column = Column::nullable("black_title", Text, M_WHITE_TITLE);
+    pub(crate) const TIME_CONTROL: Column = Column::nullable("time_control", Text, M_WHITE_TITLE);
+    pub(crate) const TERMINATION: Column = Column::nullable("termination", Text, M_WHITE_TITLE);
     const M_BASE_SECONDS: &str = "Base time and increment of `TimeControl` in whole seconds (`300+3` → 300, 3; `600` → 600, 0); null for `-`, `?`, several periods (`40/7200:3600`) or a sandclock (`*180`).";
-    pub const BASE_SECONDS: Column = Column::nullable("base_seconds", I64, M_BASE_SECONDS);
-    pub const INCREMENT_SECONDS: Column =
+    pub(crate) const BASE_SECONDS: Column = Column::nullable("base_seconds", I64, M_BASE_SECONDS);
+    pub(crate) const INCREMENT_SECONDS: Column =
         Column::nullable("increment_seconds", I64, M_BASE_SECONDS);
-    pub const TIME_CLASS: Column = Column::required(
+    pub(crate) const TIME_CLASS: Column = Column::required(
         "time_class",
         Text,
         "`ultrabullet`, `bullet`, `blitz`, `rapid`, `classical`, `correspondence` or `unknown` (see Time class).",
     );
     const M_HAS_CLOCKS: &str = "Some mainline move's comment gives a clock (`[%clk]`, `[%clkc]`, TCEC `tl=`) / an evaluation (`[%eval]`, a cutechess score, TCEC `wv=`); see Move comments.";
-    pub const HAS_CLOCKS: Column = Column::required("has_clocks", Bool, M_HAS_CLOCKS);
-    pub const HAS_EVALS: Column = Column::required("has_evals", Bool, M_HAS_CLOCKS);
+    pub(crate) const HAS_CLOCKS: Column = Column::required("has_clocks", Bool, M_HAS_CLOCKS);
+    pub(crate) const HAS_EVALS: Column = Column::required("has_evals", Bool, M_HAS_CLOCKS);
     const M_CLOCK_WHITE_FINAL_MS: &str = "The clock after each side's last move that gives one, in milliseconds; null when none does.";
-    pub const CLOCK_WHITE_FINAL_MS: Column =
+    pub(crate) const CLOCK_WHITE_FINAL_MS: Column =
         Column::nullable("clock_white_final_ms", I64, M_CLOCK_WHITE_FINAL_MS);
-    pub const CLOCK_BLACK_FINAL_MS: Column =
+    pub(crate) const CLOCK_BLACK_FINAL_MS: Column =
         Column::nullable("clock_black_final_ms", I64, M_CLOCK_WHITE_FINAL_MS);
     const M_ECO_TAG: &str = "The `ECO`, `Opening` and `Variant` tags as written.";
-    pub const ECO_TAG: Column = Column::nullable("eco_tag", Text, M_ECO_TAG);
-    pub const OPENING_TAG: Column = Column::nullable("opening_tag", Text, M_ECO_TAG);
-    pub const VARIANT: Column = Column::nullable("variant", Text, M_ECO_TAG);
+    pub(crate) const ECO_TAG: Column = Column::nullable("eco_tag", Text, M_ECO_TAG);
+    pub(crate) const OPENING_TAG: Column = Column::nullable("opening_tag", Text, M_ECO_TAG);
+    pub(crate) const VARIANT: Column = Column::nullable("variant", Text, M_ECO_TAG);
     const M_ECO: &str = "ECO code and name of the deepest table position of the mainline (see Opening names); null for a set-up position, Chess960, another variant, or a game that reaches no table position.";
-    pub const ECO: Column = Column::nullable("eco", Text, M_ECO);
-    pub const OPENING_NAME: Column = Column::nullable("opening_name", Text, M_ECO);
-    pub const OPENING_FAMILY: Column = Column::nullable(
+    pub(crate) const ECO: Column = Column::nullable("eco", Text, M_ECO);
+    pub(crate) const OPENING_NAME: Column = Column::nullable("opening_name", Text, M_ECO);
+    pub(crate) const OPENING_FAMILY: Column = Column::nullable(
         "opening_family",
         Text,
         "`opening_name` before the `:` (`Sicilian Defense`).",
     );
-    pub const OPENING_PLY: Column =
+    pub(crate) const OPENING_PLY: Column =
         Column::nullable("opening_ply", I32, "The ply of that position.");
-    pub const ECO_MATCHES_TAG: Column = Column::nullable(
+    pub(crate) const ECO_MATCHES_TAG: Column = Column::nullable(
         "eco_matches_tag",
         Bool,
         "The `ECO` tag equals `eco` (ignoring case and spaces); null when either is missing.",
     );
-    pub const VARIANT_NAME: Column = Column::required(
+    pub(crate) const VARIANT_NAME: Column = Column::required(
         "variant_name",
         Text,
         "The rules the game was replayed by: `standard`, `chess960`, `crazyhouse`, `atomic`, `antichess`, `king_of_the_hill`, `three_check`, `horde` or `racing_kings` (see Variants).",
     );
-    pub const CHESS960: Column =
+    pub(crate) const CHESS960: Column =
         Column::required("chess960", Bool, "Replayed with Chess960 castling rules.");
-    pub const START_FEN: Column = Column::nullable(
+    pub(crate) const START_FEN: Column = Column::nullable(
         "start_fen",
         Text,
         "The `FEN` tag when the start is not the standard position, else null.",
     );
-    pub const FEN_REPAIRED: Column = Column::nullable(
+    pub(crate) const FEN_REPAIRED: Column = Column::nullable(
         "fen_repaired",
         Bool,
         "The `FEN` tag gave castling rights or an en-passant square its position cannot have (an odds game's `KQkq` without the a1 rook); they were dropped to read it (`start_fen` keeps the tag as written).",
     );
-    pub const PLIES: Column = Column::required("plies", I32, "Mainline half-moves.");
-    pub const RESULT_TAG: Column =
+    pub(crate) const PLIES: Column = Column::required("plies", I32, "Mainline half-moves.");
+    pub(crate) const RESULT_TAG: Column =
         Column::nullable("result_tag", Text, "The `Result` tag as written.");
-    pub const RESULT_MARKER: Column = Column::nullable(
+    pub(crate) const RESULT_MARKER: Column = Column::nullable(
         "result_marker",
         Text,
         "The movetext termination marker, normalised; null when absent.",
     );
-    pub const DECLARED_RESULT: Column = Column::nullable(
+    pub(crate) const DECLARED_RESULT: Column = Column::nullable(
         "declared_result",
         Text,
         "`1-0`, `0-1`, `1/2-1/2` or `*` (see Result audit); null when neither tag nor marker gives one.",
     );
-    pub const RESULT_BY_RULE: Column = Column::nullable(
+    pub(crate) const RESULT_BY_RULE: Column = Column::nullable(
         "result_by_rule",
         Text,
         "The result the board proves, or null.",
     );
-    pub const RESULT_CHECK: Column =
+    pub(crate) const RESULT_CHECK: Column =
         Column::required("result_check", Text, "One value of the result audit table.");
-    pub const END_STATE: Column =
+    pub(crate) const END_STATE: Column =
         Column::required("end_state", Text, "One value of the outcome table.");
-    pub const VARIANT_END: Column = Column::nullable(
+    pub(crate) const VARIANT_END: Column = Column::nullable(
         "variant_end",
         Text,
         "The variant's rule behind a `variant_*` end state (`king_exploded`, `three_checks`, `king_on_hill`, `horde_destroyed`, `king_reached_goal`, `both_kings_reached_goal`, `all_pieces_lost`, `stalemated`); null otherwise.",
     );
-    pub const DRAW_REASON: Column = Column::nullable(
+    pub(crate) const DRAW_REASON: Column = Column::nullable(
         "draw_reason",
         Text,
         "Why a drawn game was drawn (see Draw reason); null unless the counted result is a draw.",
     );
-    pub const WINNER_BY_RULE: Column = Column::nullable(
+    pub(crate) const WINNER_BY_RULE: Column = Column::nullable(
         "winner_by_rule",
         Text,
         "`white` or `black` on checkmate, else null.",
     );
-    pub const THREEFOLD_FIRST_PLY: Column = Column::nullable(
+    pub(crate) const THREEFOLD_FIRST_PLY: Column = Column::nullable(
         "threefold_first_ply",
         I32,
         "First ply whose position occurred for the third time (a draw claim was possible), or null.",
     );
-    pub const FIFTY_FIRST_PLY: Column = Column::nullable(
+    pub(crate) const FIFTY_FIRST_PLY: Column = Column::nullable(
         "fifty_first_ply",
         I32,
         "First ply with halfmove clock ≥ 100 (0 for a FEN start that already has it), or null.",
     );
-    pub const THREEFOLD_FINAL: Column = Column::required(
+    pub(crate) const THREEFOLD_FINAL: Column = Column::required(
         "threefold_final",
         Bool,
         "The final position occurred at least three times.",
     );
-    pub const FIFTY_FINAL: Column = Column::required(
+    pub(crate) const FIFTY_FINAL: Column = Column::required(
         "fifty_final",
         Bool,
         "Halfmove clock ≥ 100 at the end, and not checkmate.",
     );
-    pub const AUTOMATIC_END_PLY: Column = Column::nullable(
+    pub(crate) const AUTOMATIC_END_PLY: Column = Column::nullable(
         "automatic_end_ply",
         I32,
         "First ply at which a rule ended the game by itself: fivefold repetition, the 75-move rule (not checkmate) or a dead position (`dead_position_ply`), or null.",
     );
-    pub const PLIES_AFTER_END: Column = Column::required(
+    pub(crate) const PLIES_AFTER_END: Column = Column::required(
         "plies_after_end",
         I32,
         "Plies played after `automatic_end_ply` (0 when none).",
     );
-    pub const PERPETUAL_CHECK: Column = Column::required(
+    pub(crate) const PERPETUAL_CHECK: Column = Column::required(
         "perpetual_check",
         Bool,
         "The game ends in a threefold repetition and every move of one side, from the first occurrence of the final position to the end, gave check.",
     );
-    pub const DEAD_POSITION_PLY: Column = Column::nullable(
+    pub(crate) const DEAD_POSITION_PLY: Column = Column::nullable(
         "dead_position_ply",
         I32,
         "When the final position is dead (`insufficient_material` or `dead_position`): the first ply whose position was (0: the start), found by bisection since every position after a dead one is dead; a position the budget could not settle counts as not dead. Null otherwise.",
     );
     const M_WHITE_CAN_MATE: &str = "Whether the side can still checkmate by some sequence of legal moves from the final position: false by the material rule or proven (sound: never false where a helpmate exists), true on a checkmate it gave or a helpmate found; null when undetermined or not asked (see Dead positions), and for variant games.";
-    pub const WHITE_CAN_MATE: Column = Column::nullable("white_can_mate", Bool, M_WHITE_CAN_MATE);
-    pub const BLACK_CAN_MATE: Column = Column::nullable("black_can_mate", Bool, M_WHITE_CAN_MATE);
-    pub const FINAL_FEN: Column = Column::required(
+    pub(crate) const WHITE_CAN_MATE: Column =
+        Column::nullable("white_can_mate", Bool, M_WHITE_CAN_MATE);
+    pub(crate) const BLACK_CAN_MATE: Column =
+        Column::nullable("black_can_mate", Bool, M_WHITE_CAN_MATE);
+    pub(crate) const FINAL_FEN: Column = Column::required(
         "final_fen",
         Text,
         "FEN of the final position (en-passant square only when a capture is legal; Shredder/X-FEN castling for Chess960).",
     );
-    pub const FINAL_MATERIAL: Column = Column::required(
+    pub(crate) const FINAL_MATERIAL: Column = Column::required(
         "final_material",
         Text,
         "Material signature at the end, white first (`KRPvKR`).",
     );
     const M_WHITE_MATERIAL: &str = "Material in pawn units at the end, and white − black.";
-    pub const WHITE_MATERIAL: Column = Column::required("white_material", I32, M_WHITE_MATERIAL);
-    pub const BLACK_MATERIAL: Column = Column::required("black_material", I32, M_WHITE_MATERIAL);
-    pub const MATERIAL_DIFF: Column = Column::required("material_diff", I32, M_WHITE_MATERIAL);
+    pub(crate) const WHITE_MATERIAL: Column =
+        Column::required("white_material", I32, M_WHITE_MATERIAL);
+    pub(crate) const BLACK_MATERIAL: Column =
+        Column::required("black_material", I32, M_WHITE_MATERIAL);
+    pub(crate) const MATERIAL_DIFF: Column =
+        Column::required("material_diff", I32, M_WHITE_MATERIAL);
     const M_MATERIAL_DIFF_AT_20: &str =
         "White − black after that many plies; null when the game is shorter.";
-    pub const MATERIAL_DIFF_AT_20: Column =
+    pub(crate) const MATERIAL_DIFF_AT_20: Column =
         Column::nullable("material_diff_at_20", I32, M_MATERIAL_DIFF_AT_20);
-    pub const MATERIAL_DIFF_AT_40: Column =
+    pub(crate) const MATERIAL_DIFF_AT_40: Column =
         Column::nullable("material_diff_at_40", I32, M_MATERIAL_DIFF_AT_20);
-    pub const MATERIAL_DIFF_AT_60: Column =
+    pub(crate) const MATERIAL_DIFF_AT_60: Column =
         Column::nullable("material_diff_at_60", I32, M_MATERIAL_DIFF_AT_20);
-    pub const MATERIAL_DIFF_AT_80: Column =
+    pub(crate) const MATERIAL_DIFF_AT_80: Column =
         Column::nullable("material_diff_at_80", I32, M_MATERIAL_DIFF_AT_20);
     const M_MAX_WHITE_LEAD: &str = "Largest lead of each side over the game (0 when never ahead).";
-    pub const MAX_WHITE_LEAD: Column = Column::required("max_white_lead", I32, M_MAX_WHITE_LEAD);
-    pub const MAX_BLACK_LEAD: Column = Column::required("max_black_lead", I32, M_MAX_WHITE_LEAD);
+    pub(crate) const MAX_WHITE_LEAD: Column =
+        Column::required("max_white_lead", I32, M_MAX_WHITE_LEAD);
+    pub(crate) const MAX_BLACK_LEAD: Column =
+        Column::required("max_black_lead", I32, M_MAX_WHITE_LEAD);
     const M_ENDGAME_PLY: &str =
         "The first endgame position (see Endgame) and its material; null when none.";
-    pub const ENDGAME_PLY: Column = Column::nullable("endgame_ply", I32, M_ENDGAME_PLY);
-    pub const ENDGAME_SIGNATURE: Column =
+    pub(crate) const ENDGAME_PLY: Column = Column::nullable("endgame_ply", I32, M_ENDGAME_PLY);
+    pub(crate) const ENDGAME_SIGNATURE: Column =
         Column::nullable("endgame_signature", Text, M_ENDGAME_PLY);
     const M_BISHOP_PAIR_WHITE: &str = "Bishops on both square colours at the end.";
-    pub const BISHOP_PAIR_WHITE: Column =
+    pub(crate) const BISHOP_PAIR_WHITE: Column =
         Column::required("bishop_pair_white", Bool, M_BISHOP_PAIR_WHITE);
-    pub const BISHOP_PAIR_BLACK: Column =
+    pub(crate) const BISHOP_PAIR_BLACK: Column =
         Column::required("bishop_pair_black", Bool, M_BISHOP_PAIR_WHITE);
-    pub const MOVES_UCI: Column = Column::required(
+    pub(crate) const MOVES_UCI: Column = Column::required(
         "moves_uci",
         Text,
         "The mainline in UCI, space-separated (Chess960 castling as king takes rook).",
     );
-    pub const ENCODING_REPAIRED: Column = Column::required(
+    pub(crate) const ENCODING_REPAIRED: Column = Column::required(
         "encoding_repaired",
         Bool,
         "Some tag was decoded as Windows-1252.",
     );
-    pub const EXTRA_TAGS: Column = Column::required(
+    pub(crate) const EXTRA_TAGS: Column = Column::required(
         "extra_tags",
         TagList,
         "Every tag without a column, and every repeat of a tag that has one, in file order.",
@@ -468,7 +471,7 @@ pub mod games {
 
     /// `material_diff_at_N`, one per checkpoint ply N of
     /// [`CHECKPOINTS`](crate::replay::material::CHECKPOINTS).
-    pub const MATERIAL_DIFF_AT: [Column; crate::replay::material::CHECKPOINTS.len()] = [
+    pub(crate) const MATERIAL_DIFF_AT: [Column; crate::replay::material::CHECKPOINTS.len()] = [
         MATERIAL_DIFF_AT_20,
         MATERIAL_DIFF_AT_40,
         MATERIAL_DIFF_AT_60,
@@ -567,33 +570,35 @@ pub mod rejects {
     use super::*;
 
     const M_GAME_ID: &str = "Where the game is.";
-    pub const GAME_ID: Column = Column::required("game_id", I64, M_GAME_ID);
-    pub const SOURCE: Column = Column::required("source", Text, M_GAME_ID);
-    pub const GAME_INDEX: Column = Column::required("game_index", I64, M_GAME_ID);
-    pub const OFFSET: Column = Column::required("offset", I64, M_GAME_ID);
-    pub const LINE: Column = Column::required("line", I64, M_GAME_ID);
-    pub const REASON: Column =
+    pub(crate) const GAME_ID: Column = Column::required("game_id", I64, M_GAME_ID);
+    pub(crate) const SOURCE: Column = Column::required("source", Text, M_GAME_ID);
+    pub(crate) const GAME_INDEX: Column = Column::required("game_index", I64, M_GAME_ID);
+    pub(crate) const OFFSET: Column = Column::required("offset", I64, M_GAME_ID);
+    pub(crate) const LINE: Column = Column::required("line", I64, M_GAME_ID);
+    pub(crate) const REASON: Column =
         Column::required("reason", Text, "One value of the reject reasons table.");
-    pub const MESSAGE: Column = Column::required("message", Text, "What is wrong, for people.");
-    pub const PLY: Column = Column::nullable(
+    pub(crate) const MESSAGE: Column =
+        Column::required("message", Text, "What is wrong, for people.");
+    pub(crate) const PLY: Column = Column::nullable(
         "ply",
         I32,
         "Ply of the offending move (for token problems: the ply the token stands before), or null.",
     );
-    pub const TOKEN: Column = Column::nullable("token", Text, "The offending token, or null.");
-    pub const TOKEN_LINE: Column =
+    pub(crate) const TOKEN: Column =
+        Column::nullable("token", Text, "The offending token, or null.");
+    pub(crate) const TOKEN_LINE: Column =
         Column::nullable("token_line", I64, "Line of the offending token, or null.");
     const M_WHITE: &str = "Tags, when present.";
-    pub const WHITE: Column = Column::nullable("white", Text, M_WHITE);
-    pub const BLACK: Column = Column::nullable("black", Text, M_WHITE);
-    pub const EVENT: Column = Column::nullable("event", Text, M_WHITE);
-    pub const DATE: Column = Column::nullable("date", Text, M_WHITE);
-    pub const ENCODING_REPAIRED: Column = Column::required(
+    pub(crate) const WHITE: Column = Column::nullable("white", Text, M_WHITE);
+    pub(crate) const BLACK: Column = Column::nullable("black", Text, M_WHITE);
+    pub(crate) const EVENT: Column = Column::nullable("event", Text, M_WHITE);
+    pub(crate) const DATE: Column = Column::nullable("date", Text, M_WHITE);
+    pub(crate) const ENCODING_REPAIRED: Column = Column::required(
         "encoding_repaired",
         Bool,
         "Tags or text were decoded as Windows-1252.",
     );
-    pub const RAW_PGN: Column = Column::required(
+    pub(crate) const RAW_PGN: Column = Column::required(
         "raw_pgn",
         Text,
         "The game's text as read, for quarantine and repair (at most its first 1 MiB).",
@@ -627,35 +632,35 @@ pub mod rejects {
 pub mod openings {
     use super::*;
 
-    pub const POSITION_KEY: Column = Column::required(
+    pub(crate) const POSITION_KEY: Column = Column::required(
         "position_key",
         I64,
         "Key of the position (see Position key).",
     )
     .key();
-    pub const EPD: Column = Column::required(
+    pub(crate) const EPD: Column = Column::required(
         "epd",
         Text,
         "The position as EPD (FEN without the clocks; en-passant square only when legal).",
     )
     .same();
-    pub const PLY: Column = Column::required(
+    pub(crate) const PLY: Column = Column::required(
         "ply",
         I32,
         "The earliest ply at which a game reached the position.",
     )
     .min();
-    pub const MOVE_SAN: Column =
+    pub(crate) const MOVE_SAN: Column =
         Column::required("move_san", Text, "The move in SAN, with `+` / `#`.").same();
-    pub const MOVE_UCI: Column =
+    pub(crate) const MOVE_UCI: Column =
         Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).").key();
-    pub const NEXT_POSITION_KEY: Column = Column::required(
+    pub(crate) const NEXT_POSITION_KEY: Column = Column::required(
         "next_position_key",
         I64,
         "Key of the position after the move.",
     )
     .same();
-    pub const GAMES: Column = Column::required(
+    pub(crate) const GAMES: Column = Column::required(
         "games",
         I64,
         "Games that played the move from the position (each game once).",
@@ -663,21 +668,23 @@ pub mod openings {
     .sum();
     const M_WHITE_WINS: &str =
         "Their counted results (see Which result counts); they add up to `games`.";
-    pub const WHITE_WINS: Column = Column::required("white_wins", I64, M_WHITE_WINS).sum();
-    pub const DRAWS: Column = Column::required("draws", I64, M_WHITE_WINS).sum();
-    pub const BLACK_WINS: Column = Column::required("black_wins", I64, M_WHITE_WINS).sum();
-    pub const UNFINISHED: Column = Column::required("unfinished", I64, M_WHITE_WINS).sum();
+    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_WHITE_WINS).sum();
+    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_WHITE_WINS).sum();
+    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_WHITE_WINS).sum();
+    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_WHITE_WINS).sum();
     const M_WHITE_ELO_SUM: &str = "Sums and counts of the known ratings; average = sum / count.";
-    pub const WHITE_ELO_SUM: Column = Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub const WHITE_ELO_COUNT: Column =
+    pub(crate) const WHITE_ELO_SUM: Column =
+        Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
+    pub(crate) const WHITE_ELO_COUNT: Column =
         Column::required("white_elo_count", I64, M_WHITE_ELO_SUM).sum();
-    pub const BLACK_ELO_SUM: Column = Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub const BLACK_ELO_COUNT: Column =
+    pub(crate) const BLACK_ELO_SUM: Column =
+        Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
+    pub(crate) const BLACK_ELO_COUNT: Column =
         Column::required("black_elo_count", I64, M_WHITE_ELO_SUM).sum();
     const M_FIRST_YEAR: &str =
         "Earliest and latest `year` of those games; null when none has a year.";
-    pub const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR).min();
-    pub const LAST_YEAR: Column = Column::nullable("last_year", I32, M_FIRST_YEAR).max();
+    pub(crate) const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR).min();
+    pub(crate) const LAST_YEAR: Column = Column::nullable("last_year", I32, M_FIRST_YEAR).max();
 
     pub const TABLE: Table = Table {
         name: "openings",
@@ -709,42 +716,46 @@ pub mod opening_lines {
     use super::*;
 
     const M_ECO: &str = "The opening.";
-    pub const ECO: Column = Column::required("eco", Text, M_ECO).key();
-    pub const OPENING_NAME: Column = Column::required("opening_name", Text, M_ECO).key();
-    pub const OPENING_FAMILY: Column = Column::required("opening_family", Text, M_ECO).same();
+    pub(crate) const ECO: Column = Column::required("eco", Text, M_ECO).key();
+    pub(crate) const OPENING_NAME: Column = Column::required("opening_name", Text, M_ECO).key();
+    pub(crate) const OPENING_FAMILY: Column =
+        Column::required("opening_family", Text, M_ECO).same();
     const M_GAMES: &str = "Games named so, and their counted results.";
-    pub const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
-    pub const WHITE_SCORE: Column = Column::nullable(
+    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
+    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
+    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
+    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
+    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    pub(crate) const WHITE_SCORE: Column = Column::nullable(
         "white_score",
         F64,
         "(white wins + draws / 2) / finished games; null when none finished.",
     )
     .derived();
-    pub const DRAW_RATE: Column = Column::nullable(
+    pub(crate) const DRAW_RATE: Column = Column::nullable(
         "draw_rate",
         F64,
         "Draws / finished games; null when none finished.",
     )
     .derived();
     const M_WHITE_ELO_SUM: &str = "Rating sums and counts.";
-    pub const WHITE_ELO_SUM: Column = Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub const WHITE_ELO_COUNT: Column =
+    pub(crate) const WHITE_ELO_SUM: Column =
+        Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
+    pub(crate) const WHITE_ELO_COUNT: Column =
         Column::required("white_elo_count", I64, M_WHITE_ELO_SUM).sum();
-    pub const BLACK_ELO_SUM: Column = Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub const BLACK_ELO_COUNT: Column =
+    pub(crate) const BLACK_ELO_SUM: Column =
+        Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
+    pub(crate) const BLACK_ELO_COUNT: Column =
         Column::required("black_elo_count", I64, M_WHITE_ELO_SUM).sum();
     const M_PLIES_SUM: &str = "Total and average game length in plies.";
-    pub const PLIES_SUM: Column = Column::required("plies_sum", I64, M_PLIES_SUM).sum();
-    pub const AVG_PLIES: Column = Column::required("avg_plies", F64, M_PLIES_SUM).derived();
+    pub(crate) const PLIES_SUM: Column = Column::required("plies_sum", I64, M_PLIES_SUM).sum();
+    pub(crate) const AVG_PLIES: Column = Column::required("avg_plies", F64, M_PLIES_SUM).derived();
     const M_ELO_DIFF_SUM: &str = "White Elo − black Elo over the games where both are known.";
-    pub const ELO_DIFF_SUM: Column = Column::required("elo_diff_sum", I64, M_ELO_DIFF_SUM).sum();
-    pub const ELO_DIFF_COUNT: Column =
+    pub(crate) const ELO_DIFF_SUM: Column =
+        Column::required("elo_diff_sum", I64, M_ELO_DIFF_SUM).sum();
+    pub(crate) const ELO_DIFF_COUNT: Column =
         Column::required("elo_diff_count", I64, M_ELO_DIFF_SUM).sum();
-    pub const AVG_ELO_DIFF: Column =
+    pub(crate) const AVG_ELO_DIFF: Column =
         Column::nullable("avg_elo_diff", F64, M_ELO_DIFF_SUM).derived();
 
     pub const TABLE: Table = Table {
@@ -778,24 +789,27 @@ pub mod opening_lines {
 pub mod results {
     use super::*;
 
-    pub const VARIANT_NAME: Column =
+    pub(crate) const VARIANT_NAME: Column =
         Column::required("variant_name", Text, "As in `games` (`standard` first).").key();
-    pub const YEAR: Column = Column::nullable("year", I32, "As in `games`.").key();
-    pub const TIME_CLASS: Column = Column::required("time_class", Text, "See Time class.").key();
-    pub const RATING_DIFF_BUCKET: Column =
+    pub(crate) const YEAR: Column = Column::nullable("year", I32, "As in `games`.").key();
+    pub(crate) const TIME_CLASS: Column =
+        Column::required("time_class", Text, "See Time class.").key();
+    pub(crate) const RATING_DIFF_BUCKET: Column =
         Column::nullable("rating_diff_bucket", I32, "See Rating difference bucket.").key();
-    pub const DECLARED_RESULT: Column =
+    pub(crate) const DECLARED_RESULT: Column =
         Column::nullable("declared_result", Text, "As in `games`.").key();
-    pub const END_STATE: Column = Column::required("end_state", Text, "As in `games`.").key();
-    pub const TERMINATION: Column =
+    pub(crate) const END_STATE: Column =
+        Column::required("end_state", Text, "As in `games`.").key();
+    pub(crate) const TERMINATION: Column =
         Column::nullable("termination", Text, "The `Termination` tag as written.").key();
-    pub const DRAW_REASON: Column = Column::nullable("draw_reason", Text, "As in `games`.").key();
+    pub(crate) const DRAW_REASON: Column =
+        Column::nullable("draw_reason", Text, "As in `games`.").key();
     const M_GAMES: &str = "Games and their counted results.";
-    pub const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
+    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
+    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
+    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
+    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
 
     pub const TABLE: Table = Table {
         name: "results",
@@ -822,20 +836,20 @@ pub mod results {
 pub mod material {
     use super::*;
 
-    pub const CHECKPOINT_PLY: Column =
+    pub(crate) const CHECKPOINT_PLY: Column =
         Column::required("checkpoint_ply", I32, "20, 40, 60 or 80.").key();
-    pub const MATERIAL_DIFF: Column = Column::required(
+    pub(crate) const MATERIAL_DIFF: Column = Column::required(
         "material_diff",
         I32,
         "White − black material at that ply, clamped to −9..9.",
     )
     .key();
     const M_GAMES: &str = "Games and their counted results.";
-    pub const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
+    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
+    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
+    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
+    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
 
     pub const TABLE: Table = Table {
         name: "material",
@@ -856,24 +870,26 @@ pub mod material {
 pub mod endgames {
     use super::*;
 
-    pub const VARIANT_NAME: Column = Column::required("variant_name", Text, "As in `games`.").key();
-    pub const ENDGAME_SIGNATURE: Column = Column::required(
+    pub(crate) const VARIANT_NAME: Column =
+        Column::required("variant_name", Text, "As in `games`.").key();
+    pub(crate) const ENDGAME_SIGNATURE: Column = Column::required(
         "endgame_signature",
         Text,
         "The first endgame's material, stronger side first (`KRPvKR`).",
     )
     .key();
     const M_GAMES: &str = "Games and their counted results seen from the stronger side.";
-    pub const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub const STRONGER_SIDE_WINS: Column =
+    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
+    pub(crate) const STRONGER_SIDE_WINS: Column =
         Column::required("stronger_side_wins", I64, M_GAMES).sum();
-    pub const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub const WEAKER_SIDE_WINS: Column = Column::required("weaker_side_wins", I64, M_GAMES).sum();
-    pub const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
+    pub(crate) const WEAKER_SIDE_WINS: Column =
+        Column::required("weaker_side_wins", I64, M_GAMES).sum();
+    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
     const M_PLIES_TO_END_SUM: &str = "Plies from the first endgame position to the end.";
-    pub const PLIES_TO_END_SUM: Column =
+    pub(crate) const PLIES_TO_END_SUM: Column =
         Column::required("plies_to_end_sum", I64, M_PLIES_TO_END_SUM).sum();
-    pub const AVG_PLIES_TO_END: Column =
+    pub(crate) const AVG_PLIES_TO_END: Column =
         Column::required("avg_plies_to_end", F64, M_PLIES_TO_END_SUM).derived();
 
     pub const TABLE: Table = Table {
@@ -897,66 +913,67 @@ pub mod endgames {
 pub mod moves {
     use super::*;
 
-    pub const GAME_ID: Column =
+    pub(crate) const GAME_ID: Column =
         Column::required("game_id", I64, "The game's `game_id` in `games.parquet`.");
     const M_PLY: &str = "Ply from 1; the move number as PGN writes it (`12` for `12.` and `12...`; from the `FEN` tag's fullmove number for a set-up position).";
-    pub const PLY: Column = Column::required("ply", I32, M_PLY);
-    pub const MOVE_NUMBER: Column = Column::required("move_number", I32, M_PLY);
-    pub const COLOR: Column = Column::required("color", Text, "Who moved: `white` or `black`.");
-    pub const SAN: Column = Column::required(
+    pub(crate) const PLY: Column = Column::required("ply", I32, M_PLY);
+    pub(crate) const MOVE_NUMBER: Column = Column::required("move_number", I32, M_PLY);
+    pub(crate) const COLOR: Column =
+        Column::required("color", Text, "Who moved: `white` or `black`.");
+    pub(crate) const SAN: Column = Column::required(
         "san",
         Text,
         "The move in SAN as pgnlake writes it (regenerated: `N1f3` → `Nf3`, check and mate suffixes from the board).",
     );
-    pub const UCI: Column = Column::required(
+    pub(crate) const UCI: Column = Column::required(
         "uci",
         Text,
         "The move in UCI (Chess960 castling as king takes rook), as in `games.moves_uci`.",
     );
-    pub const PIECE: Column = Column::required(
+    pub(crate) const PIECE: Column = Column::required(
         "piece",
         Text,
         "The piece that moved: `P`, `N`, `B`, `R`, `Q`, `K`.",
     );
     const M_IS_CAPTURE: &str =
         "The move captures (en passant included) / gives check / gives mate.";
-    pub const IS_CAPTURE: Column = Column::required("is_capture", Bool, M_IS_CAPTURE);
-    pub const IS_CHECK: Column = Column::required("is_check", Bool, M_IS_CAPTURE);
-    pub const IS_CHECKMATE: Column = Column::required("is_checkmate", Bool, M_IS_CAPTURE);
-    pub const PROMOTION: Column = Column::nullable(
+    pub(crate) const IS_CAPTURE: Column = Column::required("is_capture", Bool, M_IS_CAPTURE);
+    pub(crate) const IS_CHECK: Column = Column::required("is_check", Bool, M_IS_CAPTURE);
+    pub(crate) const IS_CHECKMATE: Column = Column::required("is_checkmate", Bool, M_IS_CAPTURE);
+    pub(crate) const PROMOTION: Column = Column::nullable(
         "promotion",
         Text,
         "`Q`, `R`, `B` or `N` for a promotion, else null.",
     );
-    pub const POSITION_KEY: Column = Column::required(
+    pub(crate) const POSITION_KEY: Column = Column::required(
         "position_key",
         I64,
         "The position before the move, as `openings.position_key` (join on it).",
     );
-    pub const MATERIAL_DIFF: Column = Column::required(
+    pub(crate) const MATERIAL_DIFF: Column = Column::required(
         "material_diff",
         I32,
         "White − black in `--piece-values` after the move.",
     );
-    pub const CLOCK_MS: Column = Column::nullable(
+    pub(crate) const CLOCK_MS: Column = Column::nullable(
         "clock_ms",
         I64,
         "Time left on the mover's clock after the move, in milliseconds (`[%clk]`, `[%clkc]`, TCEC `tl=`); null when the comment gives none.",
     );
-    pub const MOVE_TIME_MS: Column = Column::nullable(
+    pub(crate) const MOVE_TIME_MS: Column = Column::nullable(
         "move_time_ms",
         I64,
         "Time the move took: as the comment gives it (`[%emt]`, cutechess `2.1s`, TCEC `mt=`), else the mover's previous clock − this clock + the `TimeControl` increment. Null for each side's first move (sites differ on when the clock starts), when a clock is missing, when the time control has no simple increment (`40/7200:3600`), and when the clock gained more than the increment (time added by the opponent).",
     );
     const M_EVAL_CP: &str = "The evaluation after the move from White's point of view: centipawns, or moves to mate (positive: White mates; `[%eval #-3]` → −3). At most one is set.";
-    pub const EVAL_CP: Column = Column::nullable("eval_cp", I32, M_EVAL_CP);
-    pub const EVAL_MATE: Column = Column::nullable("eval_mate", I32, M_EVAL_CP);
-    pub const EVAL_DEPTH: Column = Column::nullable(
+    pub(crate) const EVAL_CP: Column = Column::nullable("eval_cp", I32, M_EVAL_CP);
+    pub(crate) const EVAL_MATE: Column = Column::nullable("eval_mate", I32, M_EVAL_CP);
+    pub(crate) const EVAL_DEPTH: Column = Column::nullable(
         "eval_depth",
         I32,
         "Search depth of the evaluation, when the comment gives it (`[%eval 0.2,24]`, cutechess `/18`, TCEC `d=`).",
     );
-    pub const NAGS: Column = Column::required(
+    pub(crate) const NAGS: Column = Column::required(
         "nags",
         ListI32,
         "The move's NAGs in order (`$1` = `!`, `$4` = `??`); empty when none.",
@@ -993,23 +1010,23 @@ pub mod moves {
 pub mod clean_report {
     use super::*;
 
-    pub const ACTION: Column = Column::required(
+    pub(crate) const ACTION: Column = Column::required(
         "action",
         Text,
         "`reject`, `duplicate`, `result_fixed`, `move_repaired`, `tag_repaired`, `fen_repaired`, `salvaged`, `encoding_repaired`, or `variation_dropped` (an illegal variation turned into a comment).",
     );
     const PLACE: &str = "Where the game is, as in `games`.";
-    pub const SOURCE: Column = Column::required("source", Text, PLACE);
-    pub const GAME_INDEX: Column = Column::required("game_index", I64, PLACE);
-    pub const OFFSET: Column = Column::required("offset", I64, PLACE);
-    pub const LINE: Column = Column::required("line", I64, PLACE);
-    pub const PLY: Column = Column::nullable("ply", I32, "The ply concerned, or null.");
-    pub const DETAIL: Column = Column::required(
+    pub(crate) const SOURCE: Column = Column::required("source", Text, PLACE);
+    pub(crate) const GAME_INDEX: Column = Column::required("game_index", I64, PLACE);
+    pub(crate) const OFFSET: Column = Column::required("offset", I64, PLACE);
+    pub(crate) const LINE: Column = Column::required("line", I64, PLACE);
+    pub(crate) const PLY: Column = Column::nullable("ply", I32, "The ply concerned, or null.");
+    pub(crate) const DETAIL: Column = Column::required(
         "detail",
         Text,
         "What was done: the reason and message, `1-0 -> 0-1 (checkmate)`, `cd4 -> cxd4`, …",
     );
-    pub const REPAIR: Column = Column::nullable(
+    pub(crate) const REPAIR: Column = Column::nullable(
         "repair",
         Text,
         "The class of a repair (see `clean --repair`); null for other actions.",

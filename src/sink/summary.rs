@@ -52,7 +52,7 @@ impl From<&crate::input::shard::Keep> for InputPart {
 
 impl InputSummary {
     /// The one-line error for a truncated input.
-    pub fn truncation_message(&self) -> Option<String> {
+    pub(crate) fn truncation_message(&self) -> Option<String> {
         self.truncated.as_ref().map(|t| {
             format!(
                 "{}: truncated at byte {} ({}); {} games read up to the cut are counted",
@@ -64,7 +64,7 @@ impl InputSummary {
 
 /// The lines naming the archive entries a run passed over (none when it
 /// passed over none): the first ten, and how many more.
-pub fn skipped_entries_text(skipped: &[String]) -> String {
+pub(crate) fn skipped_entries_text(skipped: &[String]) -> String {
     const SHOWN: usize = 10;
     let mut out = String::new();
     if skipped.is_empty() {
@@ -81,8 +81,8 @@ pub fn skipped_entries_text(skipped: &[String]) -> String {
 }
 
 /// The tool that writes `summary.json`, and its version.
-pub const TOOL: &str = env!("CARGO_PKG_NAME");
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const TOOL: &str = env!("CARGO_PKG_NAME");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Who wrote a summary: read before the rest.
 #[derive(Deserialize)]
@@ -92,7 +92,7 @@ struct Writer {
 }
 
 /// Peak resident memory of this process so far (Linux `VmHWM`), in bytes.
-pub fn peak_rss_bytes() -> Option<u64> {
+pub(crate) fn peak_rss_bytes() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
@@ -234,7 +234,7 @@ pub enum SummaryError {
 
 impl SummaryError {
     /// The file was not there (an output folder without a summary).
-    pub fn is_missing(&self) -> bool {
+    pub(crate) fn is_missing(&self) -> bool {
         matches!(self, SummaryError::Io { source, .. } if source.kind() == std::io::ErrorKind::NotFound)
     }
 }
@@ -315,7 +315,7 @@ impl Summary {
     }
 
     /// The human summary printed to stderr at the end of a run.
-    pub fn to_text(&self) -> String {
+    pub(crate) fn to_text(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(
             out,

@@ -7,7 +7,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Every table file `import` and `merge` write.
-pub const TABLE_FILES: [&str; 8] = [
+pub(crate) const TABLE_FILES: [&str; 8] = [
     "games.parquet",
     "rejects.parquet",
     "openings.parquet",
@@ -20,7 +20,7 @@ pub const TABLE_FILES: [&str; 8] = [
 
 /// Removes from `dir` each table file of [`TABLE_FILES`] that is not in
 /// `written`; returns the paths removed.
-pub fn remove_stale<'a>(
+pub(crate) fn remove_stale<'a>(
     dir: &Path,
     written: impl IntoIterator<Item = &'a str> + Clone,
 ) -> io::Result<Vec<PathBuf>> {

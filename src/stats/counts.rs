@@ -19,7 +19,7 @@ pub struct Counts {
 
 impl Counts {
     /// One game with `result` (None or `*`: unfinished).
-    pub fn add_game(&mut self, result: Option<GameResult>) {
+    pub(crate) fn add_game(&mut self, result: Option<GameResult>) {
         self.games += 1;
         match result {
             Some(GameResult::WhiteWins) => self.white_wins += 1,
@@ -30,23 +30,23 @@ impl Counts {
     }
 
     /// Games with a counted result.
-    pub fn finished(&self) -> u64 {
+    pub(crate) fn finished(&self) -> u64 {
         self.white_wins + self.draws + self.black_wins
     }
 
     /// Games without one (`*`, or no result at all).
-    pub fn unfinished(&self) -> u64 {
+    pub(crate) fn unfinished(&self) -> u64 {
         self.games.saturating_sub(self.finished())
     }
 
     /// White's score over finished games: (wins + draws / 2) / finished.
-    pub fn white_score(&self) -> Option<f64> {
+    pub(crate) fn white_score(&self) -> Option<f64> {
         let finished = self.finished();
         (finished > 0).then(|| (self.white_wins as f64 + self.draws as f64 / 2.0) / finished as f64)
     }
 
     /// Draws over finished games.
-    pub fn draw_rate(&self) -> Option<f64> {
+    pub(crate) fn draw_rate(&self) -> Option<f64> {
         let finished = self.finished();
         (finished > 0).then(|| self.draws as f64 / finished as f64)
     }
@@ -70,7 +70,7 @@ impl AddAssign for Counts {
 /// Sums and counts of the players' known ratings (an average is a sum over
 /// a count, computed by whoever reads them).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Ratings {
+pub(crate) struct Ratings {
     pub white_sum: u64,
     pub white_count: u64,
     pub black_sum: u64,
@@ -79,7 +79,7 @@ pub struct Ratings {
 
 impl Ratings {
     /// One game's ratings, those known.
-    pub fn add_game(&mut self, white: Option<u32>, black: Option<u32>) {
+    pub(crate) fn add_game(&mut self, white: Option<u32>, black: Option<u32>) {
         if let Some(elo) = white {
             self.white_sum += u64::from(elo);
             self.white_count += 1;

@@ -9,7 +9,7 @@ use super::tree::GameFacts;
 
 /// Sums and counts of the games of one named opening.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct LineStats {
+pub(crate) struct LineStats {
     pub results: Counts,
     pub elo: Ratings,
     pub plies_sum: u64,
@@ -19,12 +19,12 @@ pub struct LineStats {
 }
 
 impl LineStats {
-    pub fn average_plies(&self) -> Option<f64> {
+    pub(crate) fn average_plies(&self) -> Option<f64> {
         let games = self.results.games;
         (games > 0).then(|| self.plies_sum as f64 / games as f64)
     }
 
-    pub fn average_elo_diff(&self) -> Option<f64> {
+    pub(crate) fn average_elo_diff(&self) -> Option<f64> {
         (self.elo_diff_count > 0).then(|| self.elo_diff_sum as f64 / self.elo_diff_count as f64)
     }
 
@@ -49,15 +49,15 @@ impl AddAssign<&LineStats> for LineStats {
     }
 }
 
-/// Stats per named opening, indexed like
-/// [`OpeningIndex::names`](crate::replay::openings::OpeningIndex::names).
+/// Stats per named opening, indexed like the opening index's names
+/// (`OpeningMatch::name_id`).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct OpeningLines {
     lines: Vec<LineStats>,
 }
 
 impl OpeningLines {
-    pub fn add_game(&mut self, name_id: u16, game: &GameFacts, plies: u32) {
+    pub(crate) fn add_game(&mut self, name_id: u16, game: &GameFacts, plies: u32) {
         if let Some(line) = self.line_mut(name_id) {
             line.add_game(game, plies);
         }
@@ -72,14 +72,14 @@ impl OpeningLines {
     }
 
     /// Adds an opening's row read back from a table (`merge`).
-    pub fn add_line(&mut self, name_id: u16, stats: &LineStats) {
+    pub(crate) fn add_line(&mut self, name_id: u16, stats: &LineStats) {
         if let Some(line) = self.line_mut(name_id) {
             *line += stats;
         }
     }
 
     /// (name id, stats) of every opening with at least one game.
-    pub fn played(&self) -> impl Iterator<Item = (u16, &LineStats)> {
+    pub(crate) fn played(&self) -> impl Iterator<Item = (u16, &LineStats)> {
         self.lines
             .iter()
             .enumerate()

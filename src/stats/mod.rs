@@ -40,33 +40,33 @@ pub struct RunCounts {
 }
 
 impl RunCounts {
-    pub fn count_accepted(&mut self, end_state: EndState, check: ResultCheck) {
+    pub(crate) fn count_accepted(&mut self, end_state: EndState, check: ResultCheck) {
         self.read += 1;
         self.accepted += 1;
         self.by_end_state[end_state as usize] += 1;
         self.by_result_check[check as usize] += 1;
     }
 
-    pub fn count_rejected(&mut self, reason: RejectReason) {
+    pub(crate) fn count_rejected(&mut self, reason: RejectReason) {
         self.read += 1;
         self.rejected += 1;
         self.by_reason[reason as usize] += 1;
     }
 
     /// `read = accepted + rejected`, the invariant every run prints.
-    pub fn balanced(&self) -> bool {
+    pub(crate) fn balanced(&self) -> bool {
         self.read == self.accepted + self.rejected
     }
 
-    pub fn rejected_by_reason(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn rejected_by_reason(&self) -> BTreeMap<&'static str, u64> {
         named(&RejectReason::ALL, &self.by_reason, |r| r.as_str())
     }
 
-    pub fn end_states(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn end_states(&self) -> BTreeMap<&'static str, u64> {
         named(&EndState::ALL, &self.by_end_state, |e| e.as_str())
     }
 
-    pub fn result_checks(&self) -> BTreeMap<&'static str, u64> {
+    pub(crate) fn result_checks(&self) -> BTreeMap<&'static str, u64> {
         named(&ResultCheck::ALL, &self.by_result_check, |c| c.as_str())
     }
 }
@@ -132,7 +132,7 @@ impl<'s> Aggregates<'s> {
 
     /// Adds a game from the standard start position: `keys[ply]` is the
     /// position key after `ply` plies, `moves` the mainline.
-    pub fn add_standard_game(
+    pub(crate) fn add_standard_game(
         &mut self,
         keys: &[u64],
         moves: &[shakmaty::Move],

@@ -18,7 +18,7 @@ use crate::replay::variant::VariantName;
 
 /// What one accepted game adds to these tables.
 #[derive(Debug, Clone, Copy)]
-pub struct OutcomeFacts<'a> {
+pub(crate) struct OutcomeFacts<'a> {
     pub variant: VariantName,
     pub year: Option<i32>,
     pub time_class: TimeClass,
@@ -37,14 +37,14 @@ pub struct OutcomeFacts<'a> {
 
 /// White Elo − black Elo in 50-point buckets (the lower bound), clamped to
 /// −800..=800; None when a rating is missing.
-pub fn rating_diff_bucket(white: Option<i32>, black: Option<i32>) -> Option<i32> {
+pub(crate) fn rating_diff_bucket(white: Option<i32>, black: Option<i32>) -> Option<i32> {
     let diff = white? - black?;
     Some((diff.div_euclid(50) * 50).clamp(-800, 800))
 }
 
 /// The key columns of a `results` row as written.
 #[derive(Debug, Clone, Copy)]
-pub struct ResultRow<'a> {
+pub(crate) struct ResultRow<'a> {
     pub variant_name: &'a str,
     pub year: Option<i32>,
     pub time_class: &'a str,
@@ -89,7 +89,7 @@ impl ResultKey {
 
     /// The key of a row read back from a `results` table (`merge`); None
     /// when a name is not one this version writes.
-    pub fn from_row(row: &ResultRow<'_>) -> Option<ResultKey> {
+    pub(crate) fn from_row(row: &ResultRow<'_>) -> Option<ResultKey> {
         fn position(names: &[&str], name: &str) -> Option<u8> {
             let at = names.iter().position(|&n| n == name)?;
             u8::try_from(at).ok()
@@ -110,37 +110,37 @@ impl ResultKey {
         })
     }
 
-    pub fn year(&self) -> Option<i32> {
+    pub(crate) fn year(&self) -> Option<i32> {
         (self.year != NULL_INT).then_some(self.year)
     }
 
-    pub fn variant_name(&self) -> &'static str {
+    pub(crate) fn variant_name(&self) -> &'static str {
         variant_at(self.variant).as_str()
     }
 
-    pub fn rating_diff_bucket(&self) -> Option<i32> {
+    pub(crate) fn rating_diff_bucket(&self) -> Option<i32> {
         (self.rating_diff_bucket != NULL_INT).then_some(self.rating_diff_bucket)
     }
 
-    pub fn time_class(&self) -> &'static str {
+    pub(crate) fn time_class(&self) -> &'static str {
         TimeClass::ALL
             .get(usize::from(self.time_class))
             .map_or("unknown", |t| t.as_str())
     }
 
-    pub fn declared(&self) -> Option<&'static str> {
+    pub(crate) fn declared(&self) -> Option<&'static str> {
         RESULTS
             .get(usize::from(self.declared).checked_sub(1)?)
             .map(|r| r.as_str())
     }
 
-    pub fn end_state(&self) -> &'static str {
+    pub(crate) fn end_state(&self) -> &'static str {
         EndState::ALL
             .get(usize::from(self.end_state))
             .map_or("none", |e| e.as_str())
     }
 
-    pub fn draw_reason(&self) -> Option<&'static str> {
+    pub(crate) fn draw_reason(&self) -> Option<&'static str> {
         DrawReason::ALL
             .get(usize::from(self.draw_reason).checked_sub(1)?)
             .map(|r| r.as_str())
@@ -256,7 +256,7 @@ impl Codec for ResultsCodec {
 }
 
 /// `material_diff` values kept; larger differences are clamped.
-pub const MATERIAL_CLAMP: i32 = 9;
+pub(crate) const MATERIAL_CLAMP: i32 = 9;
 const DIFFS: usize = (2 * MATERIAL_CLAMP + 1) as usize;
 
 /// Results by (checkpoint ply, material difference at it).
@@ -291,7 +291,7 @@ impl MaterialTable {
 
     /// Adds a row read back from a `material` table (`merge`); false when
     /// the ply or difference is not one of the table's.
-    pub fn add_row(&mut self, ply: u32, diff: i32, counts: &Counts) -> bool {
+    pub(crate) fn add_row(&mut self, ply: u32, diff: i32, counts: &Counts) -> bool {
         let row = CHECKPOINTS.iter().position(|&p| p == ply);
         let column = usize::try_from(diff + MATERIAL_CLAMP).ok();
         match row
@@ -307,7 +307,7 @@ impl MaterialTable {
     }
 
     /// (checkpoint ply, material difference, counts) of the cells with games.
-    pub fn rows(&self) -> impl Iterator<Item = (u32, i32, &Counts)> {
+    pub(crate) fn rows(&self) -> impl Iterator<Item = (u32, i32, &Counts)> {
         self.cells.iter().zip(CHECKPOINTS).flat_map(|(row, ply)| {
             row.iter()
                 .enumerate()
@@ -375,7 +375,7 @@ impl EndgameKey {
         (key.signature() == signature).then_some(key)
     }
 
-    pub fn variant(&self) -> VariantName {
+    pub(crate) fn variant(&self) -> VariantName {
         variant_at((self.0 >> VARIANT_SHIFT) as u8)
     }
 
@@ -407,7 +407,7 @@ pub struct EndgameValue {
 }
 
 impl EndgameValue {
-    pub fn unfinished(&self) -> u64 {
+    pub(crate) fn unfinished(&self) -> u64 {
         self.games - self.stronger_side_wins - self.draws - self.weaker_side_wins
     }
 }
@@ -476,7 +476,7 @@ impl<'s> Outcomes<'s> {
         }
     }
 
-    pub fn add(&mut self, game: &OutcomeFacts<'_>) {
+    pub(crate) fn add(&mut self, game: &OutcomeFacts<'_>) {
         let counted = game.counted;
         self.results.upsert(
             ResultKey::of(game),

@@ -26,7 +26,7 @@ use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 
 /// A row of the tree: a position, a move, and what the games add up to.
-pub type Row = (EdgeKey, Edge);
+pub(crate) type Row = (EdgeKey, Edge);
 
 /// Partitions are the top bits of the position key (sign bit flipped).
 const PARTITION_BITS: u32 = 12;
@@ -129,17 +129,17 @@ impl TreeRuns {
         }
     }
 
-    pub fn dir(&self) -> &SpillDir {
+    pub(crate) fn dir(&self) -> &SpillDir {
         &self.dir
     }
 
     /// The most bytes the workers' rows and indexes held at once.
-    pub fn peak_memory(&self) -> usize {
+    pub(crate) fn peak_memory(&self) -> usize {
         self.peak_memory.load(Ordering::Relaxed)
     }
 
     /// Rows written to run files (a row spilled by two runs counts twice).
-    pub fn rows_spilled(&self) -> u64 {
+    pub(crate) fn rows_spilled(&self) -> u64 {
         self.rows_spilled.load(Ordering::Relaxed)
     }
 
@@ -247,7 +247,7 @@ enum Slot {
 /// A worker's rows: appended to a table, found through an index of row
 /// numbers (open addressing, linear probing), spilled when the next row
 /// would pass the budget.
-pub struct TreePart<'s> {
+pub(crate) struct TreePart<'s> {
     rows: Vec<Row>,
     /// Row number + 1 in the low half, 32 bits of the key's hash in the
     /// high half (so that a probe reads a row only when they match: each
@@ -275,7 +275,7 @@ impl<'s> TreePart<'s> {
     }
 
     /// Adds to the row of `key`, or appends `new()` first.
-    pub fn upsert(
+    pub(crate) fn upsert(
         &mut self,
         key: EdgeKey,
         new: impl FnOnce() -> Edge,
@@ -311,7 +311,7 @@ impl<'s> TreePart<'s> {
     /// so the cache misses of a game's rows (the table is far larger than
     /// the caches) overlap instead of following one another, and the
     /// upserts that follow find them in the cache.
-    pub fn prefetch<'k>(&self, keys: impl Iterator<Item = &'k EdgeKey> + Clone) {
+    pub(crate) fn prefetch<'k>(&self, keys: impl Iterator<Item = &'k EdgeKey> + Clone) {
         let mask = self.index.len() - 1;
         for key in keys.clone() {
             std::hint::black_box(self.index.get((hash_of(key) as usize) & mask).copied());
@@ -531,7 +531,7 @@ impl InMemory {
 
 /// What the sorted tree drops and how much of it there was.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TreeCounts {
+pub(crate) struct TreeCounts {
     /// Rows of the tree, before `min_games`.
     pub rows: u64,
     /// Rows left out because fewer than `min_games` games played them.
@@ -548,7 +548,7 @@ impl std::ops::AddAssign for TreeCounts {
 /// The whole tree in key order, each row once with everything added up:
 /// partitions gathered a few at a time (as many as fit in `batch_bytes`)
 /// and added up in parallel on the current rayon pool.
-pub struct SortedTree {
+pub(crate) struct SortedTree {
     shared: Arc<Shared>,
     /// Each run's partition offsets, in the order of `shared.runs`.
     offsets: Vec<RunOffsets>,
@@ -601,7 +601,7 @@ impl SortedTree {
     }
 
     /// Rows seen and dropped so far (all of them once the stream ended).
-    pub fn counts(&self) -> TreeCounts {
+    pub(crate) fn counts(&self) -> TreeCounts {
         self.counts
     }
 

@@ -36,30 +36,30 @@ pub trait Codec {
 pub(crate) struct Fields<'a>(pub &'a [u8]);
 
 impl<'a> Fields<'a> {
-    pub fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
+    pub(crate) fn bytes<const N: usize>(&mut self) -> Option<[u8; N]> {
         let (head, rest) = self.0.split_at_checked(N)?;
         self.0 = rest;
         head.try_into().ok()
     }
 
-    pub fn i32(&mut self) -> Option<i32> {
+    pub(crate) fn i32(&mut self) -> Option<i32> {
         self.bytes().map(i32::from_le_bytes)
     }
 
-    pub fn u16(&mut self) -> Option<u16> {
+    pub(crate) fn u16(&mut self) -> Option<u16> {
         self.bytes().map(u16::from_le_bytes)
     }
 
-    pub fn u32(&mut self) -> Option<u32> {
+    pub(crate) fn u32(&mut self) -> Option<u32> {
         self.bytes().map(u32::from_le_bytes)
     }
 
-    pub fn u64(&mut self) -> Option<u64> {
+    pub(crate) fn u64(&mut self) -> Option<u64> {
         self.bytes().map(u64::from_le_bytes)
     }
 
     /// What is left of the record.
-    pub fn rest(self) -> &'a [u8] {
+    pub(crate) fn rest(self) -> &'a [u8] {
         self.0
     }
 }
@@ -88,17 +88,17 @@ impl SpillDir {
     }
 
     /// The folder of the run files.
-    pub fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         &self.dir
     }
 
     /// Run files written so far.
-    pub fn runs_written(&self) -> usize {
+    pub(crate) fn runs_written(&self) -> usize {
         self.next.load(Ordering::Relaxed)
     }
 
     /// Bytes written to run files so far.
-    pub fn bytes_written(&self) -> usize {
+    pub(crate) fn bytes_written(&self) -> usize {
         self.bytes.load(Ordering::Relaxed)
     }
 
@@ -186,7 +186,7 @@ impl<'s, C: Codec> BoundedMap<'s, C> {
     }
 
     /// Adds to the value of `key`, or inserts `new()` first.
-    pub fn upsert(
+    pub(crate) fn upsert(
         &mut self,
         key: C::Key,
         new: impl FnOnce() -> C::Value,
@@ -256,7 +256,7 @@ fn table_bytes<C: Codec>(capacity: usize) -> usize {
 
 /// Merges the runs in `spill` and the sorted in-memory parts into one
 /// stream in key order, adding up equal keys.
-pub fn merge<C: Codec>(
+pub(crate) fn merge<C: Codec>(
     spill: &SpillDir,
     memory: Vec<Vec<(C::Key, C::Value)>>,
 ) -> io::Result<Merged<C>> {
@@ -332,7 +332,7 @@ impl<C: Codec> Source<C> {
 }
 
 /// The merged stream: each key once, in ascending order.
-pub struct Merged<C: Codec> {
+pub(crate) struct Merged<C: Codec> {
     sources: Vec<Source<C>>,
     heads: Vec<Option<C::Value>>,
     heap: BinaryHeap<Reverse<(C::Key, usize)>>,

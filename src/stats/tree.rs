@@ -16,7 +16,7 @@ use crate::replay::openings::stored_key;
 /// One edge of the tree: a position and a move played from it. Ordered as
 /// the table is sorted: by the key as stored (signed), then by move.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct EdgeKey {
+pub(crate) struct EdgeKey {
     /// [`crate::replay::openings::position_key`] of the position.
     pub position: u64,
     /// The move, as shakmaty's 2-byte packed UCI move (standard castling).
@@ -39,7 +39,7 @@ impl PartialOrd for EdgeKey {
 /// and maxima, so that parts merge in any order; counts u64, since an
 /// archive's first moves are played billions of times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct EdgeStats {
+pub(crate) struct EdgeStats {
     pub results: Counts,
     pub elo: Ratings,
     pub first_year: Option<u16>,
@@ -104,7 +104,7 @@ const EP: usize = 25;
 /// is first seen (the position is at hand then): the position it leaves,
 /// the move in SAN, and the key of the position the move leads to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Edge {
+pub(crate) struct Edge {
     pub stats: EdgeStats,
     pub next: u64,
     board: [u8; BOARD_BYTES],
@@ -169,7 +169,7 @@ impl Edge {
     /// the position from its EPD and the move from its UCI, so that the
     /// row is spelled out again exactly as the import spells it. None when
     /// the EPD or the move is not legal.
-    pub fn from_table_row(
+    pub(crate) fn from_table_row(
         position: u64,
         epd: &str,
         uci: &str,
@@ -192,18 +192,18 @@ impl Edge {
     }
 
     /// The move in SAN with `+` / `#`.
-    pub fn san(&self) -> &str {
+    pub(crate) fn san(&self) -> &str {
         let len = self.san.iter().position(|&b| b == 0).unwrap_or(SAN_BYTES);
         std::str::from_utf8(self.san.get(..len).unwrap_or_default()).unwrap_or_default()
     }
 
     /// Whether two edges leave the same position (not only the same key).
-    pub fn same_position(&self, other: &Edge) -> bool {
+    pub(crate) fn same_position(&self, other: &Edge) -> bool {
         self.board == other.board
     }
 
     /// The position the edge leaves, as EPD (en passant only when legal).
-    pub fn write_epd(&self, out: &mut String) {
+    pub(crate) fn write_epd(&self, out: &mut String) {
         // Built as bytes in a buffer long enough for any EPD (at most 64
         // squares, 7 slashes and 13 more bytes) and appended once: this
         // runs for every position of the tree.
@@ -301,7 +301,7 @@ impl Text {
 const PIECE_LETTERS: &[u8; 16] = b".PNBRQK..pnbrqk.";
 
 /// The move of an edge key.
-pub fn unpack_move(mv: u16) -> UciMove {
+pub(crate) fn unpack_move(mv: u16) -> UciMove {
     PackedUciMove::from_bytes(mv.to_le_bytes()).unpack()
 }
 
@@ -311,7 +311,7 @@ fn pack_move(m: Move) -> u16 {
 
 /// What one game contributes besides its moves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct GameFacts {
+pub(crate) struct GameFacts {
     /// The result counted: see [`counted_result`](crate::check::counted_result).
     pub result: Option<GameResult>,
     pub white_elo: Option<u32>,
@@ -335,7 +335,7 @@ const NO_YEAR: u16 = u16::MAX;
 const NO_ELO: u16 = u16::MAX;
 impl Edge {
     /// Adds another part's row of the same key.
-    pub fn combine(&mut self, from: Edge) {
+    pub(crate) fn combine(&mut self, from: Edge) {
         self.stats += &from.stats;
         // Equal keys have equal positions; should two positions ever share
         // a 64-bit key, keep the same one whatever the order of the parts.
@@ -346,7 +346,7 @@ impl Edge {
 
     /// Appends the row as a run-file record: 59 bytes for a row of one
     /// game (nearly every row of a tree of online games), 122 otherwise.
-    pub fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
+    pub(crate) fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
         let short_san = self.san.get(SHORT_SAN_BYTES).is_some_and(|&b| b == 0);
@@ -436,7 +436,7 @@ impl Edge {
     }
 
     /// Reads one record from the front of `bytes`; the rest after it.
-    pub fn decode(bytes: &[u8]) -> Option<((EdgeKey, Edge), &[u8])> {
+    pub(crate) fn decode(bytes: &[u8]) -> Option<((EdgeKey, Edge), &[u8])> {
         let (&header, rest) = bytes.split_first()?;
         let mut input = Fields(rest);
         let key = EdgeKey {
@@ -580,7 +580,7 @@ impl<'s> OpeningTree<'s> {
 
     /// Adds a standard-start game: `keys[ply]` is the position key after
     /// `ply` plies, `moves[ply]` the move played from it.
-    pub fn add_game(&mut self, keys: &[u64], moves: &[Move], game: &GameFacts) {
+    pub(crate) fn add_game(&mut self, keys: &[u64], moves: &[Move], game: &GameFacts) {
         let window = self.plies.min(moves.len());
         self.visits.clear();
         for (ply, &key) in keys.iter().take(window).enumerate() {
