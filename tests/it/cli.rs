@@ -666,3 +666,41 @@ fn salvage_alone_turns_repair_on() {
     1. e4 d5 2. exd5 *
     "#);
 }
+
+/// `report` and `explore` read `summary.json` as this version's summary:
+/// another version's, or one with a field missing, is one line and exit 2
+/// (it was read as zeros).
+#[test]
+fn readers_refuse_a_summary_they_cannot_read_as_their_own() {
+    let dir = tmp();
+    let out = dir.path().join("out");
+    let out_arg = out.display().to_string();
+    let results = sample("results.pgn").display().to_string();
+    let imported = pgnlake(&["import", &results, "--out", &out_arg, "-q"]);
+    assert_eq!(imported.status.code(), Some(0), "{}", stderr(&imported));
+    let path = out.join("summary.json");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"));
+    let report = dir.path().join("r.html").display().to_string();
+    let report_args = ["report", "--data", &out_arg, "-o", &report];
+    let explore_args = ["explore", "--data", &out_arg, "e4"];
+    assert_eq!(pgnlake(&report_args).status.code(), Some(0));
+    for (edited, expected) in [
+        (
+            text.replacen("\"version\": \"0.1.0\"", "\"version\": \"9.9.9\"", 1),
+            "summary.json: written by pgnlake 9.9.9; this is pgnlake 0.1.0",
+        ),
+        (
+            text.replacen("\"games_read\"", "\"games_counted\"", 1),
+            "summary.json: not a summary.json of pgnlake 0.1.0 (unknown field `games_counted`",
+        ),
+    ] {
+        std::fs::write(&path, &edited).unwrap_or_else(|e| panic!("{e}"));
+        for args in [&report_args[..], &explore_args[..]] {
+            let output = pgnlake(args);
+            let message = stderr(&output);
+            assert_eq!(output.status.code(), Some(2), "{args:?}: {message}");
+            assert_eq!(message.lines().count(), 1, "{message}");
+            assert!(message.contains(expected), "{args:?}: {message}");
+        }
+    }
+}
