@@ -134,6 +134,34 @@ impl Column {
     }
 }
 
+/// `games`, `white_wins`, `draws`, `black_wins`, `unfinished`: a game
+/// count and its counted results, summed across shards; `games` says
+/// `games_meaning`, the results `results_meaning`.
+const fn result_counts(games_meaning: &'static str, results_meaning: &'static str) -> [Column; 5] {
+    [
+        summed("games", games_meaning),
+        summed("white_wins", results_meaning),
+        summed("draws", results_meaning),
+        summed("black_wins", results_meaning),
+        summed("unfinished", results_meaning),
+    ]
+}
+
+/// A count summed across shards.
+const fn summed(name: &'static str, meaning: &'static str) -> Column {
+    Column::required(name, I64, meaning).sum()
+}
+
+/// `white_elo_sum`, `white_elo_count`, `black_elo_sum`, `black_elo_count`.
+const fn rating_sums(meaning: &'static str) -> [Column; 4] {
+    [
+        summed("white_elo_sum", meaning),
+        summed("white_elo_count", meaning),
+        summed("black_elo_sum", meaning),
+        summed("black_elo_count", meaning),
+    ]
+}
+
 /// One table: `NAME.parquet`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Table {
@@ -660,27 +688,21 @@ pub mod openings {
         "Key of the position after the move.",
     )
     .same();
-    pub(crate) const GAMES: Column = Column::required(
-        "games",
-        I64,
+    const COUNTS: [Column; 5] = result_counts(
         "Games that played the move from the position (each game once).",
-    )
-    .sum();
-    const M_WHITE_WINS: &str =
-        "Their counted results (see Which result counts); they add up to `games`.";
-    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_WHITE_WINS).sum();
-    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_WHITE_WINS).sum();
-    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_WHITE_WINS).sum();
-    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_WHITE_WINS).sum();
-    const M_WHITE_ELO_SUM: &str = "Sums and counts of the known ratings; average = sum / count.";
-    pub(crate) const WHITE_ELO_SUM: Column =
-        Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const WHITE_ELO_COUNT: Column =
-        Column::required("white_elo_count", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const BLACK_ELO_SUM: Column =
-        Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const BLACK_ELO_COUNT: Column =
-        Column::required("black_elo_count", I64, M_WHITE_ELO_SUM).sum();
+        "Their counted results (see Which result counts); they add up to `games`.",
+    );
+    pub(crate) const GAMES: Column = COUNTS[0];
+    pub(crate) const WHITE_WINS: Column = COUNTS[1];
+    pub(crate) const DRAWS: Column = COUNTS[2];
+    pub(crate) const BLACK_WINS: Column = COUNTS[3];
+    pub(crate) const UNFINISHED: Column = COUNTS[4];
+    const RATINGS: [Column; 4] =
+        rating_sums("Sums and counts of the known ratings; average = sum / count.");
+    pub(crate) const WHITE_ELO_SUM: Column = RATINGS[0];
+    pub(crate) const WHITE_ELO_COUNT: Column = RATINGS[1];
+    pub(crate) const BLACK_ELO_SUM: Column = RATINGS[2];
+    pub(crate) const BLACK_ELO_COUNT: Column = RATINGS[3];
     const M_FIRST_YEAR: &str =
         "Earliest and latest `year` of those games; null when none has a year.";
     pub(crate) const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR).min();
@@ -720,12 +742,15 @@ pub mod opening_lines {
     pub(crate) const OPENING_NAME: Column = Column::required("opening_name", Text, M_ECO).key();
     pub(crate) const OPENING_FAMILY: Column =
         Column::required("opening_family", Text, M_ECO).same();
-    const M_GAMES: &str = "Games named so, and their counted results.";
-    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    const COUNTS: [Column; 5] = result_counts(
+        "Games named so, and their counted results.",
+        "Games named so, and their counted results.",
+    );
+    pub(crate) const GAMES: Column = COUNTS[0];
+    pub(crate) const WHITE_WINS: Column = COUNTS[1];
+    pub(crate) const DRAWS: Column = COUNTS[2];
+    pub(crate) const BLACK_WINS: Column = COUNTS[3];
+    pub(crate) const UNFINISHED: Column = COUNTS[4];
     pub(crate) const WHITE_SCORE: Column = Column::nullable(
         "white_score",
         F64,
@@ -738,15 +763,11 @@ pub mod opening_lines {
         "Draws / finished games; null when none finished.",
     )
     .derived();
-    const M_WHITE_ELO_SUM: &str = "Rating sums and counts.";
-    pub(crate) const WHITE_ELO_SUM: Column =
-        Column::required("white_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const WHITE_ELO_COUNT: Column =
-        Column::required("white_elo_count", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const BLACK_ELO_SUM: Column =
-        Column::required("black_elo_sum", I64, M_WHITE_ELO_SUM).sum();
-    pub(crate) const BLACK_ELO_COUNT: Column =
-        Column::required("black_elo_count", I64, M_WHITE_ELO_SUM).sum();
+    const RATINGS: [Column; 4] = rating_sums("Rating sums and counts.");
+    pub(crate) const WHITE_ELO_SUM: Column = RATINGS[0];
+    pub(crate) const WHITE_ELO_COUNT: Column = RATINGS[1];
+    pub(crate) const BLACK_ELO_SUM: Column = RATINGS[2];
+    pub(crate) const BLACK_ELO_COUNT: Column = RATINGS[3];
     const M_PLIES_SUM: &str = "Total and average game length in plies.";
     pub(crate) const PLIES_SUM: Column = Column::required("plies_sum", I64, M_PLIES_SUM).sum();
     pub(crate) const AVG_PLIES: Column = Column::required("avg_plies", F64, M_PLIES_SUM).derived();
@@ -804,12 +825,15 @@ pub mod results {
         Column::nullable("termination", Text, "The `Termination` tag as written.").key();
     pub(crate) const DRAW_REASON: Column =
         Column::nullable("draw_reason", Text, "As in `games`.").key();
-    const M_GAMES: &str = "Games and their counted results.";
-    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    const COUNTS: [Column; 5] = result_counts(
+        "Games and their counted results.",
+        "Games and their counted results.",
+    );
+    pub(crate) const GAMES: Column = COUNTS[0];
+    pub(crate) const WHITE_WINS: Column = COUNTS[1];
+    pub(crate) const DRAWS: Column = COUNTS[2];
+    pub(crate) const BLACK_WINS: Column = COUNTS[3];
+    pub(crate) const UNFINISHED: Column = COUNTS[4];
 
     pub const TABLE: Table = Table {
         name: "results",
@@ -844,12 +868,15 @@ pub mod material {
         "White − black material at that ply, clamped to −9..9.",
     )
     .key();
-    const M_GAMES: &str = "Games and their counted results.";
-    pub(crate) const GAMES: Column = Column::required("games", I64, M_GAMES).sum();
-    pub(crate) const WHITE_WINS: Column = Column::required("white_wins", I64, M_GAMES).sum();
-    pub(crate) const DRAWS: Column = Column::required("draws", I64, M_GAMES).sum();
-    pub(crate) const BLACK_WINS: Column = Column::required("black_wins", I64, M_GAMES).sum();
-    pub(crate) const UNFINISHED: Column = Column::required("unfinished", I64, M_GAMES).sum();
+    const COUNTS: [Column; 5] = result_counts(
+        "Games and their counted results.",
+        "Games and their counted results.",
+    );
+    pub(crate) const GAMES: Column = COUNTS[0];
+    pub(crate) const WHITE_WINS: Column = COUNTS[1];
+    pub(crate) const DRAWS: Column = COUNTS[2];
+    pub(crate) const BLACK_WINS: Column = COUNTS[3];
+    pub(crate) const UNFINISHED: Column = COUNTS[4];
 
     pub const TABLE: Table = Table {
         name: "material",
