@@ -6,6 +6,7 @@
 
 use std::collections::HashMap;
 
+use crate::pgn::result::GameResult;
 use crate::sink::pgn::ExportGame;
 use crate::stats::spill::{Codec, Fields};
 
@@ -69,7 +70,7 @@ impl DupFacts {
                 .iter()
                 .map(|m| m.comments.len() + m.nags.len() + m.variations.len())
                 .sum::<usize>();
-        let finished = u64::from(game.result != "*");
+        let finished = u64::from(game.result != GameResult::Unfinished.as_str());
         let ratings = u64::from(has("WhiteElo") && has("BlackElo"));
         let richness = (finished << 63)
             | ((game.tags.len().min(255) as u64) << 55)

@@ -10,6 +10,7 @@ use crate::clean::export::export_game;
 use crate::clean::repair::{Repair, RepairClass};
 use crate::clean::repaired_game::repair_game;
 use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::result::GameResult;
 use crate::pgn::visitor::{BatchParser, Comments};
 use crate::replay::audit::Declared;
 use crate::replay::dead::DEFAULT_NODES;
@@ -269,7 +270,7 @@ pub(super) fn settle_result(
     fix_results: bool,
     actions: &mut Vec<Action>,
 ) -> (&'static str, Option<String>) {
-    let declared_text = declared.result().map_or("*", |r| r.as_str());
+    let declared_text = declared.result().unwrap_or(GameResult::Unfinished).as_str();
     match replayed.result_by_rule {
         Some(proven) if fix_results && proven.as_str() != declared_text => {
             let was = declared.tag.unwrap_or(declared_text).to_owned();

@@ -14,6 +14,7 @@ use crate::clean::repair::{self, Repair, RepairClass, Repaired};
 use crate::clean::tag_section::{TagSection, read_tag_section};
 use crate::pgn::encoding;
 use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::result::GameResult;
 use crate::replay::audit::Declared;
 use crate::replay::reject::RejectReason;
 use crate::replay::{self, Replayer, Start};
@@ -197,7 +198,8 @@ fn salvaged_result(
             salvaged.ply
         ),
     }));
-    ("*", was.filter(|w| w != "*"))
+    let unfinished = GameResult::Unfinished.as_str();
+    (unfinished, was.filter(|w| w != unfinished))
 }
 
 /// The moves to write, a salvaged game's rest of movetext as a comment

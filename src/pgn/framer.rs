@@ -24,6 +24,7 @@ use std::io::{self, Read};
 use std::sync::Arc;
 
 use crate::input::shard::Keep;
+use crate::pgn::result::GameResult;
 
 /// What follows each game in [`Batch::data`]. pgn-reader streams through a
 /// whole batch; the separator makes it end every game exactly where the
@@ -694,13 +695,11 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
     }
 }
 
-/// Does `game` end with a termination marker (`1-0`, `0-1`, `1/2-1/2`,
-/// `*`)? Trailing whitespace is ignored.
+/// Does `game` end with a termination marker (`1-0`, `0:1`, `1/2-1/2`,
+/// `½–½`, `*`, any spelling [`GameResult`] reads, glued or not)? Trailing
+/// whitespace is ignored.
 fn ends_with_marker(game: &[u8]) -> bool {
-    let trimmed = game.trim_ascii_end();
-    [b"1-0".as_slice(), b"0-1", b"1/2-1/2", b"*"]
-        .iter()
-        .any(|marker| trimmed.ends_with(marker))
+    GameResult::suffix_of(game).is_some()
 }
 
 #[cfg(test)]

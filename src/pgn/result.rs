@@ -1,5 +1,7 @@
 //! PGN stage, results: the declared result of a game, normalised from the
-//! many ways PGN files write it.
+//! many ways PGN files write it. The one place that knows the spellings of
+//! a result marker: the token audit, the framer and `clean --repair` all
+//! ask here.
 
 /// A game result as written in PGN, normalised.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -35,6 +37,26 @@ impl GameResult {
         }
     }
 
+    /// The result marker `text` ends with, glued to what precedes it or not
+    /// (`gxf41-0`, `Nc6 1–0`, `e4*`), and the byte offset where it starts:
+    /// `*` or a two-sided spelling of [`GameResult::from_marker`]. A lone
+    /// `1/2` or `½` is not taken: it may be the first half of a marker cut
+    /// short (`1/2-1/2` broken off by the end of an input).
+    pub fn suffix_of(text: &[u8]) -> Option<(usize, GameResult)> {
+        let text = text.trim_ascii_end();
+        // The longest spelling, `1/2–1/2`, is 9 bytes; the longest suffix
+        // that reads as a marker wins (`1/2-1/2`, not `/2-1/2`).
+        let shortest = text.len().saturating_sub(MAX_MARKER_BYTES);
+        (shortest..text.len()).find_map(|at| {
+            let suffix = text.get(at..)?;
+            let result = Self::from_marker(suffix)?;
+            let two_sided = result == GameResult::Unfinished || has_separator(suffix);
+            // `from_marker` trims: a suffix starts on the marker itself.
+            let on_marker = suffix.first().is_some_and(|b| !b.is_ascii_whitespace());
+            (two_sided && on_marker).then_some((at, result))
+        })
+    }
+
     /// `½-½`, `½`, and results written with en or em dashes.
     fn from_unicode_marker(text: &[u8]) -> Option<GameResult> {
         let text = std::str::from_utf8(text).ok()?.trim();
@@ -47,6 +69,15 @@ impl GameResult {
             _ => None,
         }
     }
+}
+
+/// Bytes of the longest marker spelling, `1/2–1/2` (an en dash is 3 bytes).
+const MAX_MARKER_BYTES: usize = 9;
+
+/// Does a marker spelling separate its two sides (`-`, `:`, en or em dash)?
+fn has_separator(marker: &[u8]) -> bool {
+    let dash = |w: &[u8]| w == "\u{2013}".as_bytes() || w == "\u{2014}".as_bytes();
+    marker.iter().any(|&b| b == b'-' || b == b':') || marker.windows(3).any(dash)
 }
 
 #[cfg(test)]
@@ -73,5 +104,26 @@ mod tests {
         }
         assert_eq!(GameResult::from_marker(b"?"), None);
         assert_eq!(GameResult::from_marker(b""), None);
+    }
+
+    #[test]
+    fn a_marker_at_the_end_glued_or_not() {
+        let suffix = |text: &str| GameResult::suffix_of(text.as_bytes());
+        assert_eq!(suffix("gxf41-0"), Some((4, GameResult::WhiteWins)));
+        assert_eq!(suffix("Nc6 1/2-1/2\n"), Some((4, GameResult::Draw)));
+        assert_eq!(suffix("e4 0.5-0.5"), Some((3, GameResult::Draw)));
+        assert_eq!(
+            suffix("Nf3\u{bd}\u{2013}\u{bd}"),
+            Some((3, GameResult::Draw))
+        );
+        assert_eq!(suffix("Nc6 0\u{2013}1"), Some((4, GameResult::BlackWins)));
+        assert_eq!(suffix("Ra10:1"), Some((3, GameResult::BlackWins)));
+        assert_eq!(suffix("e4*"), Some((2, GameResult::Unfinished)));
+        // Half a marker, or no marker.
+        assert_eq!(suffix("Nc6 1/2"), None);
+        assert_eq!(suffix("Nc6 \u{bd}"), None);
+        assert_eq!(suffix("Nc6 1/2-1/"), None);
+        assert_eq!(suffix("Nf3"), None);
+        assert_eq!(suffix(""), None);
     }
 }
