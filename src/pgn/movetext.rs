@@ -3,6 +3,8 @@
 //! walks a game's raw movetext and classifies every token, so that such games
 //! are rejected with the token and its line. It also reads the termination
 //! marker, including the common non-standard spellings (`1:0`, `½-½`, ...).
+//! Its lexer ([`Lexer`]) is the one movetext lexer of pgnlake: `clean
+//! --repair` reads its tokens too.
 
 use shakmaty::san::SanPlus;
 
@@ -44,6 +46,56 @@ pub(crate) struct MovetextReport {
     pub problem: Option<TokenProblem>,
 }
 
+/// What a movetext token is. Every path that reads movetext tokens (this
+/// audit, `clean --repair`) reads them here, so that they agree on what a
+/// comment, a variation, a NAG, a move number and a result marker are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenKind {
+    /// A word in one of the everyday SAN forms (`e4`, `Nbd7`, `O-O`).
+    San,
+    /// Any other word (a run of bytes up to whitespace or a one-byte PGN
+    /// token; a `.` ends one that does not start with a digit): SAN the
+    /// fast path does not know, a move number glued to a move (`1.Кf3`),
+    /// another notation, or text.
+    Word,
+    /// `12.`, `12...`, the `1.` of `1.e4`, a run of dots.
+    MoveNumber,
+    /// A termination marker, as [`GameResult::from_marker`] reads it.
+    Result(GameResult),
+    /// `{...}`.
+    Comment,
+    /// A `{` that never closes: the token runs to the end.
+    UnterminatedComment,
+    /// `;` to the end of the line.
+    LineComment,
+    /// A line starting with `%`.
+    Escape,
+    /// `$` and digits.
+    Nag,
+    /// `!`, `?`, `!!`, `??`, `!?`, `?!`.
+    Suffix,
+    /// `$` without digits or glued to more (`$x`, `$1a`), three or more
+    /// `!` and `?`.
+    BadAnnotation,
+    /// A `}` outside any comment.
+    StrayBrace,
+    /// `(`.
+    Open,
+    /// `)`.
+    Close,
+}
+
+/// One movetext token: its kind, its bytes (a comment with its braces),
+/// where they start in the lexed bytes, and the line they start on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Token<'a> {
+    pub kind: TokenKind,
+    pub text: &'a [u8],
+    pub start: usize,
+    pub line: u64,
+}
+
+/// What the audit makes of a token.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok<'a> {
     San(&'a [u8]),
@@ -53,14 +105,18 @@ enum Tok<'a> {
     Unknown(&'a [u8], TokenProblemKind),
 }
 
-/// Walks the tokens of one game's bytes (tag lines are skipped).
-struct Tokens<'a> {
+/// The movetext lexer: walks the tokens of one game's bytes (tag lines
+/// skipped) or of a movetext alone.
+pub struct Lexer<'a> {
     text: &'a [u8],
     pos: usize,
     line: u64,
     line_start: bool,
     /// Line of the last tag read, to tell a broken tag line from movetext.
     last_tag_line: Option<u64>,
+    /// Whether move numbers, comments, NAGs and escapes are tokens too;
+    /// the audit steps over them inside the lexer, on the import's hot path.
+    all_tokens: bool,
 }
 
 /// Bytes that end a word: whitespace and the one-byte PGN tokens.
@@ -79,17 +135,32 @@ fn is_delimiter(b: u8) -> bool {
     DELIMITERS[usize::from(b)]
 }
 
-impl<'a> Tokens<'a> {
-    fn new(game: &'a [u8], first_line: u64) -> Self {
-        let mut tokens = Tokens {
-            text: game,
+impl<'a> Lexer<'a> {
+    /// The tokens of a whole game, from its first line (`first_line`); the
+    /// tag section is skipped the way pgn-reader reads it.
+    pub fn game(game: &'a [u8], first_line: u64) -> Self {
+        let mut lexer = Self::movetext(game, first_line);
+        lexer.skip_tag_lines();
+        lexer
+    }
+
+    /// The tokens of movetext that starts a line (no tag section).
+    pub fn movetext(movetext: &'a [u8], first_line: u64) -> Self {
+        Lexer {
+            text: movetext,
             pos: 0,
             line: first_line,
             line_start: true,
             last_tag_line: None,
-        };
-        tokens.skip_tag_lines();
-        tokens
+            all_tokens: true,
+        }
+    }
+
+    /// Only the tokens the audit reads: no move numbers, comments, NAGs or
+    /// escapes.
+    fn moves_and_problems(mut self) -> Self {
+        self.all_tokens = false;
+        self
     }
 
     /// Skips the tag section the way pgn-reader reads it: a tag ends at its
@@ -124,6 +195,8 @@ impl<'a> Tokens<'a> {
         self.pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
     }
 
+    /// Steps over whitespace, counting lines; stops at anything else,
+    /// including a `%` that starts a line (an escape, read as a token).
     fn skip_whitespace(&mut self) {
         while let Some(&b) = self.text.get(self.pos) {
             match b {
@@ -132,83 +205,100 @@ impl<'a> Tokens<'a> {
                     self.line += 1;
                     self.line_start = true;
                 }
-                b'%' if self.line_start => {
-                    self.skip_to_newline();
-                    continue;
-                }
                 _ => return,
             }
             self.pos += 1;
         }
     }
 
-    /// Next token with its line, or None at the end.
-    fn next_token(&mut self) -> Option<(Tok<'a>, u64)> {
+    /// The next token, or None at the end.
+    fn next_token(&mut self) -> Option<Token<'a>> {
         loop {
-            self.skip_whitespace();
-            let &b = self.text.get(self.pos)?;
-            self.line_start = false;
-            let line = self.line;
-            let start = self.pos;
-            match b {
-                b'{' => {
-                    let rest = self.text.get(self.pos..).unwrap_or_default();
-                    match bytes::find_byte(b'}', rest) {
-                        Some(i) => {
-                            self.line += bytes::count_newlines(rest.get(..i).unwrap_or_default());
-                            self.pos += i + 1;
-                        }
-                        None => {
-                            self.pos = self.text.len();
-                            return Some((
-                                Tok::Unknown(b"{", TokenProblemKind::UnterminatedComment),
-                                line,
-                            ));
-                        }
-                    }
+            let token = self.lex()?;
+            if self.all_tokens || !token.kind.is_trivia() {
+                return Some(token);
+            }
+        }
+    }
+
+    /// Reads the token at the current position.
+    #[inline(always)]
+    fn lex(&mut self) -> Option<Token<'a>> {
+        self.skip_whitespace();
+        let &b = self.text.get(self.pos)?;
+        let at_line_start = std::mem::replace(&mut self.line_start, false);
+        let (start, line) = (self.pos, self.line);
+        let kind = match b {
+            b'%' if at_line_start => {
+                self.skip_to_newline();
+                TokenKind::Escape
+            }
+            b'{' => self.comment(),
+            b';' => {
+                self.skip_to_newline();
+                TokenKind::LineComment
+            }
+            b'(' | b')' | b'*' | b'}' => {
+                self.pos += 1;
+                match b {
+                    b'(' => TokenKind::Open,
+                    b')' => TokenKind::Close,
+                    b'*' => TokenKind::Result(GameResult::Unfinished),
+                    _ => TokenKind::StrayBrace,
                 }
-                b';' => self.skip_to_newline(),
-                b'(' => {
-                    self.pos += 1;
-                    return Some((Tok::Open, line));
+            }
+            b'$' => {
+                self.pos += 1;
+                let digits = self.take_while(|c| c.is_ascii_digit());
+                if digits == 0 || !self.at_delimiter() {
+                    self.take_while(|c| !is_delimiter(c));
+                    TokenKind::BadAnnotation
+                } else {
+                    TokenKind::Nag
                 }
-                b')' => {
-                    self.pos += 1;
-                    return Some((Tok::Close, line));
-                }
-                b'*' => {
-                    self.pos += 1;
-                    return Some((Tok::Result(GameResult::Unfinished), line));
-                }
-                b'$' => {
-                    self.pos += 1;
-                    let digits = self.take_while(|c| c.is_ascii_digit());
-                    if digits == 0 || !self.at_delimiter() {
-                        self.take_while(|c| !is_delimiter(c));
-                        return Some((self.unknown(start), line));
-                    }
-                }
-                b'!' | b'?' => {
-                    let n = self.take_while(|c| c == b'!' || c == b'?');
-                    if n > 2 {
-                        return Some((self.unknown(start), line));
-                    }
-                }
-                b'.' => {
-                    self.take_while(|c| c == b'.');
-                }
-                b'0'..=b'9' if self.skip_move_number() => {}
-                _ => {
-                    // Like pgn-reader, a `.` ends a move (`e4.`), but not a
-                    // move number or result (`1.e4`, `0.5-0.5`).
-                    let len = if b.is_ascii_digit() {
-                        self.take_while(|c| !is_delimiter(c))
-                    } else {
-                        self.take_while(|c| !is_delimiter(c) && c != b'.')
-                    };
-                    let word = self.text.get(start..start + len).unwrap_or_default();
-                    return Some((classify_word(word), line));
-                }
+            }
+            b'!' | b'?' => match self.take_while(|c| c == b'!' || c == b'?') {
+                1 | 2 => TokenKind::Suffix,
+                _ => TokenKind::BadAnnotation,
+            },
+            b'.' => {
+                self.take_while(|c| c == b'.');
+                TokenKind::MoveNumber
+            }
+            b'0'..=b'9' if self.skip_move_number() => TokenKind::MoveNumber,
+            _ => {
+                // Like pgn-reader, a `.` ends a move (`e4.`), but not a
+                // move number or result (`1.e4`, `0.5-0.5`).
+                let len = if b.is_ascii_digit() {
+                    self.take_while(|c| !is_delimiter(c))
+                } else {
+                    self.take_while(|c| !is_delimiter(c) && c != b'.')
+                };
+                kind_of_word(self.text.get(start..start + len).unwrap_or_default())
+            }
+        };
+        let text = self.text.get(start..self.pos).unwrap_or_default();
+        Some(Token {
+            kind,
+            text,
+            start,
+            line,
+        })
+    }
+
+    /// Steps over a `{` comment, counting its lines. Most comments are
+    /// short (a lichess clock is 16 bytes): see [`bytes::find_byte`].
+    fn comment(&mut self) -> TokenKind {
+        let rest = self.text.get(self.pos..).unwrap_or_default();
+        match bytes::find_byte(b'}', rest) {
+            Some(i) => {
+                self.line += bytes::count_newlines(rest.get(..i).unwrap_or_default());
+                self.pos += i + 1;
+                TokenKind::Comment
+            }
+            None => {
+                self.pos = self.text.len();
+                TokenKind::UnterminatedComment
             }
         }
     }
@@ -244,11 +334,78 @@ impl<'a> Tokens<'a> {
     fn at_delimiter(&self) -> bool {
         self.text.get(self.pos).is_none_or(|&c| is_delimiter(c))
     }
+}
 
-    fn unknown(&self, start: usize) -> Tok<'a> {
-        let word = self.text.get(start..self.pos).unwrap_or_default();
-        Tok::Unknown(word, TokenProblemKind::Unknown)
+impl TokenKind {
+    /// What the audit steps over: neither a move nor a problem.
+    fn is_trivia(self) -> bool {
+        matches!(
+            self,
+            TokenKind::MoveNumber
+                | TokenKind::Comment
+                | TokenKind::LineComment
+                | TokenKind::Escape
+                | TokenKind::Nag
+                | TokenKind::Suffix
+        )
     }
+}
+
+impl<'a> Iterator for Lexer<'a> {
+    type Item = Token<'a>;
+
+    fn next(&mut self) -> Option<Token<'a>> {
+        self.next_token()
+    }
+}
+
+/// The kind of a word: everyday SAN, a move number, a result, or another
+/// word. Results are recognised here, by [`GameResult::from_marker`], for
+/// every reader of tokens.
+fn kind_of_word(word: &[u8]) -> TokenKind {
+    // The two everyday cases first: a plain move and a move number.
+    if is_common_san(word) {
+        return TokenKind::San;
+    }
+    if is_move_number(word) {
+        return TokenKind::MoveNumber;
+    }
+    // Results have a dash, slash or colon, or are non-ASCII (`½-½`).
+    let may_be_result = word
+        .iter()
+        .any(|&b| matches!(b, b'-' | b'/' | b':') || !b.is_ascii());
+    match may_be_result
+        .then(|| GameResult::from_marker(word))
+        .flatten()
+    {
+        Some(result) => TokenKind::Result(result),
+        None => TokenKind::Word,
+    }
+}
+
+/// What the audit makes of a token; None for what it steps over
+/// (comments, NAGs, move numbers, escapes). Inlined: it runs for every
+/// token of the import.
+#[inline(always)]
+fn audit<'a>(token: &Token<'a>) -> Option<Tok<'a>> {
+    let text = token.text;
+    Some(match token.kind {
+        TokenKind::San => Tok::San(text),
+        TokenKind::Word => classify_word(text),
+        TokenKind::Result(result) => Tok::Result(result),
+        TokenKind::Open => Tok::Open,
+        TokenKind::Close => Tok::Close,
+        TokenKind::UnterminatedComment => Tok::Unknown(b"{", TokenProblemKind::UnterminatedComment),
+        TokenKind::BadAnnotation => Tok::Unknown(text, TokenProblemKind::Unknown),
+        // The audit has always named a stray `}` with an empty token.
+        TokenKind::StrayBrace => Tok::Unknown(b"", TokenProblemKind::Unknown),
+        TokenKind::MoveNumber
+        | TokenKind::Comment
+        | TokenKind::LineComment
+        | TokenKind::Escape
+        | TokenKind::Nag
+        | TokenKind::Suffix => return None,
+    })
 }
 
 /// The tags of a game read without pgn-reader, for rejects that pgn-reader
@@ -295,22 +452,10 @@ fn quoted_len(text: &[u8]) -> usize {
     text.len()
 }
 
-/// Classifies a word (a run of non-delimiters): result, move number, SAN.
+/// Classifies a word that is no everyday SAN, move number or result
+/// ([`kind_of_word`]): a move number glued to a move (`1.e4`), SAN, or a
+/// problem.
 fn classify_word(word: &[u8]) -> Tok<'_> {
-    // The two everyday cases first: a plain move and a move number.
-    if is_common_san(word) {
-        return Tok::San(word);
-    }
-    if is_move_number(word) {
-        return Tok::San(b"");
-    }
-    // Results have a dash, slash or colon, or are non-ASCII (`½-½`).
-    let may_be_result = word
-        .iter()
-        .any(|&b| matches!(b, b'-' | b'/' | b':') || !b.is_ascii());
-    if may_be_result && let Some(result) = GameResult::from_marker(word) {
-        return Tok::Result(result);
-    }
     // Move numbers, possibly glued to the move: `12.`, `12...`, `1.e4`.
     let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
     let san = if digits > 0 && !word.starts_with(b"0-0") {
@@ -416,7 +561,7 @@ pub(crate) const MAX_TOKEN_BYTES: usize = 1024;
 
 /// Scans a whole game.
 pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
-    let mut tokens = Tokens::new(game, first_line);
+    let mut tokens = Lexer::game(game, first_line).moves_and_problems();
     let mut report = MovetextReport::default();
     let mut depth = 0usize;
     let problem = |kind, token: &[u8], line, ply| TokenProblem {
@@ -426,7 +571,11 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
         line,
         ply,
     };
-    while let Some((tok, line)) = tokens.next_token() {
+    while let Some(token) = tokens.next_token() {
+        let Some(tok) = audit(&token) else {
+            continue;
+        };
+        let line = token.line;
         let ply = report.mainline_moves + 1;
         if report.marker.is_some() {
             // Anything after the termination marker does not belong to the game.
@@ -473,14 +622,15 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate
 /// illegal moves found during replay.
 pub(crate) fn locate_mainline_ply(game: &[u8], first_line: u64, ply: u32) -> Option<(u64, String)> {
-    let mut tokens = Tokens::new(game, first_line);
     let mut depth = 0usize;
     let mut seen = 0u32;
-    while let Some((tok, line)) = tokens.next_token() {
-        match tok {
-            Tok::Open => depth += 1,
-            Tok::Close => depth = depth.saturating_sub(1),
-            Tok::San(s) if depth == 0 && !s.is_empty() => {
+    for token in Lexer::game(game, first_line).moves_and_problems() {
+        let line = token.line;
+        match audit(&token) {
+            None => {}
+            Some(Tok::Open) => depth += 1,
+            Some(Tok::Close) => depth = depth.saturating_sub(1),
+            Some(Tok::San(s)) if depth == 0 && !s.is_empty() => {
                 seen += 1;
                 if seen == ply {
                     return Some((line, String::from_utf8_lossy(s).into_owned()));
@@ -579,6 +729,63 @@ mod tests {
         assert_eq!(scan(b"1. e4 0.5-0.5", 1).marker, Some(GameResult::Draw));
         assert_eq!(scan(b"1. e4 -- 2. Nf3 Z0 *", 1).problem, None);
         assert_eq!(scan(b"1. O-O 0-0-0 *", 1).mainline_moves, 2);
+    }
+
+    #[test]
+    fn en_dash_markers_are_results() {
+        // Issue 34: one list of spellings, GameResult's, for every reader.
+        for (marker, result) in [
+            ("1\u{2013}0", GameResult::WhiteWins),
+            ("0\u{2013}1", GameResult::BlackWins),
+            ("\u{bd}\u{2013}\u{bd}", GameResult::Draw),
+            ("0.5-0.5", GameResult::Draw),
+        ] {
+            let report = scan(format!("1. e4 e5 {marker}").as_bytes(), 1);
+            assert_eq!((report.marker, report.problem), (Some(result), None));
+        }
+    }
+
+    #[test]
+    fn the_lexer_names_every_token_with_its_place() {
+        let text = "1. e4 {a\nb} e5!? $1 (1... c5) 2.Nf3 ; c\n%esc\nZz9 $x } 0.5-0.5 *";
+        let tokens: Vec<(TokenKind, &str, usize, u64)> = Lexer::movetext(text.as_bytes(), 1)
+            .map(|t| {
+                (
+                    t.kind,
+                    std::str::from_utf8(t.text).unwrap_or("?"),
+                    t.start,
+                    t.line,
+                )
+            })
+            .collect();
+        use TokenKind::*;
+        let draw = Result(GameResult::Draw);
+        assert_eq!(
+            tokens,
+            vec![
+                (MoveNumber, "1.", 0, 1),
+                (San, "e4", 3, 1),
+                (Comment, "{a\nb}", 6, 1),
+                (San, "e5", 12, 2),
+                (Suffix, "!?", 14, 2),
+                (Nag, "$1", 17, 2),
+                (Open, "(", 20, 2),
+                (MoveNumber, "1...", 21, 2),
+                (San, "c5", 26, 2),
+                (Close, ")", 28, 2),
+                (MoveNumber, "2.", 30, 2),
+                (San, "Nf3", 32, 2),
+                (LineComment, "; c", 36, 2),
+                (Escape, "%esc", 40, 3),
+                (Word, "Zz9", 45, 4),
+                (BadAnnotation, "$x", 49, 4),
+                (StrayBrace, "}", 52, 4),
+                (draw, "0.5-0.5", 54, 4),
+                (Result(GameResult::Unfinished), "*", 62, 4),
+            ]
+        );
+        let unterminated = Lexer::movetext(b"e4 {open", 1).last().map(|t| t.kind);
+        assert_eq!(unterminated, Some(UnterminatedComment));
     }
 
     #[test]
