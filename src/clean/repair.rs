@@ -11,6 +11,9 @@ use shakmaty::san::{San, SanPlus};
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingSide, Chess, File, Move, Position, Rank, Role, Square};
 
+use std::iter::Peekable;
+
+use crate::pgn::movetext::{Lexer, Token as LexedToken, TokenKind};
 use crate::pgn::result::GameResult;
 
 /// A game read through repair.
@@ -278,108 +281,297 @@ const MATE_OR_RESIGN_WORDS: [&str; 18] = [
     "сдался",
 ];
 
-/// Splits normalised movetext into moves, NAGs, comments, variations and
-/// the result, each with the byte offset where it starts. A piece letter
-/// followed by spaces and a square is one move (`Q h7`), and a check mark
-/// ends a move (`h7+Kf7`). After the result marker, comments are read as
-/// such and any other text, to the end, is one [`Token::AfterResult`].
-fn tokenize(text: &str) -> Vec<(usize, Token)> {
-    // Each character normalised, beside the one written and its offset.
-    let pairs: Vec<(char, char)> = text
-        .chars()
-        .map(|c| (normalize(c).unwrap_or('\u{0}'), c))
-        .collect();
-    let chars: Vec<char> = pairs.iter().map(|p| p.0).collect();
-    let raw: Vec<char> = pairs.iter().map(|p| p.1).collect();
-    let offsets: Vec<usize> = text.char_indices().map(|(at, _)| at).collect();
-    let byte_at = |i: usize| offsets.get(i).copied().unwrap_or(text.len());
-    let mut tokens = Vec::new();
-    let mut after_result = false;
-    let mut i = 0;
-    while let Some(&c) = chars.get(i) {
-        let at = byte_at(i);
-        if after_result && !c.is_whitespace() && c != '{' && c != '\u{0}' {
-            let rest = text.get(at..).unwrap_or_default();
-            let rest = rest.split_whitespace().collect::<Vec<_>>().join(" ");
-            tokens.push((at, Token::AfterResult(rest)));
+/// Movetext as repair reads it: each character normalised ([`normalize`];
+/// a pawn's name dropped), with where each byte comes from in the text as
+/// written, so that tokens are reported (and salvage cuts) as written.
+struct Normalised<'a> {
+    written: &'a str,
+    text: String,
+    /// For each byte of `text`, and for its end, the offset in `written`
+    /// of the character it comes from.
+    written_at: Vec<usize>,
+}
+
+impl<'a> Normalised<'a> {
+    fn new(written: &'a str) -> Self {
+        let mut text = String::with_capacity(written.len());
+        let mut written_at = Vec::with_capacity(written.len() + 1);
+        for (at, c) in written.char_indices() {
+            if let Some(c) = normalize(c) {
+                text.push(c);
+                written_at.resize(text.len(), at);
+            }
+        }
+        written_at.push(written.len());
+        Normalised {
+            written,
+            text,
+            written_at,
+        }
+    }
+
+    /// Where byte `at` of the normalised text comes from in the written one.
+    fn offset(&self, at: usize) -> usize {
+        self.written_at
+            .get(at)
+            .copied()
+            .unwrap_or(self.written.len())
+    }
+
+    /// The written text of normalised bytes `start..end`.
+    fn written(&self, start: usize, end: usize) -> &'a str {
+        let (start, end) = (self.offset(start), self.offset(end));
+        self.written.get(start..end).unwrap_or_default()
+    }
+
+    /// The written text from normalised byte `start` on, its whitespace
+    /// collapsed: what follows the result marker.
+    fn rest(&self, start: usize) -> String {
+        let rest = self.written.get(self.offset(start)..).unwrap_or_default();
+        rest.split_whitespace().collect::<Vec<_>>().join(" ")
+    }
+}
+
+/// Reads movetext into repair's tokens, each with the byte offset (in the
+/// text as written) where it starts. The lexer of the import's token audit
+/// ([`Lexer`]) reads the normalised text: comments, variations, NAGs, move
+/// numbers and result markers are its tokens, so that repair and the
+/// import agree on them; the words between are read as moves
+/// ([`read_group`]). After the result marker, comments are read as such
+/// and any other text, to the end, is one [`Token::AfterResult`].
+fn tokenize(written: &str) -> Vec<(usize, Token)> {
+    let norm = Normalised::new(written);
+    let mut lexer = Lexer::movetext(norm.text.as_bytes(), 1).peekable();
+    let mut reading = Reading {
+        norm: &norm,
+        tokens: Vec::new(),
+        depth: 0,
+        after_result: false,
+        done: false,
+    };
+    while let Some(token) = lexer.next() {
+        let word = matches!(
+            token.kind,
+            TokenKind::San | TokenKind::Word | TokenKind::MoveNumber
+        );
+        if word && reading.depth == 0 && !reading.after_result {
+            let end = group_end(&norm.text, &token, &mut lexer);
+            reading.group(token.start, end);
+        } else {
+            reading.token(&token);
+        }
+        if reading.done {
             break;
         }
-        match c {
-            '{' => {
-                let end = (i..chars.len())
-                    .find(|&j| chars.get(j) == Some(&'}'))
-                    .unwrap_or(chars.len());
-                let body: String = chars.get(i + 1..end).unwrap_or_default().iter().collect();
-                tokens.push((
-                    at,
-                    Token::Comment(body.split_whitespace().collect::<Vec<_>>().join(" ")),
-                ));
-                i = end + 1;
+    }
+    reading.tokens
+}
+
+/// Repair's tokens as they are read, and where reading stands.
+struct Reading<'n, 'a> {
+    norm: &'n Normalised<'a>,
+    tokens: Vec<(usize, Token)>,
+    /// Depth in variations, which are dropped: inside one, only its
+    /// parentheses count.
+    depth: u32,
+    after_result: bool,
+    /// The text after the result is read: nothing more is.
+    done: bool,
+}
+
+impl Reading<'_, '_> {
+    fn push(&mut self, start: usize, token: Token) {
+        self.after_result |= matches!(token, Token::Result(_));
+        self.tokens.push((self.norm.offset(start), token));
+    }
+
+    /// A lexer token other than a word to read as moves.
+    fn token(&mut self, token: &LexedToken<'_>) {
+        let start = token.start;
+        match token.kind {
+            TokenKind::Open if self.depth > 0 => self.depth += 1,
+            TokenKind::Close if self.depth > 0 => self.depth -= 1,
+            _ if self.depth > 0 => {}
+            TokenKind::Comment | TokenKind::UnterminatedComment => {
+                self.push(start, Token::Comment(comment_body(token.text)));
             }
-            ';' => {
-                while chars.get(i).is_some_and(|&c| c != '\n') {
-                    i += 1;
+            _ if self.after_result => self.text_after_result(start),
+            TokenKind::Open => {
+                self.depth = 1;
+                self.push(start, Token::Variation);
+            }
+            TokenKind::Result(result) => self.push(start, Token::Result(result)),
+            TokenKind::Nag | TokenKind::Suffix => {
+                if let Some(nag) = nag(token.text) {
+                    self.push(start, Token::Nag(nag));
                 }
             }
-            '(' => {
-                let mut depth = 0;
-                while let Some(&c) = chars.get(i) {
-                    depth += i32::from(c == '(') - i32::from(c == ')');
-                    i += 1;
-                    if depth == 0 {
-                        break;
-                    }
-                }
-                tokens.push((at, Token::Variation));
-            }
-            '$' => {
-                let digits: String = chars
-                    .get(i + 1..)
-                    .unwrap_or_default()
-                    .iter()
-                    .take_while(|c| c.is_ascii_digit())
-                    .collect();
-                i += 1 + digits.len();
-                if let Ok(n) = digits.parse() {
-                    tokens.push((at, Token::Nag(n)));
-                }
-            }
-            '!' | '?' => {
-                let marks: String = chars
-                    .get(i..)
-                    .unwrap_or_default()
-                    .iter()
-                    .take_while(|c| matches!(c, '!' | '?'))
-                    .collect();
-                i += marks.chars().count();
-                let nag = match marks.as_str() {
-                    "!" => Some(1),
-                    "?" => Some(2),
-                    "!!" => Some(3),
-                    "??" => Some(4),
-                    "!?" => Some(5),
-                    "?!" => Some(6),
-                    _ => None,
-                };
-                tokens.extend(nag.map(|n| (at, Token::Nag(n))));
-            }
-            'e' if starts_en_passant_mark(&chars, i) => {
-                tokens.push((at, Token::EnPassantMark("e.p.".into())));
-                i += 4;
-            }
-            c if c.is_whitespace() || c == '+' || c == '#' || c == '.' || c == '\u{0}' => i += 1,
-            _ => {
-                let (word, next) = read_word(&chars, i);
-                let written: String = raw.get(i..next).unwrap_or_default().iter().collect();
-                i = next.max(i + 1);
-                for token in classify(&word, &written) {
-                    after_result |= matches!(token, Token::Result(_));
-                    tokens.push((at, token));
-                }
+            TokenKind::BadAnnotation => self.bad_annotation(token),
+            // As the import reads them, and no moves: a stray `)` or `}`,
+            // `;` and `%` comments.
+            _ => {}
+        }
+    }
+
+    /// `$` glued to more (`$1x`): its number, then the rest read as
+    /// moves, so that no text is dropped unread; `$` alone and `!!!` are
+    /// no NAG.
+    fn bad_annotation(&mut self, token: &LexedToken<'_>) {
+        let Some(after_dollar) = token.text.strip_prefix(b"$") else {
+            return;
+        };
+        let digits = after_dollar
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+        let number = token.text.get(..1 + digits).unwrap_or_default();
+        if let Some(nag) = nag(number) {
+            self.push(token.start, Token::Nag(nag));
+        }
+        self.group(token.start + number.len(), token.start + token.text.len());
+    }
+
+    fn text_after_result(&mut self, start: usize) {
+        let rest = self.norm.rest(start);
+        self.push(start, Token::AfterResult(rest));
+        self.done = true;
+    }
+
+    /// A group of words (normalised bytes `start..end`) read as moves.
+    fn group(&mut self, start: usize, end: usize) {
+        for (at, token_end, token) in read_group(self.norm, start, end) {
+            let result = matches!(token, Token::Result(_));
+            self.push(at, token);
+            if result && token_end < end {
+                self.text_after_result(token_end);
+                return;
             }
         }
     }
-    tokens
+}
+
+/// Where the group of words that starts with `first` ends: the words
+/// glued to it (`1.e4`, `e.p.`), and the word after a lone piece letter
+/// and whitespace (`Q h7`, `马 c3`), which is one move.
+fn group_end(text: &str, first: &LexedToken<'_>, lexer: &mut Peekable<Lexer<'_>>) -> usize {
+    let start = first.start;
+    let mut end = first.start + first.text.len();
+    while let Some(next) = lexer.peek() {
+        let word = matches!(
+            next.kind,
+            TokenKind::San | TokenKind::Word | TokenKind::MoveNumber
+        );
+        let joined = next.start == end || ends_with_piece_letter(text.get(start..end));
+        if !word || !joined {
+            break;
+        }
+        end = next.start + next.text.len();
+        lexer.next();
+    }
+    end
+}
+
+/// Does `group` end with a piece letter alone (one or two capitals), to
+/// be read with the square after the whitespace that follows?
+fn ends_with_piece_letter(group: Option<&str>) -> bool {
+    let chars: Vec<char> = group.unwrap_or_default().chars().collect();
+    let mut i = 0;
+    let mut last = (String::new(), 0);
+    while let Some(&c) = chars.get(i) {
+        if is_word_char(c) && !starts_en_passant_mark(&chars, i) {
+            last = read_word(&chars, i);
+            i = last.1.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    let (word, end) = last;
+    end == chars.len() && joins_square(&word)
+}
+
+/// A piece letter that the square after whitespace completes (`Q h7`).
+fn joins_square(word: &str) -> bool {
+    !word.is_empty() && word.chars().count() <= 2 && word.chars().all(char::is_uppercase)
+}
+
+/// The body of a `{` comment, its whitespace collapsed.
+fn comment_body(text: &[u8]) -> String {
+    let body = text.strip_prefix(b"{").unwrap_or(text);
+    let body = body.strip_suffix(b"}").unwrap_or(body);
+    let body = String::from_utf8_lossy(body);
+    body.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The NAG of `$12` or of a move suffix (`!`, `?!`).
+fn nag(text: &[u8]) -> Option<u8> {
+    match text {
+        b"!" => Some(1),
+        b"?" => Some(2),
+        b"!!" => Some(3),
+        b"??" => Some(4),
+        b"!?" => Some(5),
+        b"?!" => Some(6),
+        [b'$', digits @ ..] => std::str::from_utf8(digits).ok()?.parse().ok(),
+        _ => None,
+    }
+}
+
+/// The moves of a group of words (normalised bytes `start..end`), each
+/// with its start and end: a result glued to the last move (`gxf41-0`,
+/// `gxf41–0`) is split off it, as [`GameResult::suffix_of`] reads it.
+fn read_group(norm: &Normalised<'_>, start: usize, end: usize) -> Vec<(usize, usize, Token)> {
+    let text = norm.text.get(start..end).unwrap_or_default();
+    let Some((at, result)) = GameResult::suffix_of(text.as_bytes()).filter(|(at, _)| {
+        text.get(..*at)
+            .is_some_and(|m| m.chars().any(char::is_alphabetic))
+    }) else {
+        return read_words(norm, start, end);
+    };
+    let mut read = read_words(norm, start, start + at);
+    if let Some((from, to, Token::Move { raw, glued, .. })) = read.last_mut()
+        && *to == start + at
+    {
+        *glued = true;
+        *raw = norm.written(*from, end).trim().to_owned();
+    }
+    read.push((start + at, end, Token::Result(result)));
+    read
+}
+
+/// The moves of normalised bytes `start..end` with no result glued:
+/// characters SAN has no use for (`.`, `,`) separate them, a check mark
+/// ends one (`h7+Kf7`), `e.p.` is a mark of its own.
+fn read_words(norm: &Normalised<'_>, start: usize, end: usize) -> Vec<(usize, usize, Token)> {
+    let text = norm.text.get(start..end).unwrap_or_default();
+    let chars: Vec<char> = text.chars().collect();
+    let mut offsets: Vec<usize> = text.char_indices().map(|(at, _)| start + at).collect();
+    offsets.push(end);
+    let at = |i: usize| offsets.get(i).copied().unwrap_or(end);
+    let mut read = Vec::new();
+    let mut i = 0;
+    while let Some(&c) = chars.get(i) {
+        if starts_en_passant_mark(&chars, i) {
+            read.push((at(i), at(i + 4), Token::EnPassantMark("e.p.".into())));
+            i += 4;
+        } else if is_word_char(c) {
+            let (word, next) = read_word(&chars, i);
+            let written = norm.written(at(i), at(next));
+            read.extend(
+                classify(&word, written)
+                    .into_iter()
+                    .map(|token| (at(i), at(next), token)),
+            );
+            i = next.max(i + 1);
+        } else {
+            i += 1;
+        }
+    }
+    read
+}
+
+/// Characters a move is written with.
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || matches!(c, '-' | 'x' | ':' | '=' | '/' | '*' | '½')
 }
 
 /// Does `e.p.` start at `i`?
@@ -394,20 +586,13 @@ fn read_word(chars: &[char], start: usize) -> (String, usize) {
     let mut word = String::new();
     let mut i = start;
     while let Some(&c) = chars.get(i) {
-        if c == '\u{0}' {
-            // A pawn's name: nothing in SAN.
-            i += 1;
-        } else if !word.is_empty() && starts_en_passant_mark(chars, i) {
+        if !word.is_empty() && starts_en_passant_mark(chars, i) {
             break;
-        } else if c.is_alphanumeric() || matches!(c, '-' | 'x' | ':' | '=' | '/' | '*' | '½') {
+        } else if is_word_char(c) {
             word.push(c);
             i += 1;
-        } else if c.is_whitespace()
-            && word.chars().count() <= 2
-            && word.chars().all(char::is_uppercase)
-            && !word.is_empty()
-        {
-            // `Q h7`, `Кр e1`: the square follows the piece after a space.
+        } else if c.is_whitespace() && joins_square(&word) {
+            // `Q h7`, `马 c3`: the square follows the piece after a space.
             i += 1;
         } else {
             break;
@@ -428,25 +613,14 @@ fn read_word(chars: &[char], start: usize) -> (String, usize) {
     (word, i)
 }
 
-/// A result marker as scoresheets write it.
-fn result_marker(text: &str) -> Option<GameResult> {
-    match text {
-        "1-0" | "1:0" => Some(GameResult::WhiteWins),
-        "0-1" | "0:1" => Some(GameResult::BlackWins),
-        "1/2-1/2" | "½-½" | "1/2" | "1/2:1/2" => Some(GameResult::Draw),
-        "*" => Some(GameResult::Unfinished),
-        _ => None,
-    }
-}
-
-/// What a word is: a result, a move (with a result glued to it, or an
-/// `ep` mark), a word for mate or resigns, or nothing (a move number).
+/// What a word is: a result, a move (or a move and an `ep` mark), a word
+/// for mate or resigns, or nothing (a move number).
 fn classify(word: &str, written: &str) -> Vec<Token> {
     let bare = word.trim_end_matches(['+', '#']);
     if bare.is_empty() {
         return Vec::new();
     }
-    if let Some(result) = result_marker(bare) {
+    if let Some(result) = GameResult::from_marker(bare.as_bytes()) {
         return vec![Token::Result(result)];
     }
     // A move number glued to nothing (`12`), or `12.` already split.
@@ -458,19 +632,6 @@ fn classify(word: &str, written: &str) -> Vec<Token> {
     }
     if bare == "ep" {
         return vec![Token::EnPassantMark(written.trim().to_owned())];
-    }
-    for marker in ["1-0", "0-1", "1/2-1/2", "½-½"] {
-        if let Some(mv) = word.strip_suffix(marker)
-            && mv.chars().any(char::is_alphabetic)
-            && let Some(result) = result_marker(marker)
-        {
-            let mv = Token::Move {
-                word: mv.to_owned(),
-                raw: written.trim().to_owned(),
-                glued: true,
-            };
-            return vec![mv, Token::Result(result)];
-        }
     }
     // `exd6ep`: the mark glued to the capture.
     if let Some(mv) = bare.strip_suffix("ep")
@@ -934,6 +1095,70 @@ mod tests {
         assert_eq!(
             classes(&start, "1. e4 e5 2. Nf3 d6 3. d4 Resigns 1-0").len(),
             1
+        );
+    }
+
+    /// Issue 34: repair and the import's token audit read result markers
+    /// alike: before, repair failed on `0.5-0.5` and `½–½` and did not see
+    /// `1–0` or `0–1` (en dashes) at all.
+    #[test]
+    fn repair_and_the_audit_agree_on_result_markers() {
+        let start = Chess::default();
+        for marker in [
+            "0.5-0.5",
+            "1\u{2013}0",
+            "0\u{2013}1",
+            "\u{bd}\u{2013}\u{bd}",
+            "\u{bd}-\u{bd}",
+            "1:0",
+            "1/2",
+            "1-0",
+            "*",
+        ] {
+            let san = format!("1. e4 e5 2. Nf3 Nc6 {marker}");
+            let audit = crate::pgn::movetext::scan(san.as_bytes(), 1).marker;
+            assert!(audit.is_some(), "{marker}");
+            for text in [san, format!("1. e2-e4 e7-e5 2. Ng1-f3 Nb8-c6 {marker}")] {
+                let repaired = repair(&start, &text).map(|r| r.marker);
+                assert_eq!(repaired.ok(), Some(audit), "{text}");
+            }
+        }
+        // Glued to the last move, with an en dash too.
+        for text in [
+            "1. e4 f5 2. g3 f4 3. gxf41\u{2013}0",
+            "1. e4 f5 2. g3 f4 3. gxf41:0",
+        ] {
+            let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+            assert_eq!(repaired.marker, Some(GameResult::WhiteWins), "{text}");
+            assert_eq!(repaired.moves.len(), 5, "{text}");
+        }
+    }
+
+    #[test]
+    fn comments_and_variations_are_read_as_the_import_reads_them() {
+        let start = Chess::default();
+        // A `)` inside a comment of a variation does not end it.
+        let text = "1. e4 (1. d4 {a ) b} d5) e5 $1 2. Nf3 *";
+        let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!((repaired.moves.len(), repaired.variations), (3, 1));
+        assert_eq!(repaired.moves.get(1).map(|m| m.nags.clone()), Some(vec![1]));
+        // `$1x`: the NAG, then `x`, which no move fits.
+        let text = "1. e4 e5 $1x 2. Nf3 *";
+        assert_eq!(
+            repair(&start, text).err().map(|e| e.token),
+            Some("x".into())
+        );
+        // A `%` escape line is no movetext; `e4*` is a move and a result.
+        let text = "1. e4\n% note\ne5 2. Nf3*";
+        let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(repaired.moves.len(), 3);
+        assert_eq!(repaired.marker, Some(GameResult::Unfinished));
+        // A pawn's name in a comment is dropped, not written as a NUL.
+        let text = "1. e4 {兵} e5 *";
+        let repaired = repair(&start, text).unwrap_or_else(|e| panic!("{e:?}"));
+        assert_eq!(
+            repaired.moves.first().map(|m| m.comments.clone()),
+            Some(vec![String::new()])
         );
     }
 

@@ -693,3 +693,46 @@ fn repair_and_salvage_still_reject_what_they_cannot_read_exactly() {
     assert!(text.contains("[Event \"One knight takes\"]"), "{text}");
     assert!(text.contains("\n\n1. Nxd5 *\n"), "{text}");
 }
+
+/// Issue 34: the import's token audit and `clean --repair` read result
+/// markers with one lexer and one list of spellings. A game that ends in
+/// `0.5-0.5`, `1–0` (en dash), `0–1` or `½–½` has the import's
+/// `result_marker` when its moves are SAN, and the same result when its
+/// moves need repair (long algebraic): before, repair failed on `0.5-0.5`
+/// and `½–½` and did not see `1–0` and `0–1` at all. No Result tag: the
+/// marker alone gives the result.
+#[test]
+fn repair_reads_the_result_markers_the_import_reads() {
+    let dir = tmp();
+    let input = dir.path().join("markers.pgn");
+    let markers = [
+        ("0.5-0.5", "1/2-1/2"),
+        ("1\u{2013}0", "1-0"),
+        ("0\u{2013}1", "0-1"),
+        ("\u{bd}\u{2013}\u{bd}", "1/2-1/2"),
+    ];
+    let mut text = String::new();
+    for (i, (marker, _)) in markers.iter().enumerate() {
+        text += &format!("[Event \"san {i}\"]\n\n1. e4 e5 2. Nf3 Nc6 {marker}\n\n");
+        text += &format!("[Event \"long {i}\"]\n\n1. e2-e4 e7-e5 2. Ng1-f3 Nb8-c6 {marker}\n\n");
+    }
+    std::fs::write(&input, text).unwrap_or_else(|e| panic!("{e}"));
+    let games = import(std::slice::from_ref(&input), 1).table("games");
+    let (summary, output, _) = repaired(&input, dir.path());
+    assert_eq!((summary.clean, summary.rejected), (8, 0));
+    let cleaned = std::fs::read_to_string(&output).unwrap_or_default();
+    let cleaned: Vec<&str> = cleaned.split("\n\n[Event").collect();
+    for (i, (marker, expected)) in markers.iter().enumerate() {
+        let san = common::row_by_event(&games, &format!("san {i}"));
+        let imported = common::str_at(&san, "result_marker", 0);
+        assert_eq!(imported.as_deref(), Some(*expected), "{marker}");
+        // The SAN game and the repaired one, written alike.
+        for at in [2 * i, 2 * i + 1] {
+            let game = cleaned.get(at).copied().unwrap_or_default();
+            let result = format!("[Result \"{expected}\"]");
+            assert!(game.contains(&result), "{marker}: {game}");
+            let movetext = format!("1. e4 e5 2. Nf3 Nc6 {expected}");
+            assert!(game.contains(&movetext), "{marker}: {game}");
+        }
+    }
+}
