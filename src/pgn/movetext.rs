@@ -3,7 +3,7 @@
 //! walks a game's raw movetext and classifies every token, so that such games
 //! are rejected with the token and its line. It also reads the termination
 //! marker, including the common non-standard spellings (`1:0`, `½-½`, ...).
-//! Its lexer ([`Lexer`]) is the one movetext lexer of pgnlake: `clean
+//! Its lexer (`Lexer`) is the one movetext lexer of pgnlake: `clean
 //! --repair` reads its tokens too.
 
 use shakmaty::san::SanPlus;
@@ -50,7 +50,7 @@ pub(crate) struct MovetextReport {
 /// audit, `clean --repair`) reads them here, so that they agree on what a
 /// comment, a variation, a NAG, a move number and a result marker are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum TokenKind {
+pub(crate) enum TokenKind {
     /// A word in one of the everyday SAN forms (`e4`, `Nbd7`, `O-O`).
     San,
     /// Any other word (a run of bytes up to whitespace or a one-byte PGN
@@ -88,7 +88,7 @@ pub enum TokenKind {
 /// One movetext token: its kind, its bytes (a comment with its braces),
 /// where they start in the lexed bytes, and the line they start on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Token<'a> {
+pub(crate) struct Token<'a> {
     pub kind: TokenKind,
     pub text: &'a [u8],
     pub start: usize,
@@ -107,7 +107,7 @@ enum Tok<'a> {
 
 /// The movetext lexer: walks the tokens of one game's bytes (tag lines
 /// skipped) or of a movetext alone.
-pub struct Lexer<'a> {
+pub(crate) struct Lexer<'a> {
     text: &'a [u8],
     pos: usize,
     line: u64,
@@ -138,14 +138,14 @@ fn is_delimiter(b: u8) -> bool {
 impl<'a> Lexer<'a> {
     /// The tokens of a whole game, from its first line (`first_line`); the
     /// tag section is skipped the way pgn-reader reads it.
-    pub fn game(game: &'a [u8], first_line: u64) -> Self {
+    pub(crate) fn game(game: &'a [u8], first_line: u64) -> Self {
         let mut lexer = Self::movetext(game, first_line);
         lexer.skip_tag_lines();
         lexer
     }
 
     /// The tokens of movetext that starts a line (no tag section).
-    pub fn movetext(movetext: &'a [u8], first_line: u64) -> Self {
+    pub(crate) fn movetext(movetext: &'a [u8], first_line: u64) -> Self {
         Lexer {
             text: movetext,
             pos: 0,

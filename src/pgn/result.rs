@@ -42,7 +42,7 @@ impl GameResult {
     /// `*` or a two-sided spelling of [`GameResult::from_marker`]. A lone
     /// `1/2` or `½` is not taken: it may be the first half of a marker cut
     /// short (`1/2-1/2` broken off by the end of an input).
-    pub fn suffix_of(text: &[u8]) -> Option<(usize, GameResult)> {
+    pub(crate) fn suffix_of(text: &[u8]) -> Option<(usize, GameResult)> {
         let text = text.trim_ascii_end();
         // The longest spelling, `1/2–1/2`, is 9 bytes; the longest suffix
         // that reads as a marker wins (`1/2-1/2`, not `/2-1/2`).
