@@ -15,7 +15,8 @@ replaces its own shard only). The driver then merges with Spark SQL:
   in `game_id` order (moves: `game_id`, `ply`);
 - openings, opening_lines, results, material, endgames: the counts summed per
   key (SUM ... GROUP BY), minima and maxima taken, averages recomputed from
-  the sums, `--opening-min-games` applied after the sums, in the order
+  the sums, each column as the binary declares it (`pgnlake schema --format
+  json`), `--opening-min-games` applied after the sums, in the order
   `pgnlake import` writes them;
 - summary.json: the shards' counts added up, each input once.
 

@@ -152,6 +152,19 @@ const fn summed(name: &'static str, meaning: &'static str) -> Column {
     Column::required(name, I64, meaning).sum()
 }
 
+/// The five result-count columns of an aggregate table, as consts of its
+/// module (`GAMES`, `WHITE_WINS`, `DRAWS`, `BLACK_WINS`, `UNFINISHED`).
+macro_rules! result_count_columns {
+    ($games:expr, $results:expr) => {
+        const COUNTS: [Column; 5] = result_counts($games, $results);
+        pub(crate) const GAMES: Column = COUNTS[0];
+        pub(crate) const WHITE_WINS: Column = COUNTS[1];
+        pub(crate) const DRAWS: Column = COUNTS[2];
+        pub(crate) const BLACK_WINS: Column = COUNTS[3];
+        pub(crate) const UNFINISHED: Column = COUNTS[4];
+    };
+}
+
 /// `white_elo_sum`, `white_elo_count`, `black_elo_sum`, `black_elo_count`.
 const fn rating_sums(meaning: &'static str) -> [Column; 4] {
     [
@@ -688,15 +701,10 @@ pub mod openings {
         "Key of the position after the move.",
     )
     .same();
-    const COUNTS: [Column; 5] = result_counts(
+    result_count_columns!(
         "Games that played the move from the position (each game once).",
-        "Their counted results (see Which result counts); they add up to `games`.",
+        "Their counted results (see Which result counts); they add up to `games`."
     );
-    pub(crate) const GAMES: Column = COUNTS[0];
-    pub(crate) const WHITE_WINS: Column = COUNTS[1];
-    pub(crate) const DRAWS: Column = COUNTS[2];
-    pub(crate) const BLACK_WINS: Column = COUNTS[3];
-    pub(crate) const UNFINISHED: Column = COUNTS[4];
     const RATINGS: [Column; 4] =
         rating_sums("Sums and counts of the known ratings; average = sum / count.");
     pub(crate) const WHITE_ELO_SUM: Column = RATINGS[0];
@@ -742,15 +750,10 @@ pub mod opening_lines {
     pub(crate) const OPENING_NAME: Column = Column::required("opening_name", Text, M_ECO).key();
     pub(crate) const OPENING_FAMILY: Column =
         Column::required("opening_family", Text, M_ECO).same();
-    const COUNTS: [Column; 5] = result_counts(
+    result_count_columns!(
         "Games named so, and their counted results.",
-        "Games named so, and their counted results.",
+        "Games named so, and their counted results."
     );
-    pub(crate) const GAMES: Column = COUNTS[0];
-    pub(crate) const WHITE_WINS: Column = COUNTS[1];
-    pub(crate) const DRAWS: Column = COUNTS[2];
-    pub(crate) const BLACK_WINS: Column = COUNTS[3];
-    pub(crate) const UNFINISHED: Column = COUNTS[4];
     pub(crate) const WHITE_SCORE: Column = Column::nullable(
         "white_score",
         F64,
@@ -825,15 +828,10 @@ pub mod results {
         Column::nullable("termination", Text, "The `Termination` tag as written.").key();
     pub(crate) const DRAW_REASON: Column =
         Column::nullable("draw_reason", Text, "As in `games`.").key();
-    const COUNTS: [Column; 5] = result_counts(
+    result_count_columns!(
         "Games and their counted results.",
-        "Games and their counted results.",
+        "Games and their counted results."
     );
-    pub(crate) const GAMES: Column = COUNTS[0];
-    pub(crate) const WHITE_WINS: Column = COUNTS[1];
-    pub(crate) const DRAWS: Column = COUNTS[2];
-    pub(crate) const BLACK_WINS: Column = COUNTS[3];
-    pub(crate) const UNFINISHED: Column = COUNTS[4];
 
     pub const TABLE: Table = Table {
         name: "results",
@@ -868,15 +866,10 @@ pub mod material {
         "White − black material at that ply, clamped to −9..9.",
     )
     .key();
-    const COUNTS: [Column; 5] = result_counts(
+    result_count_columns!(
         "Games and their counted results.",
-        "Games and their counted results.",
+        "Games and their counted results."
     );
-    pub(crate) const GAMES: Column = COUNTS[0];
-    pub(crate) const WHITE_WINS: Column = COUNTS[1];
-    pub(crate) const DRAWS: Column = COUNTS[2];
-    pub(crate) const BLACK_WINS: Column = COUNTS[3];
-    pub(crate) const UNFINISHED: Column = COUNTS[4];
 
     pub const TABLE: Table = Table {
         name: "material",
