@@ -22,7 +22,7 @@ use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column, endgames, material, opening_lines, openings, results};
-use crate::sink::summary::{InputSummary, Summary};
+use crate::sink::summary::{InputSummary, SUMMARY_FILE, Summary};
 use crate::stats::counts::{Counts, Ratings};
 use crate::stats::lines::{LineStats, OpeningLines};
 use crate::stats::outcomes::{
@@ -40,13 +40,9 @@ pub struct MergeOptions {
     pub opening_min_games: u32,
 }
 
-/// The counts of games, results and ratings that `openings` and
-/// `opening_lines` share (the same names in both).
-const GAME_COUNTS: [Column; 8] = [
-    openings::GAMES,
-    openings::WHITE_WINS,
-    openings::DRAWS,
-    openings::BLACK_WINS,
+/// The rating sums and counts that `openings` and `opening_lines` share
+/// (the same names in both).
+const RATING_COLUMNS: [Column; 4] = [
     openings::WHITE_ELO_SUM,
     openings::WHITE_ELO_COUNT,
     openings::BLACK_ELO_SUM,
@@ -85,7 +81,7 @@ pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
     super::run::remove_stale_tables(&options.out, &tables)?;
     let summary = merged_summary(first, &shards, &tables, options.opening_min_games, dropped);
     // Written as before merge read summaries as types: keys in name order.
-    let path = options.out.join("summary.json");
+    let path = options.out.join(SUMMARY_FILE);
     let json = serde_json::to_value(&summary).map_err(Error::write(&path))?;
     super::run::write_summary(&options.out, &json)?;
     Ok(summary)
@@ -122,7 +118,7 @@ fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> R
 fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     let mut shards = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let path = dir.join("summary.json");
+        let path = dir.join(SUMMARY_FILE);
         let summary = Summary::read(&path).map_err(|e| match e {
             e if e.is_missing() => Error::Usage(format!(
                 "{}: cannot read (no such file): not an import's folder",
@@ -364,8 +360,8 @@ fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> 
     Ok(())
 }
 
-/// `games`, `white_wins`, `draws`, `black_wins` of a chunk, by row
-/// (`results` and `material` share the names).
+/// `games`, `white_wins`, `draws`, `black_wins` of a chunk, by row (every
+/// aggregate table but `endgames` has them, by these names).
 fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Error> {
     let [games, white, draws, black] = [
         results::GAMES,
@@ -386,22 +382,17 @@ fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Erro
 /// The games, results and ratings of a chunk of `openings` or
 /// `opening_lines`, by row.
 fn rated_counts(columns: &Columns<'_>) -> Result<impl Fn(usize) -> (Counts, Ratings), Error> {
-    let [g, ww, d, bw, wes, wec, bes, bec] = GAME_COUNTS.map(|n| columns.int(n));
-    let (g, ww, d, bw, wes, wec, bes, bec) = (g?, ww?, d?, bw?, wes?, wec?, bes?, bec?);
+    let counts = count_columns(columns)?;
+    let [wes, wec, bes, bec] = RATING_COLUMNS.map(|n| columns.int(n));
+    let (wes, wec, bes, bec) = (wes?, wec?, bes?, bec?);
     Ok(move |row| {
-        let results = Counts {
-            games: count(&g, row),
-            white_wins: count(&ww, row),
-            draws: count(&d, row),
-            black_wins: count(&bw, row),
-        };
         let elo = Ratings {
             white_sum: count(&wes, row),
             white_count: count(&wec, row),
             black_sum: count(&bes, row),
             black_count: count(&bec, row),
         };
-        (results, elo)
+        (counts(row), elo)
     })
 }
 

@@ -17,7 +17,7 @@ use crate::pipeline;
 use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
 use crate::sink::lock::OutputLock;
-use crate::sink::summary::{Options, Summary, TreeSummary};
+use crate::sink::summary::{Options, SUMMARY_FILE, Summary, TreeSummary};
 use crate::sink::tables;
 use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
 
@@ -244,7 +244,7 @@ fn profiled_end<T>(end: impl FnOnce() -> T) -> T {
 }
 
 pub(super) fn write_summary(dir: &Path, summary: &impl serde::Serialize) -> Result<(), Error> {
-    let path = dir.join("summary.json");
+    let path = dir.join(SUMMARY_FILE);
     let tmp = dir.join(".summary.json.tmp");
     let json = serde_json::to_string_pretty(summary).map_err(Error::write(&path))?;
     fs::write(&tmp, json + "\n").map_err(Error::write(&tmp))?;

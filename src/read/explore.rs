@@ -14,7 +14,7 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 pub use crate::error::ExploreError;
 use crate::replay::openings::{self, position_key, strip_move_number};
 use crate::sink::schema::{self, openings as table};
-use crate::sink::summary::Summary;
+use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 /// The position to explore.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,7 +147,7 @@ pub(crate) fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreE
 /// `--opening-min-games` of the import in `data` when above 1, from its
 /// `summary.json` (absent: not known, no note; another version's: refused).
 fn opening_min_games(data: &Path) -> Result<Option<u64>, ExploreError> {
-    match Summary::read(&data.join("summary.json")) {
+    match Summary::read(&data.join(SUMMARY_FILE)) {
         Ok(summary) => Ok(Some(u64::from(summary.opening_tree.min_games)).filter(|&n| n > 1)),
         Err(e) if e.is_missing() => Ok(None),
         Err(e) => Err(e.into()),

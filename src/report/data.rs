@@ -9,7 +9,7 @@ use polars::prelude::*;
 
 use crate::read::explore::{MoveLine, Target, explore};
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
-use crate::sink::summary::Summary;
+use crate::sink::summary::{SUMMARY_FILE, Summary};
 use crate::stats::counts::Counts;
 
 /// The run, from `summary.json`.
@@ -74,7 +74,7 @@ pub struct TableError {
 /// that is absent leaves its sections empty (they say so).
 pub fn read(data: &Path) -> Result<ReportData, TableError> {
     let mut report = ReportData {
-        run: read_summary(&data.join("summary.json"))?,
+        run: read_summary(&data.join(SUMMARY_FILE))?,
         ..ReportData::default()
     };
     if let Some(frame) = table(data, &results::TABLE)? {

@@ -213,10 +213,10 @@ impl Table {
             let (group, tail) = rest.split_at(same);
             rest = tail;
             let names: Vec<String> = group.iter().map(|c| format!("`{}`", c.name)).collect();
-            let types: Vec<&str> = group.iter().map(|c| c.ty.as_str()).collect();
-            let types = if types.iter().all(|t| *t == types[0]) {
-                types[0].to_owned()
+            let types = if group.iter().all(|c| c.ty == first.ty) {
+                first.ty.as_str().to_owned()
             } else {
+                let types: Vec<&str> = group.iter().map(|c| c.ty.as_str()).collect();
                 types.join(", ")
             };
             let null = if first.nullable { "yes" } else { "no" };
@@ -610,12 +610,8 @@ pub mod games {
 pub mod rejects {
     use super::*;
 
-    const M_GAME_ID: &str = "Where the game is.";
-    pub(crate) const GAME_ID: Column = Column::required("game_id", I64, M_GAME_ID);
-    pub(crate) const SOURCE: Column = Column::required("source", Text, M_GAME_ID);
-    pub(crate) const GAME_INDEX: Column = Column::required("game_index", I64, M_GAME_ID);
-    pub(crate) const OFFSET: Column = Column::required("offset", I64, M_GAME_ID);
-    pub(crate) const LINE: Column = Column::required("line", I64, M_GAME_ID);
+    // Where the game is: the place columns of `games`.
+    use super::games::{GAME_ID, GAME_INDEX, LINE, OFFSET, SOURCE};
     pub(crate) const REASON: Column =
         Column::required("reason", Text, "One value of the reject reasons table.");
     pub(crate) const MESSAGE: Column =

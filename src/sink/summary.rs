@@ -80,6 +80,9 @@ pub(crate) fn skipped_entries_text(skipped: &[String]) -> String {
     out
 }
 
+/// The summary's file name in an output folder.
+pub(crate) const SUMMARY_FILE: &str = "summary.json";
+
 /// The tool that writes `summary.json`, and its version.
 pub(crate) const TOOL: &str = env!("CARGO_PKG_NAME");
 pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -301,8 +304,9 @@ impl Summary {
             ours: VERSION,
             source,
         };
+        let value: serde_json::Value = serde_json::from_str(&text).map_err(malformed)?;
         // The writer first: another version's fields are not ours to judge.
-        let writer: Writer = serde_json::from_str(&text).map_err(malformed)?;
+        let writer = Writer::deserialize(&value).map_err(malformed)?;
         if writer.tool != TOOL || writer.version != VERSION {
             return Err(SummaryError::OtherVersion {
                 path: shown,
@@ -311,7 +315,7 @@ impl Summary {
                 ours: VERSION,
             });
         }
-        serde_json::from_str(&text).map_err(malformed)
+        Summary::deserialize(value).map_err(malformed)
     }
 
     /// The human summary printed to stderr at the end of a run.

@@ -6,26 +6,16 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
-/// Every table file `import` and `merge` write.
-pub(crate) const TABLE_FILES: [&str; 8] = [
-    "games.parquet",
-    "rejects.parquet",
-    "openings.parquet",
-    "opening_lines.parquet",
-    "results.parquet",
-    "material.parquet",
-    "endgames.parquet",
-    "moves.parquet",
-];
+use super::schema;
 
-/// Removes from `dir` each table file of [`TABLE_FILES`] that is not in
-/// `written`; returns the paths removed.
+/// Removes from `dir` each table file `import` and `merge` write (those of
+/// [`schema::TABLES`]) that is not in `written`; returns the paths removed.
 pub(crate) fn remove_stale<'a>(
     dir: &Path,
     written: impl IntoIterator<Item = &'a str> + Clone,
 ) -> io::Result<Vec<PathBuf>> {
     let mut removed = Vec::new();
-    for name in TABLE_FILES {
+    for name in schema::TABLES.map(|table| table.file_name()) {
         if written.clone().into_iter().any(|w| w == name) {
             continue;
         }
