@@ -210,6 +210,10 @@ pub struct ImportArgs {
     /// Plies of each game that enter the opening tree (openings.parquet).
     #[arg(long, default_value_t = crate::import::DEFAULT_OPENING_PLIES)]
     pub opening_plies: usize,
+    /// How finely the opening statistics (openings, opening_lines) are split
+    /// by date: `month`, `year` (January 1st) or `none` (month null).
+    #[arg(long, value_enum, value_name = "PERIOD", default_value_t = crate::stats::dimensions::OpeningPeriod::Month)]
+    pub opening_period: crate::stats::dimensions::OpeningPeriod,
     /// Leave out of openings.parquet the positions-and-moves played in fewer
     /// than N games (counted over the whole run; 1 keeps every row).
     #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]
@@ -249,6 +253,24 @@ pub struct ExploreArgs {
     /// The position as FEN (or EPD) instead of moves.
     #[arg(long)]
     pub fen: Option<String>,
+    /// Only games of these time classes, separated by commas
+    /// (ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown).
+    #[arg(long, value_name = "LIST")]
+    pub speed: Option<String>,
+    /// Only games whose average-rating band is in FROM..TO (bands by their
+    /// lower bound, both inclusive, 800..2800 in steps of 200; 2200.. and ..1600 allowed).
+    #[arg(long, value_name = "FROM..TO")]
+    pub rating: Option<String>,
+    /// Only games of this month or later (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub since: Option<String>,
+    /// Only games of this month or earlier (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub until: Option<String>,
+    /// List up to N games of each move, highest average rating first (needs
+    /// an import with --moves).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub games: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
     pub format: ExploreFormat,

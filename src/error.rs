@@ -121,6 +121,8 @@ pub enum ExploreError {
     MissingTable { path: PathBuf },
     #[error("{}: {message}", .path.display())]
     Table { path: PathBuf, message: String },
+    #[error("{message}")]
+    BadFilter { message: String },
     #[error(transparent)]
     Summary(#[from] SummaryError),
 }

@@ -27,6 +27,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
     let spill = SpillDirs::new(&std::env::temp_dir());
     let options = AggregateOptions {
         opening_plies: 20,
+        opening_period: crate::stats::dimensions::OpeningPeriod::Month,
         budget: BUDGET,
         piece_values: PieceValues::default(),
         unwinnable_nodes: crate::replay::dead::DEFAULT_NODES,

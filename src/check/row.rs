@@ -23,6 +23,7 @@ use crate::replay::material::{PieceValues, material_facts, material_facts_of};
 use crate::replay::openings;
 use crate::replay::variant::VariantName;
 use crate::sink::rows::{GameRow, MoveRow, RejectRow};
+use crate::stats::dimensions::Dimensions;
 use crate::stats::outcomes::OutcomeFacts;
 use crate::stats::tree::GameFacts;
 use crate::stats::{Aggregates, RunCounts};
@@ -134,6 +135,13 @@ fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Ag
         white_elo: row.white_elo.and_then(|e| u32::try_from(e).ok()),
         black_elo: row.black_elo.and_then(|e| u32::try_from(e).ok()),
         year: row.year.and_then(|y| u16::try_from(y).ok()),
+        dims: Dimensions::of(
+            row.time_class,
+            row.white_elo,
+            row.black_elo,
+            row.year_month,
+            aggregates.options.opening_period,
+        ),
     };
     aggregates.add_standard_game(keys, replayer.moves(), row.opening, &facts);
 }
@@ -296,6 +304,12 @@ fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text:
     row.utc_timestamp_ms = utc_date
         .zip(utc_time)
         .and_then(|(date, time)| tags::utc_timestamp_ms(date.of(text), time.of(text)));
+    row.year_month = utc_date
+        .and_then(|date| tags::year_and_month(date.of(text)))
+        .or_else(|| {
+            row.date
+                .and_then(|date| tags::year_and_month(date.of(text)))
+        });
 }
 
 #[cfg(test)]

@@ -6,14 +6,20 @@ use std::path::Path;
 use crate::cli::{ExploreArgs, ExploreFormat};
 use crate::cmd::ExitStatus;
 use crate::error::Error;
-use crate::read::explore::{Target, explore};
+use crate::read::explore::{Filters, Target, explore};
 
 pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
     let target = match args.fen {
         Some(fen) => Target::Fen(fen),
         None => Target::Moves(args.moves),
     };
-    let explored = explore(&args.data, &target)?;
+    let filters = Filters::parse(
+        args.speed.as_deref(),
+        args.rating.as_deref(),
+        args.since.as_deref(),
+        args.until.as_deref(),
+    )?;
+    let explored = explore(&args.data, &target, &filters, args.games)?;
     let text = match args.format {
         ExploreFormat::Table => explored.to_table(),
         ExploreFormat::Json => format!("{}\n", explored.to_json()),

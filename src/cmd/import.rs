@@ -14,6 +14,7 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         quiet: args.quiet,
         strict: args.strict,
         opening_plies: args.opening_plies,
+        opening_period: args.opening_period,
         opening_min_games: args.opening_min_games,
         memory_limit: args.memory_limit,
         piece_values: args.piece_values,

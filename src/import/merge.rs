@@ -24,7 +24,8 @@ use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column, endgames, material, opening_lines, openings, results};
 use crate::sink::summary::{InputSummary, SUMMARY_FILE, Summary};
 use crate::stats::counts::{Counts, Ratings};
-use crate::stats::lines::{LineStats, OpeningLines};
+use crate::stats::dimensions::Dimensions;
+use crate::stats::lines::{LineKey, LineStats};
 use crate::stats::outcomes::{
     EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultRow, ResultValue,
 };
@@ -153,10 +154,11 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
         }
         let (ours, theirs) = (&first.summary, &shard.summary);
         let differs = ours.options.piece_values != theirs.options.piece_values
-            || ours.opening_tree.plies != theirs.opening_tree.plies;
+            || ours.opening_tree.plies != theirs.opening_tree.plies
+            || ours.opening_tree.period != theirs.opening_tree.period;
         if differs {
             return Err(Error::Usage(format!(
-                "{place}: imported with other --piece-values or --opening-plies than the first shard"
+                "{place}: imported with other --piece-values, --opening-plies or --opening-period than the first shard"
             )));
         }
         if ours.options.moves != theirs.options.moves {
@@ -400,7 +402,7 @@ fn rated_counts(columns: &Columns<'_>) -> Result<impl Fn(usize) -> (Counts, Rati
 fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error> {
     let mut material = MaterialTable::default();
     let mut endgames: HashMap<EndgameKey, EndgameValue> = HashMap::new();
-    let mut lines = OpeningLines::default();
+    let mut lines: BTreeMap<LineKey, LineStats> = BTreeMap::new();
     let index = crate::replay::openings::index();
     for dir in dirs {
         for_each_chunk(&dir.join(material::TABLE.file_name()), |columns, rows| {
@@ -458,6 +460,14 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
                     columns.text(opening_lines::OPENING_NAME)?,
                 );
                 let rated = rated_counts(columns)?;
+                let dims = dimensions_of(
+                    columns,
+                    [
+                        opening_lines::TIME_CLASS,
+                        opening_lines::RATING_BAND,
+                        opening_lines::MONTH,
+                    ],
+                )?;
                 let [ps, eds, edc] = [
                     opening_lines::PLIES_SUM,
                     opening_lines::ELO_DIFF_SUM,
@@ -472,6 +482,9 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
                         .ok_or_else(|| {
                             columns.bad_row("an opening name not in this version's table")
                         })?;
+                    let dims = dims(row).ok_or_else(|| {
+                        columns.bad_row("a time class or rating band pgnlake does not write")
+                    })?;
                     let (results, elo) = rated(row);
                     let stats = LineStats {
                         results,
@@ -480,7 +493,7 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
                         elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
                         elo_diff_count: count(&edc, row),
                     };
-                    lines.add_line(id, &stats);
+                    *lines.entry(LineKey { name_id: id, dims }).or_default() += &stats;
                 }
                 Ok(())
             },
@@ -491,7 +504,30 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
         &mut writers.endgames,
         endgames_frame(endgames.into_iter().collect()),
     )?;
+    let lines: Vec<_> = lines.into_iter().collect();
     write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))
+}
+
+/// The dimensions of a chunk's rows (`time_class`, `rating_band`, `month`
+/// of `openings` or `opening_lines`); None for a row pgnlake does not write.
+fn dimensions_of(
+    columns: &Columns<'_>,
+    [time_class, rating_band, month]: [Column; 3],
+) -> Result<impl Fn(usize) -> Option<Dimensions>, Error> {
+    let (time_class, rating_band, month) = (
+        columns.text(time_class)?,
+        columns.int(rating_band)?,
+        columns.int(month)?,
+    );
+    Ok(move |row| {
+        let band = rating_band.get(row).copied().flatten();
+        let month = month.get(row).copied().flatten();
+        Dimensions::from_row(
+            text_at(&time_class, row)?,
+            band.map(i32::try_from).transpose().ok()?,
+            month.map(i32::try_from).transpose().ok()?,
+        )
+    })
 }
 
 fn for_each_chunk(
@@ -587,6 +623,10 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
         columns.int(openings::LAST_YEAR)?,
     );
     let rated = rated_counts(columns)?;
+    let dims = dimensions_of(
+        columns,
+        [openings::TIME_CLASS, openings::RATING_BAND, openings::MONTH],
+    )?;
     let year =
         |values: &[Option<i64>], row: usize| small(values, row).and_then(|y| u16::try_from(y).ok());
     let key = |values: &[Option<i64>], row: usize| {
@@ -604,6 +644,7 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
             };
             Edge::from_table_row(
                 key(&keys, row)?,
+                dims(row)?,
                 text_at(&epd, row)?,
                 text_at(&uci, row)?,
                 key(&next, row)?,

@@ -19,6 +19,7 @@ use crate::replay::material::PieceValues;
 use crate::sink::lock::OutputLock;
 use crate::sink::summary::{Options, SUMMARY_FILE, Summary, TreeSummary};
 use crate::sink::tables;
+use crate::stats::dimensions::OpeningPeriod;
 use crate::stats::{AggregateOptions, Aggregates, SpillDirs};
 
 /// What `pgnlake import` was asked to do.
@@ -32,6 +33,8 @@ pub struct ImportOptions {
     pub strict: bool,
     /// Moves per game that enter the opening tree.
     pub opening_plies: usize,
+    /// How finely the opening statistics are split by date.
+    pub opening_period: OpeningPeriod,
     /// Rows of the opening tree played in fewer games are left out of
     /// `openings.parquet` (after every count is summed).
     pub opening_min_games: u32,
@@ -73,6 +76,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let spill = SpillDirs::new(&options.out);
     let aggregate_options = AggregateOptions {
         opening_plies: options.opening_plies,
+        opening_period: options.opening_period,
         budget: usize::try_from(options.memory_limit / threads as u64).unwrap_or(usize::MAX),
         piece_values: options.piece_values,
         unwinnable_nodes: options.unwinnable_nodes,
@@ -132,6 +136,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     };
     let tree = TreeSummary {
         plies: options.opening_plies,
+        period: options.opening_period,
         min_games: options.opening_min_games,
         rows: tree_counts.rows,
         rows_dropped: tree_counts.rows_dropped,

@@ -19,10 +19,10 @@ use crate::profile::Stage;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::moves::MOVES_ROW_GROUP_ROWS;
 use crate::sink::openings::{opening_lines_frame, write_openings};
-use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
+use crate::sink::outcomes::{endgames_frame, material_frame, write_results, write_sorted};
 use crate::sink::parquet::{TableWriter, table_schema};
 use crate::sink::schema;
-use crate::stats::lines::OpeningLines;
+use crate::stats::lines::LinesCodec;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::partitioned::{SortedTree, TreeCounts};
 use crate::stats::spill::{self, SpillDir};
@@ -113,10 +113,8 @@ pub(super) fn write_aggregates(
     memory_limit: u64,
     writers: &mut Writers,
 ) -> Result<TreeCounts, Error> {
-    let mut lines = OpeningLines::default();
     let mut material = MaterialTable::default();
     for part in &aggregates {
-        lines += &part.lines;
         material += &part.outcomes.material;
     }
     // Each worker's maps are sorted on its own thread.
@@ -125,8 +123,11 @@ pub(super) fn write_aggregates(
         .map(|part| {
             Ok((
                 part.tree.finish()?,
-                part.outcomes.results.finish()?,
-                part.outcomes.endgames.finish()?,
+                (
+                    part.lines.finish()?,
+                    part.outcomes.results.finish()?,
+                    part.outcomes.endgames.finish()?,
+                ),
             ))
         })
         .collect::<std::io::Result<Vec<_>>>()
@@ -134,8 +135,10 @@ pub(super) fn write_aggregates(
     let mut trees = Vec::with_capacity(parts.len());
     let mut results = Vec::with_capacity(parts.len());
     let mut endgames = Vec::with_capacity(parts.len());
-    for (tree, result, endgame) in parts {
+    let mut lines = Vec::with_capacity(parts.len());
+    for (tree, (line, result, endgame)) in parts {
         trees.push(tree);
+        lines.push(line);
         results.push(result);
         endgames.push(endgame);
     }
@@ -160,7 +163,10 @@ pub(super) fn write_aggregates(
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(Error::write(spill_dirs.endgames.path()))?;
 
-    write_frame(&mut writers.opening_lines, opening_lines_frame(&lines))?;
+    let merged = merge_parts::<LinesCodec>(&spill_dirs.lines, lines)?;
+    let path = writers.opening_lines.path().to_path_buf();
+    write_sorted(merged, &mut writers.opening_lines, opening_lines_frame)
+        .map_err(Error::write(&path))?;
     write_frame(&mut writers.material, material_frame(&material))?;
     write_frame(&mut writers.endgames, endgames_frame(endgames))?;
     Ok(tree_counts)
@@ -390,10 +396,7 @@ mod tests {
             (&schema::games::TABLE, games_frame(&[], &[])?),
             (&schema::rejects::TABLE, rejects_frame(&[], &[])?),
             (&schema::openings::TABLE, openings_frame(&[])?),
-            (
-                &schema::opening_lines::TABLE,
-                opening_lines_frame(&OpeningLines::default())?,
-            ),
+            (&schema::opening_lines::TABLE, opening_lines_frame(&[])?),
             (&schema::results::TABLE, results_frame(&[])?),
             (
                 &schema::material::TABLE,

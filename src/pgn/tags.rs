@@ -1,6 +1,6 @@
 //! PGN stage, tag values with a meaning beyond their text: the lichess game
 //! id in a `Site` URL, the rating changes lichess writes and the UTC time a
-//! game started (`UTCDate` + `UTCTime`), read once so
+//! game started (`UTCDate` + `UTCTime`) and the month of a date, read once so
 //! that analysts filter on columns instead of parsing `extra_tags`.
 
 /// The 8-character game id of a lichess game URL
@@ -52,6 +52,45 @@ pub(crate) fn utc_timestamp_ms(date: &str, time: &str) -> Option<i64> {
     Some(((days * 24 + hour) * 60 + minute) * 60_000 + second * 1000)
 }
 
+/// The year and, when it is there, the month of a PGN date (`2025.05.01`,
+/// `2025.05.??` and `2025-05-01` give May 2025; `1999.??.??` gives 1999
+/// only); None without a four-digit year.
+pub(crate) fn year_and_month(date: &str) -> Option<(i64, Option<i64>)> {
+    let mut parts = date.trim().split(['.', '-']);
+    let year = parts.next().filter(|y| y.len() == 4).and_then(number)?;
+    let month = parts
+        .next()
+        .filter(|m| m.len() == 2)
+        .and_then(number)
+        .filter(|m| (1..=12).contains(m));
+    Some((year, month))
+}
+
+/// Days since 1970-01-01 of the first day of a month (1–12).
+pub(crate) fn first_day_of_month(year: i64, month: i64) -> i64 {
+    days_from_civil(year, month, 1)
+}
+
+/// The (year, month, day) of a count of days since 1970-01-01 (Howard
+/// Hinnant's `civil_from_days`, the inverse of `days_from_civil`).
+pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let day_of_era = z - era * 146_097;
+    let year_of_era =
+        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
+    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
+    let shifted_month = (5 * day_of_year + 2) / 153;
+    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
+    let month = if shifted_month < 10 {
+        shifted_month + 3
+    } else {
+        shifted_month - 9
+    };
+    let year = year_of_era + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 /// Digits only (no sign, no spaces).
 fn number(text: &str) -> Option<i64> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -84,6 +123,34 @@ fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn years_and_months_of_pgn_dates() {
+        assert_eq!(year_and_month("2025.05.01"), Some((2025, Some(5))));
+        assert_eq!(year_and_month("2025-12-??"), Some((2025, Some(12))));
+        assert_eq!(year_and_month("1999.??.??"), Some((1999, None)));
+        assert_eq!(year_and_month("1999.13.01"), Some((1999, None)));
+        assert_eq!(year_and_month("1999"), Some((1999, None)));
+        assert_eq!(year_and_month("????.05.01"), None);
+        assert_eq!(year_and_month("99.05.01"), None);
+        assert_eq!(first_day_of_month(1970, 1), 0);
+        assert_eq!(first_day_of_month(2025, 5), 20_209);
+        for (year, month) in [
+            (1970, 1),
+            (2025, 5),
+            (1600, 2),
+            (2000, 2),
+            (2400, 12),
+            (1, 3),
+        ] {
+            let days = first_day_of_month(year, month);
+            assert_eq!(civil_from_days(days), (year, month, 1));
+            assert_eq!(
+                civil_from_days(days - 1).1,
+                if month == 1 { 12 } else { month - 1 }
+            );
+        }
+    }
 
     #[test]
     fn utc_timestamps_from_lichess_tags() {

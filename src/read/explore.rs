@@ -1,6 +1,9 @@
 //! Explorer: one position of an import's opening tree, read back from
 //! `openings.parquet`, as an opening explorer shows it: the moves played
-//! there with their games, results, ratings and last year.
+//! there with their games, results, ratings and last year, summed over the
+//! speeds, rating bands and months the filters keep (as the lichess
+//! explorer filters its tree), with the top games of each move when the
+//! import has `moves.parquet`.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -12,9 +15,15 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 pub use crate::error::ExploreError;
+use crate::pgn::tags::{civil_from_days, first_day_of_month};
+use crate::pgn::time_control::TimeClass;
 use crate::replay::openings::{self, position_key, strip_move_number};
+use crate::replay::variant::VariantName;
 use crate::sink::schema::{self, openings as table};
 use crate::sink::summary::{SUMMARY_FILE, Summary};
+use crate::stats::dimensions::{
+    Dimensions, HIGHEST_RATING_BAND, LOWEST_RATING_BAND, OpeningPeriod, RATING_BAND_WIDTH,
+};
 
 /// The position to explore.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -41,6 +50,22 @@ pub struct MoveLine {
     pub average_white_elo: Option<f64>,
     pub average_black_elo: Option<f64>,
     pub last_year: Option<i32>,
+    /// `--games N`: the games that played the move, highest average
+    /// rating first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_games: Option<Vec<TopGame>>,
+}
+
+/// A game that played a move (`explore --games`), from `games.parquet`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TopGame {
+    pub game_id: i64,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub white_elo: Option<i32>,
+    pub black_elo: Option<i32>,
+    pub result: Option<String>,
+    pub date: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -56,7 +81,14 @@ pub(crate) struct Explored {
     /// As stored in the table (signed; see `openings::stored_key`).
     pub position_key: i64,
     pub opening: Option<OpeningLabel>,
+    /// Games of the position the filters leave (all its games without).
     pub games: u64,
+    /// The filters in force; absent when none.
+    #[serde(skip_serializing_if = "Filters::is_empty")]
+    pub filters: Filters,
+    /// Games of the position before the filters (only with filters).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub position_games: Option<u64>,
     /// Most played first; ties by SAN.
     pub moves: Vec<MoveLine>,
     /// The import's `--opening-min-games` when above 1: moves played in
@@ -64,6 +96,234 @@ pub(crate) struct Explored {
     /// incomplete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_min_games: Option<u64>,
+    /// Why no top games are listed although `--games` asked for them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub top_games_note: Option<String>,
+}
+
+/// What `explore` keeps of the tree: time classes, a range of rating
+/// bands and a range of months, each inclusive; an empty filter keeps all.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Filters {
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub speed: Vec<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<BandRange>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub since: Option<YearMonth>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub until: Option<YearMonth>,
+}
+
+/// Rating bands by their lower bounds, both ends inclusive, either open.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct BandRange {
+    pub from: Option<i32>,
+    pub to: Option<i32>,
+}
+
+/// A month as `--since` and `--until` take it (`2020-01`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct YearMonth {
+    pub year: i32,
+    pub month: u32,
+}
+
+impl Serialize for YearMonth {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
+}
+
+impl std::fmt::Display for YearMonth {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:04}-{:02}", self.year, self.month)
+    }
+}
+
+impl Filters {
+    /// The filters of `explore`'s options; a bad value is an error naming
+    /// it and what is allowed.
+    pub(crate) fn parse(
+        speed: Option<&str>,
+        rating: Option<&str>,
+        since: Option<&str>,
+        until: Option<&str>,
+    ) -> Result<Filters, ExploreError> {
+        let mut filters = Filters::default();
+        if let Some(list) = speed {
+            for name in list.split(',').map(str::trim) {
+                let class = TimeClass::ALL
+                    .iter()
+                    .find(|t| t.as_str() == name)
+                    .ok_or_else(|| bad_filter("--speed", name, &speeds_allowed()))?;
+                if !filters.speed.contains(&class.as_str()) {
+                    filters.speed.push(class.as_str());
+                }
+            }
+        }
+        if let Some(range) = rating {
+            filters.rating = Some(parse_bands(range)?);
+        }
+        filters.since = since.map(|m| parse_month("--since", m)).transpose()?;
+        filters.until = until.map(|m| parse_month("--until", m)).transpose()?;
+        if let (Some(since), Some(until)) = (filters.since, filters.until)
+            && since > until
+        {
+            return Err(bad_filter(
+                "--since",
+                &since.to_string(),
+                &format!("a month not after --until {until}"),
+            ));
+        }
+        Ok(filters)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        *self == Filters::default()
+    }
+
+    /// The filters as the header shows them.
+    fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if !self.speed.is_empty() {
+            parts.push(format!("speed {}", self.speed.join(",")));
+        }
+        if let Some(range) = self.rating {
+            let end = |b: Option<i32>| b.map(|b| b.to_string()).unwrap_or_default();
+            parts.push(format!("rating {}..{}", end(range.from), end(range.to)));
+        }
+        if let Some(since) = self.since {
+            parts.push(format!("since {since}"));
+        }
+        if let Some(until) = self.until {
+            parts.push(format!("until {until}"));
+        }
+        parts.join(", ")
+    }
+
+    /// The filters as bounds on a table's key columns, for an import made
+    /// with `period`: with `year`, months compare by their year.
+    fn bounds(&self, period: OpeningPeriod) -> Result<Bounds, ExploreError> {
+        if period == OpeningPeriod::None && (self.since.is_some() || self.until.is_some()) {
+            return Err(ExploreError::BadFilter {
+                message: "--since/--until: this import has no months \
+                          (it was made with --opening-period none)"
+                    .to_owned(),
+            });
+        }
+        let day = |m: YearMonth| {
+            let month = if period == OpeningPeriod::Year {
+                1
+            } else {
+                m.month
+            };
+            i32::try_from(first_day_of_month(i64::from(m.year), i64::from(month))).ok()
+        };
+        Ok(Bounds {
+            speed: self.speed.clone(),
+            bands: self.rating,
+            since: self.since.and_then(day),
+            until: self.until.and_then(day),
+            dated: self.since.is_some() || self.until.is_some(),
+        })
+    }
+}
+
+/// The filters as tests on a row's dimensions.
+struct Bounds {
+    speed: Vec<&'static str>,
+    bands: Option<BandRange>,
+    since: Option<i32>,
+    until: Option<i32>,
+    /// A month filter is in force: rows without a month are left out.
+    dated: bool,
+}
+
+impl Bounds {
+    fn keeps(&self, dims: &Dimensions) -> bool {
+        if !self.speed.is_empty() && !self.speed.contains(&dims.time_class()) {
+            return false;
+        }
+        if let Some(range) = self.bands {
+            let Some(band) = dims.rating_band() else {
+                return false;
+            };
+            if range.from.is_some_and(|f| band < f) || range.to.is_some_and(|t| band > t) {
+                return false;
+            }
+        }
+        if self.dated {
+            let Some(month) = dims.month() else {
+                return false;
+            };
+            if self.since.is_some_and(|s| month < s) || self.until.is_some_and(|u| month > u) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+fn bad_filter(option: &str, value: &str, allowed: &str) -> ExploreError {
+    ExploreError::BadFilter {
+        message: format!("{option} {value:?}: expected {allowed}"),
+    }
+}
+
+fn speeds_allowed() -> String {
+    let names: Vec<&str> = TimeClass::ALL.iter().map(|t| t.as_str()).collect();
+    format!("time classes separated by commas ({})", names.join(", "))
+}
+
+/// `2000..2400`, `2200..`, `..1600`, `2000` (one band).
+fn parse_bands(text: &str) -> Result<BandRange, ExploreError> {
+    let allowed = format!(
+        "bands FROM..TO, FROM.. or ..TO, each a multiple of {RATING_BAND_WIDTH} \
+         from {LOWEST_RATING_BAND} to {HIGHEST_RATING_BAND} (e.g. 2000..2400)"
+    );
+    let bad = || bad_filter("--rating", text, &allowed);
+    let band = |end: &str| -> Result<Option<i32>, ExploreError> {
+        let end = end.trim();
+        if end.is_empty() {
+            return Ok(None);
+        }
+        let band: i32 = end.parse().map_err(|_| bad())?;
+        let valid = (LOWEST_RATING_BAND..=HIGHEST_RATING_BAND).contains(&band)
+            && band % RATING_BAND_WIDTH == 0;
+        if valid { Ok(Some(band)) } else { Err(bad()) }
+    };
+    let (from, to) = match text.split_once("..") {
+        Some((from, to)) => (band(from)?, band(to)?),
+        None => {
+            let one = band(text)?.ok_or_else(bad)?;
+            (Some(one), Some(one))
+        }
+    };
+    if let (Some(f), Some(t)) = (from, to)
+        && f > t
+    {
+        return Err(bad());
+    }
+    Ok(BandRange { from, to })
+}
+
+/// `YYYY-MM`.
+fn parse_month(option: &str, text: &str) -> Result<YearMonth, ExploreError> {
+    let bad = || bad_filter(option, text, "a month as YYYY-MM (e.g. 2020-01)");
+    let (year, month) = text.trim().split_once('-').ok_or_else(bad)?;
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(year, 4) || !digits(month, 2) {
+        return Err(bad());
+    }
+    let (year, month) = (
+        year.parse().map_err(|_| bad())?,
+        month.parse().map_err(|_| bad())?,
+    );
+    if !(1..=12).contains(&month) {
+        return Err(bad());
+    }
+    Ok(YearMonth { year, month })
 }
 
 /// The position of `target`, with its opening name: for moves, the deepest
@@ -114,14 +374,26 @@ pub(crate) fn locate(target: &Target) -> Result<(Chess, Option<OpeningLabel>), E
     Ok((pos, opening))
 }
 
-/// Reads the moves of `target` from `DIR/openings.parquet`.
-pub(crate) fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreError> {
+/// Reads the moves of `target` from `DIR/openings.parquet`, summed over the
+/// rows `filters` keep; with `top_games` > 0, up to that many games of
+/// each move from `games.parquet` and `moves.parquet`.
+pub(crate) fn explore(
+    data: &Path,
+    target: &Target,
+    filters: &Filters,
+    top_games: usize,
+) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
     let key = openings::stored_key(position_key(&pos));
     let path = data.join(table::TABLE.file_name());
     if !path.is_file() {
         return Err(ExploreError::MissingTable { path });
     }
+    let summary = import_summary(data)?;
+    let period = summary
+        .as_ref()
+        .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
+    let bounds = filters.bounds(period)?;
     let table_error = |e: PolarsError| ExploreError::Table {
         path: path.clone(),
         message: e.to_string(),
@@ -132,57 +404,145 @@ pub(crate) fn explore(data: &Path, target: &Target) -> Result<Explored, ExploreE
         .filter(col(table::POSITION_KEY.name).eq(lit(key)))
         .collect()
         .map_err(table_error)?;
-    let mut moves = move_lines(&frame).map_err(table_error)?;
+    let (mut moves, position_games) = move_lines(&frame, &bounds).map_err(table_error)?;
     moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
+    let mut top_games_note = None;
+    if top_games > 0 && !moves.is_empty() {
+        let has_moves = summary.as_ref().is_none_or(|s| s.options.moves)
+            && data.join(schema::moves::TABLE.file_name()).is_file();
+        if has_moves {
+            let plies = summary.as_ref().map_or(i32::MAX, |s| {
+                i32::try_from(s.opening_tree.plies).unwrap_or(i32::MAX)
+            });
+            add_top_games(data, key, &bounds, (period, plies), top_games, &mut moves)?;
+        } else {
+            top_games_note =
+                Some("top games need moves.parquet: import with --moves to list them".to_owned());
+        }
+    }
+    let games = moves.iter().map(|m| m.games).sum();
     Ok(Explored {
         epd: Epd::from_position(&pos, EnPassantMode::Legal).to_string(),
         position_key: key,
         opening,
-        games: moves.iter().map(|m| m.games).sum(),
+        games,
+        position_games: (!filters.is_empty()).then_some(position_games),
+        filters: filters.clone(),
         moves,
-        opening_min_games: opening_min_games(data)?,
+        opening_min_games: summary
+            .map(|s| u64::from(s.opening_tree.min_games))
+            .filter(|&n| n > 1),
+        top_games_note,
     })
 }
 
-/// `--opening-min-games` of the import in `data` when above 1, from its
-/// `summary.json` (absent: not known, no note; another version's: refused).
-fn opening_min_games(data: &Path) -> Result<Option<u64>, ExploreError> {
+/// The import's `summary.json` (absent: None; another version's: refused).
+fn import_summary(data: &Path) -> Result<Option<Summary>, ExploreError> {
     match Summary::read(&data.join(SUMMARY_FILE)) {
-        Ok(summary) => Ok(Some(u64::from(summary.opening_tree.min_games)).filter(|&n| n > 1)),
+        Ok(summary) => Ok(Some(summary)),
         Err(e) if e.is_missing() => Ok(None),
         Err(e) => Err(e.into()),
     }
 }
 
-fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
-    let text = |column: schema::Column| -> PolarsResult<Vec<String>> {
+/// The sums of the rows of one move that the filters keep.
+#[derive(Default)]
+struct MoveSums {
+    san: String,
+    uci: String,
+    counts: [u64; 5],
+    ratings: [u64; 4],
+    last_year: Option<i32>,
+}
+
+/// The moves of the position's rows, each summed over the rows `bounds`
+/// keep (a move none of whose rows is kept is left out), and the games of
+/// all its rows.
+fn move_lines(frame: &DataFrame, bounds: &Bounds) -> PolarsResult<(Vec<MoveLine>, u64)> {
+    let text = |column: schema::Column| -> PolarsResult<Vec<Option<String>>> {
         let values = frame.column(column.name)?.str()?;
         Ok((0..values.len())
-            .map(|i| values.get(i).unwrap_or_default().to_owned())
+            .map(|i| values.get(i).map(str::to_owned))
             .collect())
     };
-    let count = |column: schema::Column| -> PolarsResult<Vec<u64>> {
-        let values = frame.column(column.name)?.i64()?;
-        Ok((0..values.len())
-            .map(|i| u64::try_from(values.get(i).unwrap_or_default()).unwrap_or_default())
-            .collect())
+    let int = |column: schema::Column| -> PolarsResult<Vec<Option<i64>>> {
+        let values = frame.column(column.name)?.cast(&DataType::Int64)?;
+        let values = values.i64()?;
+        Ok((0..values.len()).map(|i| values.get(i)).collect())
     };
-    let (san, uci) = (text(table::MOVE_SAN)?, text(table::MOVE_UCI)?);
-    let (games, white, draws, black, unfinished) = (
-        count(table::GAMES)?,
-        count(table::WHITE_WINS)?,
-        count(table::DRAWS)?,
-        count(table::BLACK_WINS)?,
-        count(table::UNFINISHED)?,
+    let (san, uci, time_class) = (
+        text(table::MOVE_SAN)?,
+        text(table::MOVE_UCI)?,
+        text(table::TIME_CLASS)?,
     );
-    let (we_sum, we_n, be_sum, be_n) = (
-        count(table::WHITE_ELO_SUM)?,
-        count(table::WHITE_ELO_COUNT)?,
-        count(table::BLACK_ELO_SUM)?,
-        count(table::BLACK_ELO_COUNT)?,
+    let (band, month, last_year) = (
+        int(table::RATING_BAND)?,
+        int(table::MONTH)?,
+        int(table::LAST_YEAR)?,
     );
-    let years = frame.column(table::LAST_YEAR.name)?.i32()?;
-    let last_year: Vec<Option<i32>> = (0..years.len()).map(|i| years.get(i)).collect();
+    let counts = [
+        table::GAMES,
+        table::WHITE_WINS,
+        table::DRAWS,
+        table::BLACK_WINS,
+        table::UNFINISHED,
+    ]
+    .map(int);
+    let ratings = [
+        table::WHITE_ELO_SUM,
+        table::WHITE_ELO_COUNT,
+        table::BLACK_ELO_SUM,
+        table::BLACK_ELO_COUNT,
+    ]
+    .map(int);
+    let [games, white, draws, black, unfinished] = counts;
+    let counts = [games?, white?, draws?, black?, unfinished?];
+    let [ws, wc, bs, bc] = ratings;
+    let ratings = [ws?, wc?, bs?, bc?];
+    let at = |values: &[Option<i64>], row: usize| values.get(row).copied().flatten();
+    let count = |values: &[Option<i64>], row: usize| {
+        at(values, row)
+            .and_then(|n| u64::try_from(n).ok())
+            .unwrap_or(0)
+    };
+    let mut sums: Vec<MoveSums> = Vec::new();
+    let mut position_games = 0;
+    for row in 0..frame.height() {
+        position_games += count(&counts[0], row);
+        let dims = time_class.get(row).cloned().flatten().and_then(|tc| {
+            Dimensions::from_row(
+                &tc,
+                at(&band, row).and_then(|b| i32::try_from(b).ok()),
+                at(&month, row).and_then(|m| i32::try_from(m).ok()),
+            )
+        });
+        if !dims.is_some_and(|d| bounds.keeps(&d)) {
+            continue;
+        }
+        let uci_text = uci.get(row).cloned().flatten().unwrap_or_default();
+        let index = match sums.iter().position(|m| m.uci == uci_text) {
+            Some(index) => index,
+            None => {
+                sums.push(MoveSums {
+                    san: san.get(row).cloned().flatten().unwrap_or_default(),
+                    uci: uci_text,
+                    ..MoveSums::default()
+                });
+                sums.len() - 1
+            }
+        };
+        let Some(sum) = sums.get_mut(index) else {
+            continue;
+        };
+        for (total, column) in sum.counts.iter_mut().zip(&counts) {
+            *total += count(column, row);
+        }
+        for (total, column) in sum.ratings.iter_mut().zip(&ratings) {
+            *total += count(column, row);
+        }
+        let year = at(&last_year, row).and_then(|y| i32::try_from(y).ok());
+        sum.last_year = sum.last_year.max(year);
+    }
     let percent = |part: u64, whole: u64| {
         if whole == 0 {
             0.0
@@ -191,25 +551,186 @@ fn move_lines(frame: &DataFrame) -> PolarsResult<Vec<MoveLine>> {
         }
     };
     let average = |sum: u64, n: u64| (n > 0).then(|| sum as f64 / n as f64);
-    Ok((0..frame.height())
-        .map(|i| {
-            let at = |v: &[u64]| v.get(i).copied().unwrap_or_default();
-            let g = at(&games);
+    let lines = sums
+        .into_iter()
+        .map(|m| {
+            let [games, white, draws, black, unfinished] = m.counts;
+            let [ws, wc, bs, bc] = m.ratings;
             MoveLine {
-                san: san.get(i).cloned().unwrap_or_default(),
-                uci: uci.get(i).cloned().unwrap_or_default(),
-                games: g,
-                white_wins: at(&white),
-                draws: at(&draws),
-                black_wins: at(&black),
-                unfinished: at(&unfinished),
-                white_percent: percent(at(&white), g),
-                draw_percent: percent(at(&draws), g),
-                black_percent: percent(at(&black), g),
-                average_white_elo: average(at(&we_sum), at(&we_n)),
-                average_black_elo: average(at(&be_sum), at(&be_n)),
-                last_year: last_year.get(i).copied().flatten(),
+                san: m.san,
+                uci: m.uci,
+                games,
+                white_wins: white,
+                draws,
+                black_wins: black,
+                unfinished,
+                white_percent: percent(white, games),
+                draw_percent: percent(draws, games),
+                black_percent: percent(black, games),
+                average_white_elo: average(ws, wc),
+                average_black_elo: average(bs, bc),
+                last_year: m.last_year,
+                top_games: None,
             }
+        })
+        .collect();
+    Ok((lines, position_games))
+}
+
+/// Fills each move's `top_games`: the games whose mainline played it from
+/// the position (`moves.parquet`) that the filters keep, by their
+/// dimensions computed as the import computes them, highest average rating
+/// first (games without both ratings last), then by `game_id`.
+fn add_top_games(
+    data: &Path,
+    key: i64,
+    bounds: &Bounds,
+    (period, plies): (OpeningPeriod, i32),
+    top: usize,
+    moves: &mut [MoveLine],
+) -> Result<(), ExploreError> {
+    use schema::games as g;
+    use schema::moves as m;
+    let moves_path = data.join(m::TABLE.file_name());
+    let games_path = data.join(g::TABLE.file_name());
+    let error = |path: &Path| {
+        let path = path.to_path_buf();
+        move |e: PolarsError| ExploreError::Table {
+            path: path.clone(),
+            message: e.to_string(),
+        }
+    };
+    let scan = |path: &Path| {
+        let source = PlRefPath::try_from_path(path).map_err(error(path))?;
+        LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(error(path))
+    };
+    // As the tree counts them: within the opening plies, of games from the
+    // standard start under standard rules (a variant's board can have the
+    // same key).
+    let played = scan(&moves_path)?
+        .filter(
+            col(m::POSITION_KEY.name)
+                .eq(lit(key))
+                .and(col(m::PLY.name).lt_eq(lit(plies))),
+        )
+        .select([col(m::GAME_ID.name), col(m::UCI.name)])
+        .unique(None, UniqueKeepStrategy::First);
+    let frame = scan(&games_path)?
+        .select(
+            [
+                g::GAME_ID,
+                g::WHITE,
+                g::BLACK,
+                g::WHITE_ELO,
+                g::BLACK_ELO,
+                g::DECLARED_RESULT,
+                g::DATE,
+                g::YEAR,
+                g::MONTH,
+                g::TIME_CLASS,
+                g::VARIANT_NAME,
+                g::START_FEN,
+            ]
+            .map(|c| col(c.name)),
+        )
+        .join(
+            played,
+            [col(g::GAME_ID.name)],
+            [col(m::GAME_ID.name)],
+            JoinArgs::new(JoinType::Inner),
+        )
+        .filter(
+            col(g::VARIANT_NAME.name)
+                .eq(lit(VariantName::Standard.as_str()))
+                .and(col(g::START_FEN.name).is_null()),
+        )
+        .collect()
+        .map_err(error(&games_path))?;
+    let rows = top_game_rows(&frame, period).map_err(error(&games_path))?;
+    for line in moves.iter_mut() {
+        let mut games: Vec<&(String, Dimensions, TopGame)> = rows
+            .iter()
+            .filter(|(uci, dims, _)| *uci == line.uci && bounds.keeps(dims))
+            .collect();
+        games.sort_by_key(|(_, _, game)| {
+            let average = game
+                .white_elo
+                .zip(game.black_elo)
+                .map(|(w, b)| i64::from(w) + i64::from(b));
+            (std::cmp::Reverse(average), game.game_id)
+        });
+        line.top_games = Some(
+            games
+                .into_iter()
+                .take(top)
+                .map(|(_, _, game)| game.clone())
+                .collect(),
+        );
+    }
+    Ok(())
+}
+
+/// Each joined row as (move UCI, the game's dimensions, the game).
+fn top_game_rows(
+    frame: &DataFrame,
+    period: OpeningPeriod,
+) -> PolarsResult<Vec<(String, Dimensions, TopGame)>> {
+    use schema::games as g;
+    let text = |name: &str| -> PolarsResult<Vec<Option<String>>> {
+        let values = frame.column(name)?.str()?;
+        Ok((0..values.len())
+            .map(|i| values.get(i).map(str::to_owned))
+            .collect())
+    };
+    let int = |name: &str| -> PolarsResult<Vec<Option<i64>>> {
+        let values = frame.column(name)?.cast(&DataType::Int64)?;
+        let values = values.i64()?;
+        Ok((0..values.len()).map(|i| values.get(i)).collect())
+    };
+    let (white, black, result, date_text, time_class, uci) = (
+        text(g::WHITE.name)?,
+        text(g::BLACK.name)?,
+        text(g::DECLARED_RESULT.name)?,
+        text(g::DATE.name)?,
+        text(g::TIME_CLASS.name)?,
+        text(schema::moves::UCI.name)?,
+    );
+    let (ids, white_elo, black_elo, year, month) = (
+        int(g::GAME_ID.name)?,
+        int(g::WHITE_ELO.name)?,
+        int(g::BLACK_ELO.name)?,
+        int(g::YEAR.name)?,
+        int(g::MONTH.name)?,
+    );
+    let at = |values: &[Option<i64>], row: usize| values.get(row).copied().flatten();
+    let small =
+        |values: &[Option<i64>], row: usize| at(values, row).and_then(|n| i32::try_from(n).ok());
+    let text_at = |values: &[Option<String>], row: usize| values.get(row).cloned().flatten();
+    Ok((0..frame.height())
+        .map(|row| {
+            let (white_elo, black_elo) = (small(&white_elo, row), small(&black_elo, row));
+            let time_class = text_at(&time_class, row)
+                .and_then(|name| TimeClass::ALL.into_iter().find(|t| t.as_str() == name))
+                .unwrap_or_default();
+            // As the import made them: the month, else the year alone.
+            let date = match at(&month, row) {
+                Some(days) => {
+                    let (year, month, _) = civil_from_days(days);
+                    Some((year, Some(month)))
+                }
+                None => at(&year, row).map(|year| (year, None)),
+            };
+            let dims = Dimensions::of(time_class, white_elo, black_elo, date, period);
+            let game = TopGame {
+                game_id: at(&ids, row).unwrap_or_default(),
+                white: text_at(&white, row),
+                black: text_at(&black, row),
+                white_elo,
+                black_elo,
+                result: text_at(&result, row),
+                date: text_at(&date_text, row),
+            };
+            (text_at(&uci, row).unwrap_or_default(), dims, game)
         })
         .collect())
 }
@@ -223,7 +744,26 @@ impl Explored {
             Some(o) => writeln!(out, "opening   {} {}", o.eco, o.name),
             None => writeln!(out, "opening   (not in the opening table)"),
         };
-        let _ = writeln!(out, "games     {}", self.games);
+        if !self.filters.is_empty() {
+            let _ = writeln!(out, "filters   {}", self.filters.describe());
+        }
+        match self.position_games {
+            Some(all) => {
+                let share = if all == 0 {
+                    0.0
+                } else {
+                    100.0 * self.games as f64 / all as f64
+                };
+                let _ = writeln!(
+                    out,
+                    "games     {} of {all} ({share:.1}% left by the filters)",
+                    self.games
+                );
+            }
+            None => {
+                let _ = writeln!(out, "games     {}", self.games);
+            }
+        }
         if let Some(n) = self.opening_min_games {
             let _ = writeln!(
                 out,
@@ -231,11 +771,20 @@ impl Explored {
                  (--opening-min-games {n}): the moves and games may be incomplete"
             );
         }
+        if let Some(note) = &self.top_games_note {
+            let _ = writeln!(out, "note      {note}");
+        }
         if self.moves.is_empty() {
-            let _ = writeln!(
-                out,
-                "\nno game of this import reached this position within its opening plies"
-            );
+            let _ = match self.position_games {
+                Some(all) if all > 0 => writeln!(
+                    out,
+                    "\nnone of the {all} games of this position passes the filters"
+                ),
+                _ => writeln!(
+                    out,
+                    "\nno game of this import reached this position within its opening plies"
+                ),
+            };
             return out;
         }
         let header = [
@@ -277,7 +826,37 @@ impl Explored {
         for row in &rows {
             out.push_str(&line(&mut row.iter().map(String::as_str)));
         }
+        self.write_top_games(&mut out);
         out
+    }
+
+    /// `--games`: each move's games under its SAN.
+    fn write_top_games(&self, out: &mut String) {
+        for m in &self.moves {
+            let Some(games) = &m.top_games else { continue };
+            let _ = writeln!(out, "\ntop games with {}", m.san);
+            if games.is_empty() {
+                let _ = writeln!(out, "  (none)");
+            }
+            for game in games {
+                let player = |name: &Option<String>, elo: Option<i32>| {
+                    let name = name.as_deref().unwrap_or("?");
+                    match elo {
+                        Some(elo) => format!("{name} ({elo})"),
+                        None => name.to_owned(),
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "  {:>8}  {} - {}  {}  {}",
+                    game.game_id,
+                    player(&game.white, game.white_elo),
+                    player(&game.black, game.black_elo),
+                    game.result.as_deref().unwrap_or("*"),
+                    game.date.as_deref().unwrap_or("????.??.??"),
+                );
+            }
+        }
     }
 
     fn row_cells(&self, m: &MoveLine) -> [String; 9] {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::read::explore::{MoveLine, Target, explore};
+use crate::read::explore::{Filters, MoveLine, Target, explore};
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
 use crate::sink::summary::{SUMMARY_FILE, Summary};
 use crate::stats::counts::Counts;
@@ -97,10 +97,11 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
             ("1.d4", &["d4"][..]),
         ] {
             let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
-            let explored = explore(data, &target).map_err(|e| TableError {
-                path: openings.clone(),
-                message: e.to_string(),
-            })?;
+            let explored =
+                explore(data, &target, &Filters::default(), 0).map_err(|e| TableError {
+                    path: openings.clone(),
+                    message: e.to_string(),
+                })?;
             report.first_moves.push((label.to_owned(), explored.moves));
         }
     }

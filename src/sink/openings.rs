@@ -1,6 +1,7 @@
 //! Sink stage, opening tables: the merged opening tree streamed into
 //! `openings.parquet` in row groups (positions and moves spelled out as EPD,
-//! SAN and UCI on the way), and the per-opening table `opening_lines.parquet`.
+//! SAN and UCI on the way), and the per-opening table `opening_lines.parquet`;
+//! both with the dimensions (speed, rating band, month) of their rows.
 
 use std::collections::VecDeque;
 use std::io;
@@ -14,7 +15,8 @@ use super::schema::{self, opening_lines};
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::openings::{self, OpeningName};
-use crate::stats::lines::OpeningLines;
+use crate::stats::dimensions::Dimensions;
+use crate::stats::lines::{LineKey, LineStats};
 use crate::stats::tree::{Edge, EdgeKey, unpack_move};
 
 /// One text per row, written one after the other into one buffer (one
@@ -86,7 +88,7 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
             .map(|(_, e)| i64::try_from(f(e)).unwrap_or(i64::MAX))
             .collect::<Vec<i64>>()
     };
-    let columns = vec![
+    let mut columns = vec![
         col(
             schema::openings::POSITION_KEY,
             entries
@@ -107,6 +109,16 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
             entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
         ),
         col(schema::openings::MOVE_UCI, ucis.strs()),
+    ];
+    columns.extend(dimension_columns(
+        [
+            schema::openings::TIME_CLASS,
+            schema::openings::RATING_BAND,
+            schema::openings::MONTH,
+        ],
+        entries.iter().map(|(k, _)| &k.dims),
+    ));
+    columns.extend([
         col(
             schema::openings::NEXT_POSITION_KEY,
             entries
@@ -158,8 +170,26 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
                 .map(|(_, e)| e.stats.last_year.map(i32::from))
                 .collect::<Vec<_>>(),
         ),
-    ];
+    ]);
     table_frame(&schema::openings::TABLE, entries.len(), columns)
+}
+
+/// `time_class`, `rating_band`, `month` of a table's rows.
+fn dimension_columns<'a>(
+    [time_class, rating_band, month]: [schema::Column; 3],
+    dims: impl Iterator<Item = &'a Dimensions> + Clone,
+) -> [Column; 3] {
+    [
+        col(
+            time_class,
+            dims.clone().map(|d| d.time_class()).collect::<Vec<_>>(),
+        ),
+        col(
+            rating_band,
+            dims.clone().map(|d| d.rating_band()).collect::<Vec<_>>(),
+        ),
+        col(month, dims.map(|d| d.month()).collect::<Vec<_>>()),
+    ]
 }
 
 /// Why writing the tree failed: reading the spill, or writing the table.
@@ -241,25 +271,32 @@ fn encode_chunk(chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> Chunk
     Ok(encoder.encode(&frame, false)?)
 }
 
-/// The `opening_lines` table: one row per named opening with games, sorted
-/// by ECO and name.
-pub(crate) fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFrame> {
+/// The `opening_lines` table for a chunk of merged entries (sorted by
+/// ECO, name, then dimensions). An id not in the index (never: the ids
+/// come from it) is written as an empty name rather than dropped.
+pub(crate) fn opening_lines_frame(entries: &[(LineKey, LineStats)]) -> PolarsResult<DataFrame> {
     let index = openings::index();
-    let played: Vec<_> = lines
-        .played()
-        .filter_map(|(id, line)| index.name(id).map(|name| (name, line)))
-        .collect();
-    let names = |f: fn(&OpeningName) -> &str| played.iter().map(|(n, _)| f(n)).collect::<Vec<_>>();
-    let count = |f: fn(&crate::stats::lines::LineStats) -> u64| {
-        played.iter().map(|(_, l)| f(l)).collect::<Vec<u64>>()
-    };
-    let ratio = |f: fn(&crate::stats::lines::LineStats) -> Option<f64>| {
-        played.iter().map(|(_, l)| f(l)).collect::<Vec<_>>()
-    };
-    let columns = vec![
-        col(opening_lines::ECO, names(|n| n.eco)),
-        col(opening_lines::OPENING_NAME, names(|n| n.name)),
-        col(opening_lines::OPENING_FAMILY, names(OpeningName::family)),
+    let names: Vec<Option<&OpeningName>> =
+        entries.iter().map(|(k, _)| index.name(k.name_id)).collect();
+    let name =
+        |f: fn(&OpeningName) -> &str| names.iter().map(|n| n.map_or("", f)).collect::<Vec<_>>();
+    let count = |f: fn(&LineStats) -> u64| entries.iter().map(|(_, l)| f(l)).collect::<Vec<u64>>();
+    let ratio =
+        |f: fn(&LineStats) -> Option<f64>| entries.iter().map(|(_, l)| f(l)).collect::<Vec<_>>();
+    let mut columns = vec![
+        col(opening_lines::ECO, name(|n| n.eco)),
+        col(opening_lines::OPENING_NAME, name(|n| n.name)),
+        col(opening_lines::OPENING_FAMILY, name(OpeningName::family)),
+    ];
+    columns.extend(dimension_columns(
+        [
+            opening_lines::TIME_CLASS,
+            opening_lines::RATING_BAND,
+            opening_lines::MONTH,
+        ],
+        entries.iter().map(|(k, _)| &k.dims),
+    ));
+    columns.extend([
         col(opening_lines::GAMES, count(|l| l.results.games)),
         col(opening_lines::WHITE_WINS, count(|l| l.results.white_wins)),
         col(opening_lines::DRAWS, count(|l| l.results.draws)),
@@ -278,13 +315,13 @@ pub(crate) fn opening_lines_frame(lines: &OpeningLines) -> PolarsResult<DataFram
         col(opening_lines::AVG_PLIES, ratio(|l| l.average_plies())),
         col(
             opening_lines::ELO_DIFF_SUM,
-            played
+            entries
                 .iter()
                 .map(|(_, l)| l.elo_diff_sum)
                 .collect::<Vec<i64>>(),
         ),
         col(opening_lines::ELO_DIFF_COUNT, count(|l| l.elo_diff_count)),
         col(opening_lines::AVG_ELO_DIFF, ratio(|l| l.average_elo_diff())),
-    ];
-    table_frame(&opening_lines::TABLE, played.len(), columns)
+    ]);
+    table_frame(&opening_lines::TABLE, entries.len(), columns)
 }

@@ -89,17 +89,27 @@ pub(crate) fn write_results(
     merged: impl Iterator<Item = io::Result<(ResultKey, ResultValue)>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
+    write_sorted(merged, writer, results_frame)
+}
+
+/// Streams an aggregate's merged entries into `writer` in row groups of
+/// [`ROW_GROUP_ROWS`], each made by `frame`. Returns the rows written.
+pub(crate) fn write_sorted<T>(
+    merged: impl Iterator<Item = io::Result<T>>,
+    writer: &mut TableWriter,
+    frame: impl Fn(&[T]) -> PolarsResult<DataFrame>,
+) -> Result<u64, TreeWriteError> {
     let mut chunk = Vec::with_capacity(ROW_GROUP_ROWS.min(4096));
     let mut rows = 0u64;
     for entry in merged {
         chunk.push(entry?);
         if chunk.len() >= ROW_GROUP_ROWS {
-            writer.write(&results_frame(&chunk)?)?;
+            writer.write(&frame(&chunk)?)?;
             rows += chunk.len() as u64;
             chunk.clear();
         }
     }
-    writer.write(&results_frame(&chunk)?)?;
+    writer.write(&frame(&chunk)?)?;
     Ok(rows + chunk.len() as u64)
 }
 

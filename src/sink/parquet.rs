@@ -86,6 +86,7 @@ pub(crate) fn dtype(ty: schema::Type) -> DataType {
         schema::Type::TimestampMs => {
             DataType::Datetime(TimeUnit::Milliseconds, Some(TimeZone::UTC))
         }
+        schema::Type::Date => DataType::Date,
         schema::Type::ListI32 => DataType::List(Box::new(DataType::Int32)),
         schema::Type::TagList => DataType::List(Box::new(DataType::Struct(vec![
             Field::new(TAG_NAME.into(), DataType::String),
@@ -228,6 +229,7 @@ pub(crate) fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<
         col(games::DATE, values(rows, |r| r.tag(r.date))),
         col(games::YEAR, values(rows, |r| r.year)),
         // Milliseconds; `table_frame` makes them the declared timestamp.
+        col(games::MONTH, values(rows, |r| r.month())),
         col(games::UTC_TIMESTAMP, values(rows, |r| r.utc_timestamp_ms)),
         col(games::ROUND, values(rows, |r| r.tag(r.round))),
         col(games::WHITE, values(rows, |r| r.tag(r.white))),

@@ -76,6 +76,9 @@ pub struct GameRow {
     pub extra_tags: Vec<(Cow<'static, str>, Span)>,
     /// `UTCDate` + `UTCTime` as milliseconds since the epoch (UTC).
     pub utc_timestamp_ms: Option<i64>,
+    /// The year and, when known, the month of `UTCDate`, else of `Date`:
+    /// what the opening statistics' `month` is made of.
+    pub year_month: Option<(i64, Option<i64>)>,
     /// What the move comments say about clocks and evaluations.
     pub clocks: GameClocks,
 }
@@ -84,6 +87,13 @@ impl GameRow {
     /// The text of a tag field.
     pub(crate) fn tag(&self, span: Option<Span>) -> Option<&str> {
         span.map(|s| s.of(&self.text))
+    }
+
+    /// The `month` column: days since 1970-01-01 of the first day of the
+    /// game's month.
+    pub(crate) fn month(&self) -> Option<i32> {
+        let (year, month) = self.year_month?;
+        i32::try_from(crate::pgn::tags::first_day_of_month(year, month?)).ok()
     }
 }
 

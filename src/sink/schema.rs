@@ -17,6 +17,8 @@ pub enum Type {
     Text,
     /// Milliseconds since the epoch, UTC.
     TimestampMs,
+    /// A calendar day (days since 1970-01-01).
+    Date,
     /// A list of 32-bit integers (the moves' NAGs).
     ListI32,
     /// A list of `{name, value}` text pairs (the games' extra tags).
@@ -34,6 +36,7 @@ impl Type {
             Type::F64 => "f64",
             Type::Text => "string",
             Type::TimestampMs => "timestamp<ms, UTC>",
+            Type::Date => "date",
             Type::ListI32 => "list<i32>",
             Type::TagList => "list<struct<name: string, value: string>>",
         }
@@ -299,6 +302,11 @@ pub mod games {
         I32,
         "Year from the first four digits of `Date`, null when they are not digits.",
     );
+    pub(crate) const MONTH: Column = Column::nullable(
+        "month",
+        Date,
+        "First day of the game's month, from `UTCDate`, else `Date` (`2025.05.14` → 2025-05-01); null when the year or the month is unknown. The opening statistics' `month` (with the default `--opening-period month`).",
+    );
     pub(crate) const UTC_TIMESTAMP: Column = Column::nullable(
         "utc_timestamp",
         TimestampMs,
@@ -533,6 +541,7 @@ pub mod games {
             LICHESS_ID,
             DATE,
             YEAR,
+            MONTH,
             UTC_TIMESTAMP,
             ROUND,
             WHITE,
@@ -666,6 +675,31 @@ pub mod rejects {
 }
 
 /// `openings.parquet`: the opening tree, one row per (position, move).
+/// The key columns the opening statistics are split by, as the lichess
+/// opening explorer splits its tree (`openings`, `opening_lines`).
+pub mod dimensions {
+    use super::*;
+
+    pub(crate) const TIME_CLASS: Column = Column::required(
+        "time_class",
+        Text,
+        "The games' `time_class`, as in `games`.",
+    )
+    .key();
+    pub(crate) const RATING_BAND: Column = Column::nullable(
+        "rating_band",
+        I32,
+        "Band of the two players' average rating: floor(average / 200) × 200, clamped to 800 (below 1000) ..= 2800 (2800 and above); null when either rating is missing.",
+    )
+    .key();
+    pub(crate) const MONTH: Column = Column::nullable(
+        "month",
+        Date,
+        "First day of the games' month (`UTCDate`, else `Date`); January 1st with `--opening-period year`; null when unknown, and always with `--opening-period none`.",
+    )
+    .key();
+}
+
 pub mod openings {
     use super::*;
 
@@ -691,6 +725,9 @@ pub mod openings {
         Column::required("move_san", Text, "The move in SAN, with `+` / `#`.").same();
     pub(crate) const MOVE_UCI: Column =
         Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).").key();
+    pub(crate) const TIME_CLASS: Column = dimensions::TIME_CLASS;
+    pub(crate) const RATING_BAND: Column = dimensions::RATING_BAND;
+    pub(crate) const MONTH: Column = dimensions::MONTH;
     pub(crate) const NEXT_POSITION_KEY: Column = Column::required(
         "next_position_key",
         I64,
@@ -714,13 +751,16 @@ pub mod openings {
 
     pub const TABLE: Table = Table {
         name: "openings",
-        description: "the opening tree, one row per (position, move)",
+        description: "the opening tree, one row per (position, move, time_class, rating_band, month)",
         columns: &[
             POSITION_KEY,
             EPD,
             PLY,
             MOVE_SAN,
             MOVE_UCI,
+            TIME_CLASS,
+            RATING_BAND,
+            MONTH,
             NEXT_POSITION_KEY,
             GAMES,
             WHITE_WINS,
@@ -746,6 +786,9 @@ pub mod opening_lines {
     pub(crate) const OPENING_NAME: Column = Column::required("opening_name", Text, M_ECO).key();
     pub(crate) const OPENING_FAMILY: Column =
         Column::required("opening_family", Text, M_ECO).same();
+    pub(crate) const TIME_CLASS: Column = dimensions::TIME_CLASS;
+    pub(crate) const RATING_BAND: Column = dimensions::RATING_BAND;
+    pub(crate) const MONTH: Column = dimensions::MONTH;
     result_count_columns!(
         "Games named so, and their counted results.",
         "Games named so, and their counted results."
@@ -780,11 +823,14 @@ pub mod opening_lines {
 
     pub const TABLE: Table = Table {
         name: "opening_lines",
-        description: "one row per named opening",
+        description: "one row per (named opening, time_class, rating_band, month)",
         columns: &[
             ECO,
             OPENING_NAME,
             OPENING_FAMILY,
+            TIME_CLASS,
+            RATING_BAND,
+            MONTH,
             GAMES,
             WHITE_WINS,
             DRAWS,

@@ -122,6 +122,8 @@ pub struct Options {
 #[serde(deny_unknown_fields)]
 pub struct TreeSummary {
     pub plies: usize,
+    /// `--opening-period`: how finely `month` splits the opening statistics.
+    pub period: crate::stats::dimensions::OpeningPeriod,
     /// `--opening-min-games`: rows of fewer games are left out.
     pub min_games: u32,
     /// Rows of the whole tree, before `min_games`.

@@ -1,10 +1,13 @@
 //! Statistics stage, opening lines: results, ratings and lengths per named
-//! opening. The table of names is fixed and small, so this is a plain array
-//! indexed by name, merged element by element.
+//! opening and per speed, rating band and month of the games. Keyed like the
+//! results table, in a map that spills past its budget (names × dimensions
+//! grow with the months an archive spans).
 
 use std::ops::AddAssign;
 
 use super::counts::{Counts, Ratings};
+use super::dimensions::Dimensions;
+use super::spill::{BoundedMap, Codec, Fields, SpillDir};
 use super::tree::GameFacts;
 
 /// Sums and counts of the games of one named opening.
@@ -49,53 +52,97 @@ impl AddAssign<&LineStats> for LineStats {
     }
 }
 
-/// Stats per named opening, indexed like the opening index's names
-/// (`OpeningMatch::name_id`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct OpeningLines {
-    lines: Vec<LineStats>,
+/// The key of an `opening_lines` row: the opening (its id in the opening
+/// index, whose names are sorted by ECO, then name) and the dimensions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct LineKey {
+    pub name_id: u16,
+    pub dims: Dimensions,
 }
 
-impl OpeningLines {
+/// How `opening_lines` entries spill and merge.
+pub(crate) struct LinesCodec;
+
+impl Codec for LinesCodec {
+    type Key = LineKey;
+    type Value = LineStats;
+
+    fn encode(key: &LineKey, value: &LineStats, out: &mut Vec<u8>) {
+        out.extend_from_slice(&key.name_id.to_le_bytes());
+        key.dims.encode(out);
+        let (r, e) = (&value.results, &value.elo);
+        for n in [
+            r.games,
+            r.white_wins,
+            r.draws,
+            r.black_wins,
+            e.white_sum,
+            e.white_count,
+            e.black_sum,
+            e.black_count,
+            value.plies_sum,
+            value.elo_diff_sum.cast_unsigned(),
+            value.elo_diff_count,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    fn decode(bytes: &[u8]) -> Option<(LineKey, LineStats)> {
+        let mut fields = Fields(bytes);
+        let key = LineKey {
+            name_id: fields.u16()?,
+            dims: Dimensions::decode(&mut fields)?,
+        };
+        let stats = LineStats {
+            results: Counts {
+                games: fields.u64()?,
+                white_wins: fields.u64()?,
+                draws: fields.u64()?,
+                black_wins: fields.u64()?,
+            },
+            elo: Ratings {
+                white_sum: fields.u64()?,
+                white_count: fields.u64()?,
+                black_sum: fields.u64()?,
+                black_count: fields.u64()?,
+            },
+            plies_sum: fields.u64()?,
+            elo_diff_sum: fields.u64()?.cast_signed(),
+            elo_diff_count: fields.u64()?,
+        };
+        Some((key, stats))
+    }
+
+    fn combine(into: &mut LineStats, from: LineStats) {
+        *into += &from;
+    }
+}
+
+/// A worker's stats per named opening and dimensions, within a budget.
+pub struct OpeningLines<'s> {
+    map: BoundedMap<'s, LinesCodec>,
+}
+
+impl<'s> OpeningLines<'s> {
+    pub fn new(budget: usize, spill: &'s SpillDir) -> Self {
+        OpeningLines {
+            map: BoundedMap::new(budget, spill),
+        }
+    }
+
     pub(crate) fn add_game(&mut self, name_id: u16, game: &GameFacts, plies: u32) {
-        if let Some(line) = self.line_mut(name_id) {
-            line.add_game(game, plies);
-        }
+        let key = LineKey {
+            name_id,
+            dims: game.dims,
+        };
+        self.map
+            .upsert(key, LineStats::default, |line| line.add_game(game, plies));
     }
 
-    fn line_mut(&mut self, name_id: u16) -> Option<&mut LineStats> {
-        let index = usize::from(name_id);
-        if self.lines.len() <= index {
-            self.lines.resize(index + 1, LineStats::default());
-        }
-        self.lines.get_mut(index)
-    }
-
-    /// Adds an opening's row read back from a table (`merge`).
-    pub(crate) fn add_line(&mut self, name_id: u16, stats: &LineStats) {
-        if let Some(line) = self.line_mut(name_id) {
-            *line += stats;
-        }
-    }
-
-    /// (name id, stats) of every opening with at least one game.
-    pub(crate) fn played(&self) -> impl Iterator<Item = (u16, &LineStats)> {
-        self.lines
-            .iter()
-            .enumerate()
-            .filter(|(_, line)| line.results.games > 0)
-            .map(|(id, line)| (id as u16, line))
-    }
-}
-
-impl AddAssign<&OpeningLines> for OpeningLines {
-    fn add_assign(&mut self, other: &OpeningLines) {
-        if self.lines.len() < other.lines.len() {
-            self.lines.resize(other.lines.len(), LineStats::default());
-        }
-        for (mine, theirs) in self.lines.iter_mut().zip(&other.lines) {
-            *mine += theirs;
-        }
+    /// The entries left in memory, sorted; the first spill error.
+    pub(crate) fn finish(self) -> std::io::Result<Vec<(LineKey, LineStats)>> {
+        self.map.finish()
     }
 }
 
@@ -103,53 +150,128 @@ impl AddAssign<&OpeningLines> for OpeningLines {
 mod tests {
     use super::*;
     use crate::pgn::result::GameResult;
+    use crate::pgn::time_control::TimeClass;
+    use crate::stats::dimensions::OpeningPeriod;
+    use crate::stats::spill;
 
-    #[test]
-    fn merging_in_any_grouping_gives_the_same_stats() {
-        let game = |result, white, black| GameFacts {
+    fn game(
+        result: Option<GameResult>,
+        white: Option<u32>,
+        black: Option<u32>,
+        time_class: TimeClass,
+    ) -> GameFacts {
+        let elo = |e: Option<u32>| e.and_then(|e| i32::try_from(e).ok());
+        GameFacts {
             result,
             white_elo: white,
             black_elo: black,
             year: None,
-        };
-        let mut a = OpeningLines::default();
-        a.add_game(
-            3,
-            &game(Some(GameResult::WhiteWins), Some(2400), Some(2300)),
-            40,
-        );
-        let mut b = OpeningLines::default();
-        b.add_game(3, &game(Some(GameResult::Draw), Some(2000), None), 60);
-        b.add_game(7, &game(None, None, None), 10);
-        let mut c = OpeningLines::default();
-        c.add_game(
-            3,
-            &game(Some(GameResult::Unfinished), Some(2100), Some(2200)),
-            20,
-        );
+            dims: Dimensions::of(
+                time_class,
+                elo(white),
+                elo(black),
+                None,
+                OpeningPeriod::Month,
+            ),
+        }
+    }
 
-        let mut left = a.clone();
-        left += &b;
-        left += &c;
-        let mut right = b.clone();
-        right += &c;
-        let mut right_total = a.clone();
-        right_total += &right;
-        assert_eq!(left, right_total);
+    /// Lines added by workers with a tiny budget (so they spill), merged.
+    fn lines(workers: &[Vec<(u16, GameFacts, u32)>], budget: usize) -> Vec<(LineKey, LineStats)> {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let spill_dir = SpillDir::new(dir.path().join("lines"));
+        let mut parts = Vec::new();
+        for games in workers {
+            let mut part = OpeningLines::new(budget, &spill_dir);
+            for (id, game, plies) in games {
+                part.add_game(*id, game, *plies);
+            }
+            parts.push(part.finish().unwrap_or_else(|e| panic!("{e}")));
+        }
+        spill::merge::<LinesCodec>(&spill_dir, parts)
+            .unwrap_or_else(|e| panic!("{e}"))
+            .collect::<std::io::Result<Vec<_>>>()
+            .unwrap_or_else(|e| panic!("{e}"))
+    }
 
-        let played: Vec<_> = left.played().collect();
-        assert_eq!(played.len(), 2);
-        let (id, line) = played[0];
-        assert_eq!(id, 3);
-        let r = &line.results;
+    #[test]
+    fn lines_add_up_per_opening_and_dimensions_in_any_grouping() {
+        let games = vec![
+            (
+                3,
+                game(
+                    Some(GameResult::WhiteWins),
+                    Some(2400),
+                    Some(2300),
+                    TimeClass::Blitz,
+                ),
+                40,
+            ),
+            (
+                3,
+                game(Some(GameResult::Draw), Some(2000), None, TimeClass::Blitz),
+                60,
+            ),
+            (7, game(None, None, None, TimeClass::Unknown), 10),
+            (
+                3,
+                game(
+                    Some(GameResult::Unfinished),
+                    Some(2100),
+                    Some(2200),
+                    TimeClass::Blitz,
+                ),
+                20,
+            ),
+            (
+                3,
+                game(
+                    Some(GameResult::Draw),
+                    Some(2400),
+                    Some(2300),
+                    TimeClass::Blitz,
+                ),
+                30,
+            ),
+        ];
+        let one = lines(std::slice::from_ref(&games), 1 << 20);
+        let split = lines(
+            &[games[..2].to_vec(), games[2..].to_vec()],
+            // Room for a handful of entries: the workers spill.
+            256,
+        );
+        assert_eq!(one, split);
+        let seen: Vec<_> = one
+            .iter()
+            .map(|(k, l)| {
+                (
+                    k.name_id,
+                    k.dims.time_class(),
+                    k.dims.rating_band(),
+                    l.results.games,
+                )
+            })
+            .collect();
         assert_eq!(
-            (r.games, r.white_wins, r.draws, r.unfinished()),
-            (3, 1, 1, 1)
+            seen,
+            vec![
+                (3, "blitz", None, 1),
+                (3, "blitz", Some(2000), 1),
+                (3, "blitz", Some(2200), 2),
+                (7, "unknown", None, 1),
+            ]
         );
+        let (_, top) = one[2];
+        let r = &top.results;
+        assert_eq!((r.white_wins, r.draws, r.unfinished()), (1, 1, 0));
         assert_eq!(r.white_score(), Some(0.75));
-        assert_eq!(r.draw_rate(), Some(0.5));
-        assert_eq!(line.average_plies(), Some(40.0));
-        assert_eq!(line.average_elo_diff(), Some(0.0));
-        assert_eq!((line.elo.white_sum, line.elo.white_count), (6500, 3));
+        assert_eq!(top.average_plies(), Some(35.0));
+        assert_eq!(top.average_elo_diff(), Some(100.0));
+        assert_eq!((top.elo.white_sum, top.elo.white_count), (4800, 2));
+        for (key, stats) in &one {
+            let mut bytes = Vec::new();
+            LinesCodec::encode(key, stats, &mut bytes);
+            assert_eq!(LinesCodec::decode(&bytes), Some((*key, *stats)));
+        }
     }
 }

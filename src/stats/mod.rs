@@ -3,6 +3,7 @@
 //! grouping. Keyed aggregates that can grow with the input spill to disk.
 
 pub mod counts;
+pub mod dimensions;
 pub mod lines;
 pub mod outcomes;
 pub mod partitioned;
@@ -74,17 +75,19 @@ impl RunCounts {
 /// Where the aggregates spill when they pass their budget: one folder each.
 pub struct SpillDirs {
     pub tree: TreeRuns,
+    pub lines: SpillDir,
     pub results: SpillDir,
     pub endgames: SpillDir,
 }
 
 impl SpillDirs {
-    /// `DIR/.spill-PID-tree`, `…-results`, `…-endgames`.
+    /// `DIR/.spill-PID-tree`, `…-lines`, `…-results`, `…-endgames`.
     pub fn new(dir: &std::path::Path) -> SpillDirs {
         let pid = std::process::id();
         let at = |name: &str| SpillDir::new(dir.join(format!(".spill-{pid}-{name}")));
         SpillDirs {
             tree: TreeRuns::new(dir.join(format!(".spill-{pid}-tree"))),
+            lines: at("lines"),
             results: at("results"),
             endgames: at("endgames"),
         }
@@ -96,6 +99,8 @@ impl SpillDirs {
 pub struct AggregateOptions {
     /// The opening-tree window.
     pub opening_plies: usize,
+    /// How finely the opening statistics are split by date.
+    pub opening_period: dimensions::OpeningPeriod,
     /// Bytes one worker may hold.
     pub budget: usize,
     pub piece_values: crate::replay::material::PieceValues,
@@ -107,21 +112,23 @@ pub struct AggregateOptions {
 /// A worker's aggregates over the accepted games it replayed.
 pub struct Aggregates<'s> {
     pub tree: OpeningTree<'s>,
-    pub lines: OpeningLines,
+    pub lines: OpeningLines<'s>,
     pub outcomes: Outcomes<'s>,
     pub options: AggregateOptions,
 }
 
 impl<'s> Aggregates<'s> {
-    /// The opening tree gets seven eighths of the budget, the results and
-    /// endgame tables (far smaller in practice) the rest.
+    /// The opening tree gets seven eighths of the budget; the opening
+    /// lines, results and endgame tables (far smaller in practice) the
+    /// rest, half of it to the lines.
     pub fn new(options: AggregateOptions, spill: &'s SpillDirs) -> Self {
         let tree_budget = options.budget / 8 * 7;
+        let lines_budget = (options.budget - tree_budget) / 2;
         Aggregates {
             tree: OpeningTree::new(options.opening_plies, tree_budget, &spill.tree),
-            lines: OpeningLines::default(),
+            lines: OpeningLines::new(lines_budget, &spill.lines),
             outcomes: Outcomes::new(
-                options.budget - tree_budget,
+                options.budget - tree_budget - lines_budget,
                 options.piece_values,
                 &spill.results,
                 &spill.endgames,

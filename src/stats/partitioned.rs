@@ -497,7 +497,8 @@ const SLOT_BYTES: usize = size_of::<u64>();
 /// The key mixed: the low bits pick the slot, the high bits are the tag.
 /// (Position keys are Zobrist hashes, already random in every bit.)
 fn hash_of(key: &EdgeKey) -> u64 {
-    (key.position ^ u64::from(key.mv).wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(32)
+    let rest = u64::from(key.mv) ^ key.dims.mix().rotate_left(16);
+    (key.position ^ rest.wrapping_mul(0x9E37_79B9_7F4A_7C15)).rotate_left(32)
 }
 
 /// The row (0-based) an occupied index entry points to.
@@ -848,6 +849,7 @@ impl Iterator for SortedTree {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::dimensions::Dimensions;
     use crate::stats::tree::EdgeStats;
 
     fn add(part: &mut TreePart<'_>, key: EdgeKey, edge: Edge) {
@@ -879,6 +881,7 @@ mod tests {
             let key = EdgeKey {
                 position,
                 mv: (i % 3) as u16,
+                dims: Dimensions::made_up(i % 5),
             };
             for r in 0..repeats {
                 out.push((
@@ -952,7 +955,11 @@ mod tests {
 
     #[test]
     fn positions_get_their_earliest_ply_and_rare_rows_are_left_out() {
-        let key = |position, mv| EdgeKey { position, mv };
+        let key = |position, mv| EdgeKey {
+            position,
+            mv,
+            dims: Dimensions::default(),
+        };
         let input = vec![
             (key(5, 1), Edge::made_up(5, 1, 9, 2000)),
             (key(5, 2), Edge::made_up(5, 1, 4, 2000)),
@@ -986,6 +993,7 @@ mod tests {
             EdgeKey {
                 position: 42,
                 mv: 1,
+                dims: Dimensions::default(),
             },
             Edge::made_up(42, 1, 0, 2000),
         );

@@ -1,6 +1,7 @@
 //! Statistics stage, opening tree: for each (position, move) within the first
-//! plies of accepted standard-start games, the games, results, ratings and
-//! years. Keyed by position, so move orders that transpose meet in one node.
+//! plies of accepted standard-start games, and each speed, rating band and
+//! month of those games, the games, results, ratings and years. Keyed by
+//! position, so move orders that transpose meet in one node.
 
 use shakmaty::packed::PackedUciMove;
 use shakmaty::san::{San, SanPlus, Suffix};
@@ -8,24 +9,31 @@ use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, Square};
 
 use super::counts::{Counts, Ratings};
+use super::dimensions::{self, Dimensions};
 use super::partitioned::{InMemory, TreePart, TreeRuns};
 use super::spill::Fields;
 use crate::pgn::result::GameResult;
 use crate::replay::openings::stored_key;
 
-/// One edge of the tree: a position and a move played from it. Ordered as
-/// the table is sorted: by the key as stored (signed), then by move.
+/// One row of the tree: a position, a move played from it, and the speed,
+/// rating band and month of the games counted. Ordered as the table is
+/// sorted: by the key as stored (signed), then by move, then by dimensions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct EdgeKey {
     /// [`crate::replay::openings::position_key`] of the position.
     pub position: u64,
     /// The move, as shakmaty's 2-byte packed UCI move (standard castling).
     pub mv: u16,
+    pub dims: Dimensions,
 }
 
 impl Ord for EdgeKey {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
-        (stored_key(self.position), self.mv).cmp(&(stored_key(other.position), other.mv))
+        (stored_key(self.position), self.mv, self.dims).cmp(&(
+            stored_key(other.position),
+            other.mv,
+            other.dims,
+        ))
     }
 }
 
@@ -171,6 +179,7 @@ impl Edge {
     /// the EPD or the move is not legal.
     pub(crate) fn from_table_row(
         position: u64,
+        dims: Dimensions,
         epd: &str,
         uci: &str,
         next: u64,
@@ -187,6 +196,7 @@ impl Edge {
         let key = EdgeKey {
             position,
             mv: pack_move(m),
+            dims,
         };
         Some((key, edge))
     }
@@ -317,6 +327,8 @@ pub(crate) struct GameFacts {
     pub white_elo: Option<u32>,
     pub black_elo: Option<u32>,
     pub year: Option<u16>,
+    /// The speed, rating band and month the game counts under.
+    pub dims: Dimensions,
 }
 
 /// Header bits of a run-file record.
@@ -330,7 +342,8 @@ const SHORT_PLY: u8 = 16;
 const SHORT_SAN_BYTES: usize = 7;
 /// The longest record: a row of many games with an 8-byte SAN (four
 /// counts and two rating sums and counts of 8 bytes, three u16).
-const RECORD_MAX_BYTES: usize = 1 + 8 + 2 + 8 + BOARD_BYTES + SAN_BYTES + 8 * 8 + 3 * 2;
+const RECORD_MAX_BYTES: usize =
+    1 + 8 + 2 + dimensions::ENCODED_BYTES + 8 + BOARD_BYTES + SAN_BYTES + 8 * 8 + 3 * 2;
 const NO_YEAR: u16 = u16::MAX;
 const NO_ELO: u16 = u16::MAX;
 impl Edge {
@@ -344,8 +357,8 @@ impl Edge {
         }
     }
 
-    /// Appends the row as a run-file record: 59 bytes for a row of one
-    /// game (nearly every row of a tree of online games), 122 otherwise.
+    /// Appends the row as a run-file record: 65 bytes for a row of one
+    /// game (nearly every row of a tree of online games), 128 otherwise.
     pub(crate) fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
@@ -365,6 +378,7 @@ impl Edge {
         out.push(header);
         out.extend_from_slice(&key.position.to_le_bytes());
         out.extend_from_slice(&key.mv.to_le_bytes());
+        key.dims.encode(out);
         out.extend_from_slice(&self.next.to_le_bytes());
         out.extend_from_slice(&self.board);
         if short_san {
@@ -442,6 +456,7 @@ impl Edge {
         let key = EdgeKey {
             position: input.u64()?,
             mv: input.u16()?,
+            dims: Dimensions::decode(&mut input)?,
         };
         let next = input.u64()?;
         let board = input.bytes::<BOARD_BYTES>()?;
@@ -607,6 +622,7 @@ impl<'s> OpeningTree<'s> {
             let key = EdgeKey {
                 position: visit.key,
                 mv: pack_move(m),
+                dims: game.dims,
             };
             Some((key, m, next, visit.first_ply))
         }));
@@ -704,6 +720,7 @@ mod tests {
             white_elo: Some(elos.0),
             black_elo: Some(elos.1),
             year: Some(year),
+            dims: Dimensions::default(),
         }
     }
 
@@ -773,7 +790,11 @@ mod tests {
             (s.ply, s.first_year, s.last_year),
             (2, Some(2020), Some(2021))
         );
-        let key = EdgeKey { position: 9, mv: 4 };
+        let key = EdgeKey {
+            position: 9,
+            mv: 4,
+            dims: Dimensions::default(),
+        };
         let mut record = Vec::new();
         edge.encode(&key, &mut record);
         assert!(record.len() <= RECORD_MAX_BYTES);
@@ -856,7 +877,7 @@ mod tests {
         // Three games share e4 and two c5; e5 has an Elo too large for the
         // short record; Nf3 and Nc3 are rows of one game.
         lengths.sort_unstable();
-        assert_eq!(lengths, vec![59, 59, 122, 122, 122]);
+        assert_eq!(lengths, vec![65, 65, 128, 128, 128]);
     }
 
     #[test]
@@ -865,10 +886,14 @@ mod tests {
             san: *b"Qa1xb2+!",
             ..Edge::made_up(9, 1, 3, 2020)
         };
-        let key = EdgeKey { position: 7, mv: 3 };
+        let key = EdgeKey {
+            position: 7,
+            mv: 3,
+            dims: Dimensions::default(),
+        };
         let mut bytes = Vec::new();
         edge.encode(&key, &mut bytes);
-        assert_eq!(bytes.len(), 60);
+        assert_eq!(bytes.len(), 66);
         assert_eq!(Edge::decode(&bytes), Some(((key, edge), &[][..])));
     }
 }
