@@ -3,12 +3,20 @@
 -- into it within the opening window: each is at least one more move order.
 -- The EPD is known when a move was also played from the position itself.
 -- Tables: openings
-WITH entered AS (
+WITH edges AS (
+    -- One row per (position, move): the tree splits each by speed, rating
+    -- band and month.
+    SELECT position_key, move_uci, next_position_key,
+           SUM(games) AS games, MIN(ply) AS ply
+    FROM openings
+    GROUP BY position_key, move_uci, next_position_key
+),
+entered AS (
     SELECT next_position_key AS position_key,
            COUNT(*) AS move_orders,
            SUM(games) AS games,
            MIN(ply) + 1 AS ply
-    FROM openings
+    FROM edges
     GROUP BY next_position_key
     HAVING COUNT(*) >= 2
 ),

@@ -2,7 +2,8 @@
 
     spark-submit [--master ...] [--files /path/to/pgnlake] spark/pgnlake_job.py \
         --out OUT [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
-        [--opening-min-games N] [--opening-plies N] [--piece-values V] [--moves] \
+        [--opening-min-games N] [--opening-plies N] [--opening-period P] \
+        [--piece-values V] [--moves] \
         INPUT...
 
 Each Spark task runs `pgnlake import INPUT... --shard K/N` (the binary decides
@@ -97,6 +98,7 @@ def parse_args(argv=None):
                         help="input bytes per shard when --shards is not given (default 1 GiB)")
     parser.add_argument("--opening-min-games", type=int, default=1)
     parser.add_argument("--opening-plies", type=int)
+    parser.add_argument("--opening-period", choices=["month", "year", "none"])
     parser.add_argument("--piece-values")
     parser.add_argument("--moves", action="store_true",
                         help="also write the moves table (pgnlake import --moves)")
@@ -288,9 +290,14 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema):
     position = Window.partitionBy("position_key")
     summed = summed.withColumn("ply", F.min("ply").over(position))
     kept = summed.where(F.col("games") >= min_games)
-    write(kept.orderBy("position_key", move_order(F.col("move_uci"))), "openings")
+    # Within a (position, move) or an opening, rows in pgnlake's order of
+    # the dimensions: speed as listed, then band and month, nulls first.
+    dimensions = [place_in(TIME_CLASSES, F.col("time_class"), False),
+                  F.col("rating_band").asc_nulls_first(),
+                  F.col("month").asc_nulls_first()]
+    write(kept.orderBy("position_key", move_order(F.col("move_uci")), *dimensions), "openings")
 
-    write(aggregate("opening_lines").orderBy("eco", "opening_name"), "opening_lines")
+    write(aggregate("opening_lines").orderBy("eco", "opening_name", *dimensions), "opening_lines")
 
     # results: in pgnlake's key order.
     results = aggregate("results")
@@ -386,8 +393,8 @@ def main(argv=None):
     shards_dir = os.path.join(out, "_shards")
     count = args.shards or max(1, -(-input_bytes(args.inputs) // args.shard_bytes))
     import_args = []
-    for flag, value in [("--opening-plies", args.opening_plies), ("--piece-values", args.piece_values),
-                        ("--memory-limit", args.memory_limit)]:
+    for flag, value in [("--opening-plies", args.opening_plies), ("--opening-period", args.opening_period),
+                        ("--piece-values", args.piece_values), ("--memory-limit", args.memory_limit)]:
         if value is not None:
             import_args += [flag, str(value)]
     if args.moves:

@@ -767,8 +767,9 @@ impl Explored {
         if let Some(n) = self.opening_min_games {
             let _ = writeln!(
                 out,
-                "note      moves played in fewer than {n} games are left out \
-                 (--opening-min-games {n}): the moves and games may be incomplete"
+                "note      rows (a move at one speed, rating band and month) played in \
+                 fewer than {n} games are left out (--opening-min-games {n}): the moves \
+                 and games may be incomplete"
             );
         }
         if let Some(note) = &self.top_games_note {

@@ -254,13 +254,15 @@ fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>
     let names = texts(frame, opening_lines::OPENING_NAME)?;
     let ecos = texts(frame, opening_lines::ECO)?;
     let rows = counts(frame, RESULTS)?;
-    let mut lines: Vec<(String, String, Counts)> = rows
+    // Summed over the rows of each opening's speeds, rating bands and months.
+    let mut summed: BTreeMap<(String, String), Counts> = BTreeMap::new();
+    for (row, counts) in rows.into_iter().enumerate() {
+        let text = |v: &Vec<Option<String>>| v.get(row).cloned().flatten().unwrap_or_default();
+        *summed.entry((text(&names), text(&ecos))).or_default() += counts;
+    }
+    let mut lines: Vec<(String, String, Counts)> = summed
         .into_iter()
-        .enumerate()
-        .map(|(row, counts)| {
-            let text = |v: &Vec<Option<String>>| v.get(row).cloned().flatten().unwrap_or_default();
-            (text(&names), text(&ecos), counts)
-        })
+        .map(|((name, eco), counts)| (name, eco, counts))
         .collect();
     lines.sort_by(|a, b| b.2.games.cmp(&a.2.games).then_with(|| a.0.cmp(&b.0)));
     lines.truncate(TOP_OPENINGS);

@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::spill::Fields;
-use crate::pgn::tags::first_day_of_month;
+use crate::pgn::tags::{civil_from_days, first_day_of_month};
 use crate::pgn::time_control::TimeClass;
 
 /// How finely the opening statistics are split by date
@@ -64,14 +64,23 @@ pub(crate) struct Dimensions {
     time_class: u8,
     /// The band / 200 (4..=14); 0 for null.
     rating_band: u8,
-    /// Days since 1970-01-01 of the period's first day; `NO_MONTH` for null.
-    month: i32,
+    /// year × 12 + month − 1, + 1 (years 0 to 5460); `NO_MONTH` for null.
+    /// Two bytes, so that a tree row stays 144 bytes.
+    month: u16,
 }
 
-const NO_MONTH: i32 = i32::MIN;
+const NO_MONTH: u16 = 0;
 
 /// Bytes of a packed [`Dimensions`] in a run-file record.
-pub(crate) const ENCODED_BYTES: usize = 6;
+pub(crate) const ENCODED_BYTES: usize = 4;
+
+/// The code of a month (1–12) of a year; none outside years 0 to 5460.
+fn month_code(year: i64, month: i64) -> Option<u16> {
+    // year × 12 + (month − 1), + 1 for the null code.
+    u16::try_from(year.checked_mul(12)? + month)
+        .ok()
+        .filter(|_| year >= 0 && (1..=12).contains(&month))
+}
 
 impl Default for Dimensions {
     /// `unknown` speed, no band, no month.
@@ -94,20 +103,15 @@ impl Dimensions {
         date: Option<(i64, Option<i64>)>,
         period: OpeningPeriod,
     ) -> Dimensions {
-        let first_day = match (period, date) {
-            (OpeningPeriod::Month, Some((year, Some(month)))) => {
-                Some(first_day_of_month(year, month))
-            }
-            (OpeningPeriod::Year, Some((year, _))) => Some(first_day_of_month(year, 1)),
+        let month = match (period, date) {
+            (OpeningPeriod::Month, Some((year, Some(month)))) => month_code(year, month),
+            (OpeningPeriod::Year, Some((year, _))) => month_code(year, 1),
             _ => None,
         };
         Dimensions {
             time_class: time_class as u8,
             rating_band: band_code(rating_band(white_elo, black_elo)),
-            month: first_day
-                .and_then(|days| i32::try_from(days).ok())
-                .filter(|&days| days != NO_MONTH)
-                .unwrap_or(NO_MONTH),
+            month: month.unwrap_or(NO_MONTH),
         }
     }
 
@@ -132,10 +136,17 @@ impl Dimensions {
                 band_code(Some(band))
             }
         };
+        let month = match month {
+            None => NO_MONTH,
+            Some(days) => {
+                let (year, month, _) = civil_from_days(i64::from(days));
+                month_code(year, month)?
+            }
+        };
         Some(Dimensions {
             time_class: u8::try_from(time_class).ok()?,
             rating_band: band,
-            month: month.filter(|&m| m != NO_MONTH).unwrap_or(NO_MONTH),
+            month,
         })
     }
 
@@ -153,7 +164,8 @@ impl Dimensions {
 
     /// Days since 1970-01-01 of the first day of the period.
     pub(crate) fn month(&self) -> Option<i32> {
-        (self.month != NO_MONTH).then_some(self.month)
+        let code = i64::from(self.month.checked_sub(1)?);
+        i32::try_from(first_day_of_month(code / 12, code % 12 + 1)).ok()
     }
 
     /// Appends the [`ENCODED_BYTES`] of a run-file record.
@@ -168,15 +180,13 @@ impl Dimensions {
         Some(Dimensions {
             time_class,
             rating_band,
-            month: fields.i32()?,
+            month: fields.u16()?,
         })
     }
 
     /// A mix of the fields for the tree's index (not a hash on its own).
     pub(crate) fn mix(&self) -> u64 {
-        u64::from(self.time_class) << 8
-            | u64::from(self.rating_band)
-            | u64::from(self.month.cast_unsigned()) << 16
+        u64::from(self.time_class) << 8 | u64::from(self.rating_band) | u64::from(self.month) << 16
     }
 }
 
@@ -187,7 +197,7 @@ impl Dimensions {
         Dimensions {
             time_class: (n % 7) as u8,
             rating_band: (n % 3) as u8 * 5,
-            month: if n % 2 == 0 { NO_MONTH } else { n as i32 },
+            month: if n % 2 == 0 { NO_MONTH } else { n as u16 },
         }
     }
 }

@@ -357,8 +357,8 @@ impl Edge {
         }
     }
 
-    /// Appends the row as a run-file record: 65 bytes for a row of one
-    /// game (nearly every row of a tree of online games), 128 otherwise.
+    /// Appends the row as a run-file record: 63 bytes for a row of one
+    /// game (nearly every row of a tree of online games), 126 otherwise.
     pub(crate) fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
         let s = &self.stats;
         let one_game = self.one_game();
@@ -877,7 +877,7 @@ mod tests {
         // Three games share e4 and two c5; e5 has an Elo too large for the
         // short record; Nf3 and Nc3 are rows of one game.
         lengths.sort_unstable();
-        assert_eq!(lengths, vec![65, 65, 128, 128, 128]);
+        assert_eq!(lengths, vec![63, 63, 126, 126, 126]);
     }
 
     #[test]
@@ -893,7 +893,7 @@ mod tests {
         };
         let mut bytes = Vec::new();
         edge.encode(&key, &mut bytes);
-        assert_eq!(bytes.len(), 66);
+        assert_eq!(bytes.len(), 64);
         assert_eq!(Edge::decode(&bytes), Some(((key, edge), &[][..])));
     }
 }

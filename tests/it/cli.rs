@@ -311,7 +311,7 @@ fn spill_runs_past_the_soft_open_file_limit_are_read() {
             .unwrap_or_else(|e| panic!("{e}"));
     let runs = summary["opening_tree"]["spill_runs"].as_u64().unwrap_or(0);
     assert!(runs > 64, "{runs} runs: not enough to pass the limit");
-    assert_eq!(summary["opening_tree"]["rows"].as_u64(), Some(570));
+    assert_eq!(summary["opening_tree"]["rows"].as_u64(), Some(731));
 }
 
 #[test]
@@ -402,7 +402,9 @@ fn explore_prints_the_moves_of_a_position() {
 
 #[test]
 fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
-    let out = imported_fixture_with(&["--opening-min-games", "2"]);
+    // Without months (`--opening-period none`) the fixture's two e4 games
+    // (neither rated, nor timed) share one row; by month they would not.
+    let out = imported_fixture_with(&["--opening-min-games", "2", "--opening-period", "none"]);
     let summary: serde_json::Value = serde_json::from_str(
         &std::fs::read_to_string(out.path().join("summary.json")).unwrap_or_default(),
     )
@@ -430,11 +432,138 @@ fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
     position  rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -
     opening   (not in the opening table)
     games     2
-    note      moves played in fewer than 2 games are left out (--opening-min-games 2): the moves and games may be incomplete
+    note      rows (a move at one speed, rating band and month) played in fewer than 2 games are left out (--opening-min-games 2): the moves and games may be incomplete
 
     move  games   share  white   draw  black  avg white  avg black  last
     e4        2  100.0%   0.0%  50.0%   0.0%       2000          -  2010
     ");
+}
+
+/// The lichess sample imported once (with `--moves` when asked).
+fn imported_lichess(moves: bool) -> tempfile::TempDir {
+    let out = tmp();
+    let input = sample("lichess-2025-05-30games.pgn");
+    let mut args = vec![
+        "import",
+        input.to_str().unwrap_or_default(),
+        "--out",
+        out.path().to_str().unwrap_or_default(),
+        "-q",
+    ];
+    if moves {
+        args.push("--moves");
+    }
+    let output = pgnlake(&args);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    out
+}
+
+#[test]
+fn explore_filters_sum_the_rows_they_keep_and_say_so() {
+    let out = imported_lichess(true);
+    let (code, text, _) = explore(
+        &out,
+        &[
+            "e4",
+            "--speed",
+            "blitz,bullet",
+            "--rating",
+            "1400..1800",
+            "--games",
+            "2",
+        ],
+    );
+    assert_eq!(code, Some(0));
+    // Highest average rating first: 1693 + 1690 before 1348 + 1933.
+    insta::assert_snapshot!(text, @r"
+    position  rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
+    opening   B00 King's Pawn Game
+    filters   speed blitz,bullet, rating 1400..1800
+    games     11 of 23 (47.8% left by the filters)
+
+    move  games  share   white  draw  black  avg white  avg black  last
+    e5        4  36.4%   25.0%  0.0%  75.0%       1516       1701  2025
+    g6        3  27.3%   33.3%  0.0%  66.7%       1688       1693  2025
+    c5        2  18.2%  100.0%  0.0%   0.0%       1559       1604  2025
+    e6        2  18.2%   50.0%  0.0%  50.0%       1708       1727  2025
+
+    top games with e5
+            25  NthJeff (1693) - Alpha_Republic (1690)  1-0  2025.05.01
+            20  Royergonzalo (1348) - leogabriel29 (1933)  0-1  2025.05.01
+
+    top games with g6
+            22  KhatoBiscuit (1801) - ahmdmhmd05 (1791)  1-0  2025.05.01
+            27  Nikitosss007 (1775) - t12345678h (1787)  0-1  2025.05.01
+
+    top games with c5
+            15  mixtecovargas (1743) - xaam123 (1726)  1-0  2025.05.01
+            23  lucialarrottica (1375) - MedievalPear (1483)  1-0  2025.05.01
+
+    top games with e6
+            14  rodrikchess (1857) - AlexShchepikhin (1842)  1-0  2025.05.01
+            10  Mr_chess8964 (1558) - Naturdoc (1612)  0-1  2025.05.01
+    ");
+    let (code, text, _) = explore(
+        &out,
+        &[
+            "e4", "--rating", "2000..", "--since", "2025-05", "--until", "2025-05", "--format",
+            "json",
+        ],
+    );
+    assert_eq!(code, Some(0));
+    let value: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+    assert_eq!(value["filters"]["rating"]["from"], 2000);
+    assert_eq!(value["filters"]["rating"]["to"], serde_json::Value::Null);
+    assert_eq!(value["filters"]["since"], "2025-05");
+    let games = value["games"].as_u64().unwrap_or(0);
+    let position_games = value["position_games"].as_u64().unwrap_or(0);
+    assert!(games > 0 && games < position_games, "{value}");
+    let summed: u64 = value["moves"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|m| m["games"].as_u64())
+        .sum();
+    assert_eq!(summed, games);
+    // A month no game of the sample has: the position is printed, exit 1.
+    let (code, text, _) = explore(&out, &["e4", "--since", "2030-01"]);
+    assert_eq!(code, Some(1));
+    assert!(text.contains("passes the filters"), "{text}");
+}
+
+#[test]
+fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
+    let out = imported_lichess(false);
+    for (args, message) in [
+        (
+            &["--speed", "blitz,fast"][..],
+            "pgnlake: --speed \"fast\": expected time classes separated by commas (ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown)\n",
+        ),
+        (
+            &["--rating", "2050..2400"][..],
+            "pgnlake: --rating \"2050..2400\": expected bands FROM..TO, FROM.. or ..TO, each a multiple of 200 from 800 to 2800 (e.g. 2000..2400)\n",
+        ),
+        (
+            &["--since", "2025-5"][..],
+            "pgnlake: --since \"2025-5\": expected a month as YYYY-MM (e.g. 2020-01)\n",
+        ),
+        (
+            &["--since", "2025-06", "--until", "2025-01"][..],
+            "pgnlake: --since \"2025-06\": expected a month not after --until 2025-01\n",
+        ),
+    ] {
+        let mut all = vec!["e4"];
+        all.extend_from_slice(args);
+        let (code, _, err) = explore(&out, &all);
+        assert_eq!(code, Some(2), "{args:?}");
+        assert_eq!(err, message);
+    }
+    let (code, text, _) = explore(&out, &["e4", "--games", "3"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        text.contains("note      top games need moves.parquet: import with --moves to list them"),
+        "{text}"
+    );
 }
 
 #[test]

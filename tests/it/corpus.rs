@@ -70,6 +70,16 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
     assert_eq!(s.games_read, s.accepted + s.rejected);
     assert_eq!(s.inputs.iter().map(|i| i.games).sum::<u64>(), s.games_read);
     assert!(s.games_read > 500_000, "{}", s.games_read);
+    // Summed over speed, rating band and month, the opening tables are
+    // those before the dimensions (pgnlake c0b3e60 on the same files).
+    assert_eq!(
+        common::summed_tree_digest(&run.table("openings")),
+        (1_518_107, "e4b9d4b0ff4090c8".to_owned())
+    );
+    assert_eq!(
+        common::summed_lines_digest(&run.table("opening_lines")),
+        (2_911, "da3683f643a0a0ce".to_owned())
+    );
 
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let cleaned = pgnlake::clean::run_clean(&pgnlake::clean::CleanOptions {

@@ -122,7 +122,16 @@ fn schema_command_prints_the_declaration() {
         .filter(|c| c["merge"] == "key")
         .filter_map(|c| c["name"].as_str())
         .collect();
-    assert_eq!(keys, ["position_key", "move_uci"]);
+    assert_eq!(
+        keys,
+        [
+            "position_key",
+            "move_uci",
+            "time_class",
+            "rating_band",
+            "month"
+        ]
+    );
     let unknown = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
         .args(["schema", "game"])
         .output()

@@ -8,6 +8,7 @@ use common::{
     Imported, bool_at, f64_at, i64_at, import, import_with, row_by_event, sample, str_at, u32_at,
     u64_at,
 };
+use pgnlake::stats::dimensions::OpeningPeriod;
 use polars::prelude::*;
 
 fn fixture() -> Imported {
@@ -17,11 +18,12 @@ fn fixture() -> Imported {
 /// One openings row as text: ply, position after which moves, stats.
 fn tree_rows(frame: &DataFrame) -> Vec<String> {
     let year = |c: &str, i| common::i32_at(frame, c, i).map_or("-".to_owned(), |y| y.to_string());
+    let months = common::dates(frame, "month");
     let n = |c: &str, i| u64_at(frame, c, i).unwrap_or(u64::MAX);
     let mut rows: Vec<String> = (0..frame.height())
         .map(|i| {
             format!(
-                "{} {} {} {}/{}/{}/{} w{}/{} b{}/{} {}-{}",
+                "{} {} {} {}/{}/{}/{} w{}/{} b{}/{} {}-{} {} {} {}",
                 u32_at(frame, "ply", i).unwrap_or(u32::MAX),
                 str_at(frame, "epd", i).unwrap_or_default(),
                 str_at(frame, "move_san", i).unwrap_or_default(),
@@ -35,6 +37,13 @@ fn tree_rows(frame: &DataFrame) -> Vec<String> {
                 n("black_elo_count", i),
                 year("first_year", i),
                 year("last_year", i),
+                str_at(frame, "time_class", i).unwrap_or_default(),
+                year("rating_band", i),
+                months
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| "-".to_owned()),
             )
         })
         .collect();
@@ -50,32 +59,37 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
     let tree = run.table("openings");
     let expected = [
         // Start: the knights game left the start position last with e4
-        // (its Nf3 is cut out as a loop), so e4 has 2 games.
-        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - c4 0/0/1/0 w2300/1 b2600/1 1995-1995",
-        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - d4 1/0/0/0 w2500/1 b2400/1 2001-2001",
-        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - e4 0/1/0/1 w2000/1 b0/0 2010-2010",
+        // (its Nf3 is cut out as a loop); the Sicilian also played e4, but
+        // unrated and undated: two rows of e4.
+        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - c4 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - d4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
+        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - e4 0/0/0/1 w0/0 b0/0 --- unknown - -",
+        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - e4 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
         // Fool's mate declared 1-0: the board proves 0-1, which counts.
-        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - f3 0/0/1/0 w1200/1 b1300/1 2020-2020",
-        "1 rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - e6 0/0/1/0 w2300/1 b2600/1 1995-1995",
-        "1 rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - Nf6 1/0/0/0 w2500/1 b2400/1 2001-2001",
+        "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - f3 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
+        "1 rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - e6 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "1 rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - Nf6 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
         // Reached at ply 1 by the Sicilian and at ply 5 by the knights game.
-        "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c5 0/0/0/1 w0/0 b0/0 ---",
-        "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - e5 0/1/0/0 w2000/1 b0/0 2010-2010",
-        "1 rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - Nf6 0/1/0/0 w2000/1 b0/0 2010-2010",
-        "1 rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - e5 0/0/1/0 w1200/1 b1300/1 2020-2020",
-        "2 rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - c4 1/0/0/0 w2500/1 b2400/1 2001-2001",
-        "2 rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - Ng1 0/1/0/0 w2000/1 b0/0 2010-2010",
-        "2 rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - Nf3 0/0/0/1 w0/0 b0/0 ---",
-        "2 rnbqkbnr/pppp1ppp/4p3/8/2P5/8/PP1PPPPP/RNBQKBNR w KQkq - d4 0/0/1/0 w2300/1 b2600/1 1995-1995",
-        "2 rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - g4 0/0/1/0 w1200/1 b1300/1 2020-2020",
-        "3 rnbqkb1r/pppppppp/5n2/8/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - e6 1/0/0/0 w2500/1 b2400/1 2001-2001",
-        "3 rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - Ng8 0/1/0/0 w2000/1 b0/0 2010-2010",
-        "3 rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - d6 0/0/0/1 w0/0 b0/0 ---",
-        "3 rnbqkbnr/pppp1ppp/4p3/8/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - Nf6 0/0/1/0 w2300/1 b2600/1 1995-1995",
-        "3 rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - Qh4# 0/0/1/0 w1200/1 b1300/1 2020-2020",
-        // The transposition: both move orders meet here.
-        "4 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - Nc3 1/0/1/0 w4800/2 b5000/2 1995-2001",
-        "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 1/0/1/0 w4800/2 b5000/2 1995-2001",
+        "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c5 0/0/0/1 w0/0 b0/0 --- unknown - -",
+        "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - e5 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
+        "1 rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - Nf6 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
+        "1 rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - e5 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
+        "2 rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - c4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
+        "2 rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R w KQkq - Ng1 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
+        "2 rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - Nf3 0/0/0/1 w0/0 b0/0 --- unknown - -",
+        "2 rnbqkbnr/pppp1ppp/4p3/8/2P5/8/PP1PPPPP/RNBQKBNR w KQkq - d4 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "2 rnbqkbnr/pppp1ppp/8/4p3/8/5P2/PPPPP1PP/RNBQKBNR w KQkq - g4 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
+        "3 rnbqkb1r/pppppppp/5n2/8/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - e6 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
+        "3 rnbqkb1r/pppppppp/5n2/8/8/8/PPPPPPPP/RNBQKBNR b KQkq - Ng8 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
+        "3 rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - d6 0/0/0/1 w0/0 b0/0 --- unknown - -",
+        "3 rnbqkbnr/pppp1ppp/4p3/8/2PP4/8/PP2PPPP/RNBQKBNR b KQkq - Nf6 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "3 rnbqkbnr/pppp1ppp/8/4p3/6P1/5P2/PPPPP2P/RNBQKBNR b KQkq - Qh4# 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
+        // The transposition: both move orders meet here, one row each for
+        // the game of 1995 (no month) and that of March 2001.
+        "4 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - Nc3 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "4 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - Nc3 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
+        "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
+        "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
     ];
     assert_eq!(tree_rows(&tree), expected);
     // games = white + draws + black + unfinished on every row.
@@ -141,9 +155,18 @@ fn opening_lines_of_the_fixture_has_exactly_these_rows() {
                 "Sicilian Defense"
             ),
             own("C20", "King's Pawn Game", "King's Pawn Game"),
+            // The two Nimzo-Indian games: one of 1995 (month unknown, so
+            // null, first), one of March 2001.
+            own("E20", "Nimzo-Indian Defense", "Nimzo-Indian Defense"),
             own("E20", "Nimzo-Indian Defense", "Nimzo-Indian Defense"),
         ]
     );
+    let months = common::dates(&lines, "month");
+    assert_eq!(
+        (months[3].as_deref(), months[4].as_deref()),
+        (None, Some("2001-03-01"))
+    );
+    assert_eq!(common::i32_at(&lines, "rating_band", 3), Some(2400));
     let counts = |i| {
         ["games", "white_wins", "draws", "black_wins", "unfinished"]
             .map(|c| u64_at(&lines, c, i).unwrap_or(u64::MAX))
@@ -151,7 +174,8 @@ fn opening_lines_of_the_fixture_has_exactly_these_rows() {
     assert_eq!(counts(0), [1, 0, 0, 1, 0]);
     assert_eq!(counts(1), [1, 0, 0, 0, 1]);
     assert_eq!(counts(2), [1, 0, 1, 0, 0]);
-    assert_eq!(counts(3), [2, 1, 0, 1, 0]);
+    assert_eq!(counts(3), [1, 0, 0, 1, 0]);
+    assert_eq!(counts(4), [1, 1, 0, 0, 0]);
     let elo = |i| {
         [
             "white_elo_sum",
@@ -166,15 +190,17 @@ fn opening_lines_of_the_fixture_has_exactly_these_rows() {
     assert_eq!(elo(0), [1200, 1, 1300, 1, 4, 1]);
     assert_eq!(elo(1), [0, 0, 0, 0, 4, 0]);
     assert_eq!(elo(2), [2000, 1, 0, 0, 6, 0]);
-    assert_eq!(elo(3), [4800, 2, 5000, 2, 12, 2]);
+    assert_eq!(elo(3), [2300, 1, 2600, 1, 6, 1]);
+    assert_eq!(elo(4), [2500, 1, 2400, 1, 6, 1]);
     let ratios =
         |i| ["white_score", "draw_rate", "avg_plies", "avg_elo_diff"].map(|c| f64_at(&lines, c, i));
     assert_eq!(ratios(0), [Some(0.0), Some(0.0), Some(4.0), Some(-100.0)]);
     // Unfinished only: no score, no draw rate.
     assert_eq!(ratios(1), [None, None, Some(4.0), None]);
     assert_eq!(ratios(2), [Some(0.5), Some(1.0), Some(6.0), None]);
-    assert_eq!(ratios(3), [Some(0.5), Some(0.0), Some(6.0), Some(-100.0)]);
-    assert_eq!(i64_at(&lines, "elo_diff_sum", 3), Some(-200));
+    assert_eq!(ratios(3), [Some(0.0), Some(0.0), Some(6.0), Some(-300.0)]);
+    assert_eq!(ratios(4), [Some(1.0), Some(0.0), Some(6.0), Some(100.0)]);
+    assert_eq!(i64_at(&lines, "elo_diff_sum", 3), Some(-300));
 }
 
 #[test]
@@ -309,4 +335,102 @@ fn the_window_is_set_by_opening_plies() {
         .max();
     assert_eq!(max_ply, Some(1));
     assert_eq!(tree.height(), 10);
+}
+
+/// The tree and the lines of the sample data summed over speed, rating
+/// band and month are exactly the tables before the dimensions (pgnlake
+/// c0b3e60: 570 rows of (position, move), 42 openings), whatever the period.
+#[test]
+fn summed_over_the_dimensions_the_tables_are_those_before_them() {
+    let sample_dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data");
+    let mut rows = Vec::new();
+    for period in [
+        OpeningPeriod::Month,
+        OpeningPeriod::Year,
+        OpeningPeriod::None,
+    ] {
+        let run = common::import_period(std::slice::from_ref(&sample_dir), period);
+        let tree = run.table("openings");
+        assert_eq!(
+            common::summed_tree_digest(&tree),
+            (570, "8409ac0bd6a947f3".to_owned()),
+            "{period:?}"
+        );
+        assert_eq!(
+            common::summed_lines_digest(&run.table("opening_lines")),
+            (42, "d7a1e21f4d70cc1e".to_owned()),
+            "{period:?}"
+        );
+        let months: std::collections::BTreeSet<Option<String>> =
+            common::dates(&tree, "month").into_iter().collect();
+        match period {
+            OpeningPeriod::Month => assert!(months.contains(&Some("2025-05-01".to_owned()))),
+            OpeningPeriod::Year => assert!(months.iter().flatten().all(|m| m.ends_with("-01-01"))),
+            OpeningPeriod::None => assert_eq!(months, [None].into()),
+        }
+        assert_eq!(run.summary.opening_tree.period, period);
+        rows.push(tree.height());
+    }
+    // Coarser periods, fewer rows; never fewer than the (position, move)s.
+    assert!(
+        rows[0] >= rows[1] && rows[1] > rows[2] && rows[2] > 570,
+        "{rows:?}"
+    );
+}
+
+/// A row's dimensions are its games': two games of one line, one blitz
+/// 2000-rated of May 2025 and one classical unrated of 1999, are two rows
+/// of every (position, move) they share.
+#[test]
+fn games_of_other_speeds_bands_and_months_are_rows_of_their_own() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let pgn = dir.path().join("two.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"a\"]\n[UTCDate \"2025.05.31\"]\n[Date \"2025.06.01\"]\n[WhiteElo \"1990\"]\n\
+         [BlackElo \"2250\"]\n[TimeControl \"180+2\"]\n\n1. e4 e5 2. Nf3 1-0\n\n\
+         [Event \"b\"]\n[Date \"1999.??.??\"]\n[WhiteElo \"2400\"]\n[TimeControl \"5400+30\"]\n\n\
+         1. e4 e5 2. Nc3 0-1\n",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let run = import(&[pgn], 1);
+    let tree = run.table("openings");
+    let months = common::dates(&tree, "month");
+    let rows: Vec<String> = (0..tree.height())
+        .map(|i| {
+            format!(
+                "{} {} {} {} {}",
+                str_at(&tree, "move_san", i).unwrap_or_default(),
+                str_at(&tree, "time_class", i).unwrap_or_default(),
+                common::i32_at(&tree, "rating_band", i).map_or("-".to_owned(), |b| b.to_string()),
+                months
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .unwrap_or_else(|| "-".to_owned()),
+                u64_at(&tree, "games", i).unwrap_or_default(),
+            )
+        })
+        .collect();
+    let mut sorted = rows.clone();
+    sorted.sort();
+    assert_eq!(
+        sorted,
+        [
+            "Nc3 classical - - 1",
+            "Nf3 blitz 2000 2025-05-01 1",
+            "e4 blitz 2000 2025-05-01 1",
+            "e4 classical - - 1",
+            "e5 blitz 2000 2025-05-01 1",
+            "e5 classical - - 1",
+        ]
+    );
+    // Within a (position, move): by speed (blitz before classical).
+    let e4: Vec<&String> = rows.iter().filter(|r| r.starts_with("e4 ")).collect();
+    assert_eq!(e4, ["e4 blitz 2000 2025-05-01 1", "e4 classical - - 1"]);
+    let games = run.table("games");
+    assert_eq!(
+        common::dates(&games, "month"),
+        [Some("2025-05-01".to_owned()), None]
+    );
 }

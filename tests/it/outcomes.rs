@@ -204,6 +204,7 @@ fn piece_values_change_the_material_and_are_recorded() {
         quiet: true,
         strict: false,
         opening_plies: 20,
+        opening_period: Default::default(),
         opening_min_games: 1,
         memory_limit: 1 << 30,
         piece_values: pgnlake::replay::material::PieceValues::parse("1,3,3,5,10")

@@ -376,7 +376,7 @@ pub(crate) fn portable_statements() -> Vec<(String, String)> {
     for (id, sql) in [
         (
             "keys",
-            "SELECT position_key, next_position_key, games FROM openings ORDER BY position_key, move_uci",
+            "SELECT position_key, next_position_key, games FROM openings ORDER BY position_key, move_uci, time_class, rating_band NULLS FIRST, month NULLS FIRST",
         ),
         (
             "lists",

@@ -28,6 +28,7 @@ proptest! {
         let spill = SpillDirs::new(std::path::Path::new("unused"));
         let options = AggregateOptions {
             opening_plies: 20,
+            opening_period: Default::default(),
             budget: 1 << 20,
             piece_values: Default::default(),
             unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,

@@ -21,6 +21,7 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         quiet: true,
         strict: false,
         opening_plies: DEFAULT_OPENING_PLIES,
+        opening_period: Default::default(),
         opening_min_games: min_games,
         memory_limit: DEFAULT_MEMORY_LIMIT,
         piece_values: Default::default(),

@@ -108,12 +108,22 @@ fn opening_queries_answer_on_the_sample() {
         .sum();
     let openings = run.table("openings");
     let e4_c5 = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
-    let expected: u64 = (0..openings.height())
-        .filter(|&i| str_at(&openings, "epd", i).as_deref() == Some(e4_c5))
-        .filter(|&i| u64_at(&openings, "unfinished", i) != u64_at(&openings, "games", i))
-        .filter_map(|i| u64_at(&openings, "games", i))
-        .sum();
+    // Per move over all its rows (speeds, bands, months): the moves with a
+    // finished game.
+    let mut by_move: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
+    for i in
+        (0..openings.height()).filter(|&i| str_at(&openings, "epd", i).as_deref() == Some(e4_c5))
+    {
+        let entry = by_move
+            .entry(str_at(&openings, "move_san", i).unwrap_or_default())
+            .or_default();
+        let games = u64_at(&openings, "games", i).unwrap_or_default();
+        entry.0 += games;
+        entry.1 += games - u64_at(&openings, "unfinished", i).unwrap_or_default();
+    }
+    let expected: u64 = by_move.values().filter(|m| m.1 > 0).map(|m| m.0).sum();
     assert_eq!(total, expected);
+    assert_eq!(moves.len(), by_move.values().filter(|m| m.1 > 0).count());
 
     let transpositions = run_query(&mut context, "transpositions.sql");
     // The Nimzo-Indian fixture pair meets after 4 plies from two parents
@@ -124,6 +134,96 @@ fn opening_queries_answer_on_the_sample() {
         .unwrap_or_else(|| panic!("no transposition row for the Nimzo node"));
     assert_eq!(number_at(&transpositions, "move_orders", row), Some(2));
     assert_eq!(number_at(&transpositions, "games", row), Some(3));
+}
+
+/// The replies to 1.e4 by rating band, against the games and moves tables:
+/// each standard game's band from its two ratings and its second move.
+#[test]
+fn replies_by_rating_band_agree_with_the_games_and_moves_tables() {
+    let run = sample_run();
+    let mut context = context(&run);
+    let ranked = run_query(&mut context, "replies_to_e4_by_rating_band.sql");
+    let games = run.table("games");
+    let moves = run.table("moves");
+    let mut first_two: std::collections::BTreeMap<i64, Vec<(i32, String)>> = Default::default();
+    for i in 0..moves.height() {
+        let ply = common::i32_at(&moves, "ply", i).unwrap_or_default();
+        if ply <= 2 {
+            let id = common::i64_at(&moves, "game_id", i).unwrap_or_default();
+            let san = str_at(&moves, "san", i).unwrap_or_default();
+            first_two.entry(id).or_default().push((ply, san));
+        }
+    }
+    let mut expected: std::collections::BTreeMap<(i32, String), u64> = Default::default();
+    for i in 0..games.height() {
+        let standard = str_at(&games, "variant_name", i).as_deref() == Some("standard")
+            && str_at(&games, "start_fen", i).is_none();
+        let elos = (
+            common::i32_at(&games, "white_elo", i),
+            common::i32_at(&games, "black_elo", i),
+        );
+        let (true, (Some(white), Some(black))) = (standard, elos) else {
+            continue;
+        };
+        let band = ((white + black) / 2 / 200 * 200).clamp(800, 2800);
+        let id = common::i64_at(&games, "game_id", i).unwrap_or_default();
+        if let Some([(1, first), (2, reply)]) = first_two.get(&id).map(Vec::as_slice)
+            && first == "e4"
+        {
+            *expected.entry((band, reply.clone())).or_default() += 1;
+        }
+    }
+    assert!(ranked.height() >= 5, "{}", ranked.height());
+    for i in 0..ranked.height() {
+        let band = number_at(&ranked, "rating_band", i).unwrap_or_default() as i32;
+        let san = str_at(&ranked, "move_san", i).unwrap_or_default();
+        let games = number_at(&ranked, "games", i);
+        assert_eq!(
+            games,
+            expected.get(&(band, san.clone())).copied(),
+            "{band} {san}"
+        );
+        // Ranked by games: no reply of the band outside the top three has more.
+        if number_at(&ranked, "rank", i) == Some(1) {
+            let most = expected
+                .iter()
+                .filter(|((b, _), _)| *b == band)
+                .map(|(_, n)| *n)
+                .max();
+            assert_eq!(games, most);
+        }
+    }
+}
+
+/// The month-by-month shares of the opening families, against the games
+/// table's `month` and `opening_family`.
+#[test]
+fn opening_shares_by_month_agree_with_the_games_table() {
+    let run = sample_run();
+    let mut context = context(&run);
+    let shares = run_query(&mut context, "opening_share_by_month.sql");
+    let games = run.table("games");
+    let months = common::dates(&games, "month");
+    assert!(shares.height() > 3, "{}", shares.height());
+    for i in 0..shares.height() {
+        let month = str_at(&shares, "month", i);
+        let family = str_at(&shares, "opening_family", i);
+        let named_in_month = (0..games.height())
+            .filter(|&g| months.get(g).cloned().flatten() == month)
+            .filter(|&g| str_at(&games, "opening_family", g).is_some())
+            .count() as f64;
+        let of_family = (0..games.height())
+            .filter(|&g| months.get(g).cloned().flatten() == month)
+            .filter(|&g| str_at(&games, "opening_family", g) == family)
+            .count() as u64;
+        assert_eq!(
+            number_at(&shares, "games", i),
+            Some(of_family),
+            "{month:?} {family:?}"
+        );
+        let share = common::f64_at(&shares, "share_percent", i).unwrap_or_default();
+        assert!((share - 100.0 * of_family as f64 / named_in_month).abs() < 1e-9);
+    }
 }
 
 #[test]

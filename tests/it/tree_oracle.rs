@@ -1,31 +1,51 @@
 //! The opening tree against an independent one computed by python-chess
 //! (`tests/oracle/opening_tree.py`; `.ci/run` installs python-chess):
-//! every (position, move), its games and the position's earliest ply.
+//! every (position, move, time class, rating band, month), its games and
+//! the position's earliest ply, from each game's `time_class` and ratings
+//! in `games.parquet` and its date headers read by python-chess.
 
 use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{import_with, sample, shared_data, str_at, u32_at, u64_at};
+use common::{dates, import_with, sample, shared_data, str_at, u32_at, u64_at};
 
-type Tree = BTreeMap<(String, String), (u64, u32)>;
+/// (EPD, SAN, time class, band, month) → (games, earliest ply).
+type Tree = BTreeMap<(String, String, String, String, String), (u64, u32)>;
 
-fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<u64>) {
+fn text(value: Option<impl ToString>) -> String {
+    value.map_or("-".to_owned(), |v| v.to_string())
+}
+
+/// Our tree, and the accepted standard-start games as oracle input lines.
+fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<String>) {
     let run = import_with(&[pgn.to_path_buf()], 2, plies, 1 << 30);
     let games = run.table("games");
-    let standard: Vec<u64> = (0..games.height())
+    let standard: Vec<String> = (0..games.height())
         .filter(|&i| str_at(&games, "start_fen", i).is_none())
         .filter(|&i| common::bool_at(&games, "chess960", i) == Some(false))
-        .filter_map(|i| u64_at(&games, "game_index", i))
+        .filter_map(|i| {
+            Some(format!(
+                "{}\t{}\t{}\t{}",
+                u64_at(&games, "game_index", i)?,
+                str_at(&games, "time_class", i)?,
+                text(common::i32_at(&games, "white_elo", i)),
+                text(common::i32_at(&games, "black_elo", i)),
+            ))
+        })
         .collect();
     let tree = run.table("openings");
+    let months = dates(&tree, "month");
     let rows = (0..tree.height())
         .map(|i| {
             (
                 (
                     str_at(&tree, "epd", i).unwrap_or_default(),
                     str_at(&tree, "move_san", i).unwrap_or_default(),
+                    str_at(&tree, "time_class", i).unwrap_or_default(),
+                    text(common::i32_at(&tree, "rating_band", i)),
+                    text(months.get(i).cloned().flatten()),
                 ),
                 (
                     u64_at(&tree, "games", i).unwrap_or_default(),
@@ -37,27 +57,30 @@ fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<u64>) {
     (rows, standard)
 }
 
-fn oracle(pgn: &Path, accepted: &[u64], plies: usize) -> Tree {
+fn oracle(pgn: &Path, accepted: &[String], plies: usize) -> Tree {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let indexes = dir.path().join("indexes.txt");
-    let list: String = accepted.iter().map(|i| format!("{i}\n")).collect();
-    std::fs::write(&indexes, list).unwrap_or_else(|e| panic!("{e}"));
+    let list_path = dir.path().join("games.tsv");
+    let list: String = accepted.iter().map(|line| format!("{line}\n")).collect();
+    std::fs::write(&list_path, list).unwrap_or_else(|e| panic!("{e}"));
     let plies = plies.to_string();
     common::run_oracle(
         "opening_tree.py",
-        &[pgn.as_os_str(), indexes.as_os_str(), plies.as_ref()],
+        &[pgn.as_os_str(), list_path.as_os_str(), plies.as_ref()],
     )
     .iter()
     .filter_map(|line| {
-        let mut fields = line.split('\t');
-        let (epd, san, games, ply) = (
-            fields.next()?,
-            fields.next()?,
-            fields.next()?,
-            fields.next()?,
-        );
+        let fields: Vec<&str> = line.split('\t').collect();
+        let [epd, san, time_class, band, month, games, ply] = fields.as_slice() else {
+            return None;
+        };
         Some((
-            (epd.to_owned(), san.to_owned()),
+            (
+                (*epd).to_owned(),
+                (*san).to_owned(),
+                (*time_class).to_owned(),
+                (*band).to_owned(),
+                (*month).to_owned(),
+            ),
             (games.parse().ok()?, ply.parse().ok()?),
         ))
     })
@@ -98,5 +121,6 @@ fn the_tree_of_a_corpus_file_equals_python_chess() {
         return;
     };
     let rows = assert_same_tree(&data.join("corpus/twic0920.pgn"), 20);
-    assert_eq!(rows, 24_459);
+    // 24,459 (position, move)s, split by speed, rating band and month.
+    assert_eq!(rows, 30_320);
 }

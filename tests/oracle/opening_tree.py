@@ -1,26 +1,56 @@
 """Independent opening tree for the tests, computed with python-chess.
 
-Usage: opening_tree.py GAMES.pgn INDEXES PLIES
-INDEXES holds the 1-based game numbers (one per line) that pgnlake accepted
-from the standard start. Prints one line per (position, move):
-EPD, SAN, games, earliest ply of the position, tab-separated.
+Usage: opening_tree.py GAMES.pgn GAMES.tsv PLIES
+GAMES.tsv holds one line per game pgnlake accepted from the standard start:
+its 1-based game number, then its `time_class`, `white_elo` and `black_elo`
+as `games.parquet` has them (`-` for null), tab-separated. Prints one line
+per (position, move, time class, rating band, month): EPD, SAN, time class,
+band, month (YYYY-MM-01), games, earliest ply of the position, tab-separated,
+`-` for null.
 
 The rules are pgnlake's, written independently: positions are compared by
 python-chess's transposition key (pieces, side to move, castling rights,
 en passant square when a capture is legal); a position that repeats within
-the first PLIES plies counts once, with the move that left it last.
+the first PLIES plies counts once, with the move that left it last. The band
+is floor(average rating / 200) * 200 clamped to 800..2800; the month is that
+of the UTCDate header, else of the Date header (null without a month).
 """
 
 import collections
+import re
 import sys
 
 import chess.pgn
 
 
+def band(white, black):
+    if white == "-" or black == "-":
+        return "-"
+    average = (int(white) + int(black)) // 2
+    return str(min(2800, max(800, average // 200 * 200)))
+
+
+def month(headers):
+    for name in ("UTCDate", "Date"):
+        found = re.match(r"\s*(\d{4})[.-](\d{2})", headers.get(name, ""))
+        if found is None:
+            if re.match(r"\s*\d{4}", headers.get(name, "")):
+                return "-"
+            continue
+        if 1 <= int(found.group(2)) <= 12:
+            return f"{found.group(1)}-{found.group(2)}-01"
+        return "-"
+    return "-"
+
+
 def main():
-    path, index_path, plies = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    with open(index_path) as f:
-        wanted = {int(line) for line in f if line.strip()}
+    path, games_path, plies = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    wanted = {}
+    with open(games_path) as f:
+        for line in f:
+            if line.strip():
+                number, time_class, white, black = line.rstrip("\n").split("\t")
+                wanted[int(number)] = (time_class, band(white, black))
     games = collections.Counter()
     earliest = {}
     number = 0
@@ -32,6 +62,8 @@ def main():
             number += 1
             if number not in wanted:
                 continue
+            time_class, rating_band = wanted[number]
+            dims = (time_class, rating_band, month(game.headers))
             board = game.board()
             visits = {}
             for ply, move in enumerate(list(game.mainline_moves())[:plies]):
@@ -41,10 +73,10 @@ def main():
                 visits[key][1] = board.san(move)
                 board.push(move)
             for epd, san, ply in visits.values():
-                games[(epd, san)] += 1
+                games[(epd, san) + dims] += 1
                 earliest[epd] = min(earliest.get(epd, ply), ply)
-    for (epd, san), n in sorted(games.items()):
-        print(f"{epd}\t{san}\t{n}\t{earliest[epd]}")
+    for key, n in sorted(games.items()):
+        print("\t".join(key) + f"\t{n}\t{earliest[key[0]]}")
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Usage:
       in file order.
 """
 
+import datetime
 import decimal
 import json
 import pathlib
@@ -38,6 +39,8 @@ def words(t):
         return "string"
     if pa.types.is_list(t) or pa.types.is_large_list(t) or pa.types.is_list_view(t):
         return f"list<{words(t.value_type)}>"
+    if pa.types.is_date32(t):
+        return "date"
     if pa.types.is_timestamp(t):
         return f"timestamp<{t.unit}, {t.tz}>"
     if pa.types.is_struct(t):
@@ -50,6 +53,8 @@ def plain(value):
     """JSON-ready: DuckDB's decimals become floats; lists and dicts recurse."""
     if isinstance(value, decimal.Decimal):
         return float(value)
+    if isinstance(value, datetime.date):
+        return value.isoformat()
     if isinstance(value, float) and value != value:
         return None
     if isinstance(value, (list, tuple)):

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use pgnlake::import::{DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_PLIES, ImportOptions, run_import};
 use pgnlake::sink::summary::Summary;
+use pgnlake::stats::dimensions::OpeningPeriod;
 use polars::prelude::*;
 
 /// Every table an import writes (`moves` with `--moves`: [`import_moves`]),
@@ -93,6 +94,7 @@ fn options(
         quiet: true,
         strict: false,
         opening_plies,
+        opening_period: Default::default(),
         opening_min_games: 1,
         memory_limit,
         piece_values: Default::default(),
@@ -187,6 +189,18 @@ pub fn f64_at(frame: &DataFrame, column: &str, row: usize) -> Option<f64> {
     frame
         .column(column)
         .and_then(|c| c.f64().map(|s| s.get(row)))
+        .unwrap_or_else(|e| panic!("{column}: {e}"))
+}
+
+/// A date column's cells as `YYYY-MM-DD`.
+pub fn dates(frame: &DataFrame, column: &str) -> Vec<Option<String>> {
+    frame
+        .column(column)
+        .and_then(|c| c.cast(&DataType::String))
+        .and_then(|c| {
+            c.str()
+                .map(|s| (0..s.len()).map(|i| s.get(i).map(str::to_owned)).collect())
+        })
         .unwrap_or_else(|e| panic!("{column}: {e}"))
 }
 
@@ -318,4 +332,115 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     }
     files.sort();
     files
+}
+
+/// The opening tree summed over its dimensions (time class, rating band,
+/// month): one line per (position, move) with the sums, minima and maxima,
+/// in (position_key, move_uci) order, as the number of lines and an FNV-1a
+/// 64 digest of them. Its values for the tree before the dimensions
+/// (pgnlake c0b3e60, which had one row per (position, move)) were computed
+/// from those tables with the same lines.
+pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
+    type Sums = ([u64; 9], Option<i32>, Option<i32>, u32, String, String, i64);
+    let mut summed: std::collections::BTreeMap<(i64, String), Sums> = Default::default();
+    let counts = [
+        "games",
+        "white_wins",
+        "draws",
+        "black_wins",
+        "unfinished",
+        "white_elo_sum",
+        "white_elo_count",
+        "black_elo_sum",
+        "black_elo_count",
+    ];
+    for i in 0..tree.height() {
+        let key = (
+            i64_at(tree, "position_key", i).unwrap_or_default(),
+            str_at(tree, "move_uci", i).unwrap_or_default(),
+        );
+        let row = summed.entry(key).or_insert_with(|| {
+            (
+                [0; 9],
+                None,
+                None,
+                u32::MAX,
+                str_at(tree, "epd", i).unwrap_or_default(),
+                str_at(tree, "move_san", i).unwrap_or_default(),
+                i64_at(tree, "next_position_key", i).unwrap_or_default(),
+            )
+        });
+        for (sum, column) in row.0.iter_mut().zip(counts) {
+            *sum += u64_at(tree, column, i).unwrap_or_default();
+        }
+        let (first, last) = (i32_at(tree, "first_year", i), i32_at(tree, "last_year", i));
+        row.1 = match (row.1, first) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        row.2 = row.2.max(last);
+        row.3 = row.3.min(u32_at(tree, "ply", i).unwrap_or(u32::MAX));
+    }
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let text = |v: Option<i32>| v.map_or("-".to_owned(), |v| v.to_string());
+    for ((position, uci), (sums, first, last, ply, epd, san, next)) in &summed {
+        let sums: Vec<String> = sums.iter().map(u64::to_string).collect();
+        let line = format!(
+            "{position}\t{uci}\t{}\t{}\t{}\t{ply}\t{epd}\t{san}\t{next}\n",
+            sums.join("\t"),
+            text(*first),
+            text(*last),
+        );
+        for byte in line.bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    (summed.len(), format!("{hash:016x}"))
+}
+
+/// [`import`] with `--opening-period`.
+pub fn import_period(inputs: &[PathBuf], period: OpeningPeriod) -> Imported {
+    run(ImportOptions {
+        opening_period: period,
+        ..options(inputs, 2, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
+    })
+}
+
+/// `opening_lines` summed over its dimensions: one line per (eco, name)
+/// with the sums, in that order, as the number of lines and an FNV-1a 64
+/// digest of them (as [`summed_tree_digest`], for the table before them).
+pub fn summed_lines_digest(lines: &DataFrame) -> (usize, String) {
+    let columns = [
+        "games",
+        "white_wins",
+        "draws",
+        "black_wins",
+        "unfinished",
+        "white_elo_sum",
+        "white_elo_count",
+        "black_elo_sum",
+        "black_elo_count",
+        "plies_sum",
+        "elo_diff_sum",
+        "elo_diff_count",
+    ];
+    let mut summed: std::collections::BTreeMap<(String, String), [i64; 12]> = Default::default();
+    for i in 0..lines.height() {
+        let key = (
+            str_at(lines, "eco", i).unwrap_or_default(),
+            str_at(lines, "opening_name", i).unwrap_or_default(),
+        );
+        let sums = summed.entry(key).or_insert([0; 12]);
+        for (sum, column) in sums.iter_mut().zip(columns) {
+            *sum += i64_at(lines, column, i).unwrap_or_default();
+        }
+    }
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    for ((eco, name), sums) in &summed {
+        let sums: Vec<String> = sums.iter().map(i64::to_string).collect();
+        for byte in format!("{eco}\t{name}\t{}\n", sums.join("\t")).bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    (summed.len(), format!("{hash:016x}"))
 }

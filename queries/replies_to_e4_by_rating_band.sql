@@ -1,0 +1,27 @@
+-- What do players of each strength answer to 1.e4? The three most played
+-- replies in every rating band (the two players' average rating, 200 wide),
+-- each with its share of the band's games and black's score; ties are
+-- ranked by move. Games without both ratings have no band and are left out.
+-- Tables: openings
+WITH replies AS (
+    SELECT rating_band, move_san, SUM(games) AS games,
+           SUM(black_wins) AS black_wins, SUM(draws) AS draws,
+           SUM(white_wins) + SUM(draws) + SUM(black_wins) AS finished
+    FROM openings
+    WHERE epd = 'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -'
+      AND rating_band IS NOT NULL
+    GROUP BY rating_band, move_san
+),
+ranked AS (
+    SELECT rating_band, move_san, games, black_wins, draws, finished,
+           SUM(games) OVER (PARTITION BY rating_band) AS band_games,
+           -- One sort direction in OVER: polars takes no mixed ASC/DESC.
+           ROW_NUMBER() OVER (PARTITION BY rating_band ORDER BY -games, move_san) AS rank
+    FROM replies
+)
+SELECT rating_band, rank, move_san, games,
+       100.0 * games / band_games AS share_percent,
+       (black_wins + 0.5 * draws) / CAST(NULLIF(finished, 0) AS DOUBLE) AS black_score
+FROM ranked
+WHERE rank <= 3
+ORDER BY rating_band, rank
