@@ -2,6 +2,9 @@
 # Opening-tree benchmark: what the opening tree (openings.parquet) costs an
 # import, and how it behaves when it must spill under a small memory limit.
 #   benches/opening-tree.sh [GAMES]      (default 2000000)
+#   BASE=/path/to/older/pgnlake benches/opening-tree.sh [GAMES]   also runs an
+# older build's default import (`base-tree-1G`) right after this one's, for
+# the A/B wall ratio and the tree's rows and bytes before and after.
 # Input: GAMES random legal lichess-like games (examples/gen_games.rs, seed 1),
 # generated once into $CARGO_TARGET_DIR/bench-data/ and kept there. Runs, one
 # each, on the same input: the bare floor (benches/floor/, built on its own), the import
@@ -48,11 +51,19 @@ timed() { # NAME COMMAND...: times it; keeps summary.json (if any) as NAME.json
   if [ -f "$tmp/out/summary.json" ]; then
     cp "$tmp/out/summary.json" "$tmp/$name.json"
   fi
+  if [ -f "$tmp/out/openings.parquet" ]; then
+    stat -c %s "$tmp/out/openings.parquet" > "$tmp/$name.tree-bytes"
+  fi
   echo "$name $(cat "$tmp/time")" >> "$results"
 }
 timed floor "$floor" "$input"
 timed no-tree "$bin" import "$input" --out "$tmp/out" --quiet --opening-plies 0
 timed tree-1G "$bin" import "$input" --out "$tmp/out" --quiet
+if [ -n "${BASE:-}" ]; then
+  timed base-tree-1G "$BASE" import "$input" --out "$tmp/out" --quiet
+  timed tree-1G-again "$bin" import "$input" --out "$tmp/out" --quiet
+fi
+timed tree-period-none "$bin" import "$input" --out "$tmp/out" --quiet --opening-period none
 timed tree-64M "$bin" import "$input" --out "$tmp/out" --quiet --memory-limit 64M
 timed tree-256M "$bin" import "$input" --out "$tmp/out" --quiet --memory-limit 256M
 
@@ -72,14 +83,21 @@ floor_out = open(os.path.join(tmp, "floor.stdout")).read().split()
 floor_games = int(floor_out[floor_out.index("games") + 1])
 base = next(wall for name, wall, *_ in runs if name == "no-tree")
 
+
+def tree_bytes(name):
+    """MiB of the run's openings.parquet, when it wrote one."""
+    path = os.path.join(tmp, name + ".tree-bytes")
+    return int(open(path).read()) / 2**20 if os.path.exists(path) else None
+
+
 def fmt(value, spec=",.0f"):
     return "-" if value is None else format(value, spec)
 
 print(f"{os.path.basename(input_)}: {floor_games:,} games, "
       f"{os.path.getsize(input_) / 2**20:,.0f} MiB")
-print(f"{'run':<11}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'RSS MiB':>9}{'÷ no-tree':>10}"
+print(f"{'run':<14}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'RSS MiB':>9}{'÷ no-tree':>10}"
       f"{'tree rows':>12}{'spill runs':>11}{'spill rows':>12}{'spill MiB':>10}{'B/row':>7}"
-      f"{'tree MiB':>9}")
+      f"{'tree MiB':>9}{'file MiB':>9}")
 for name, wall, cpu, rss, summary in runs:
     games = summary.get("games_read", floor_games)
     tree = summary.get("opening_tree") or {}
@@ -92,11 +110,17 @@ for name, wall, cpu, rss, summary in runs:
         if rows and spill_bytes is not None:
             per_row = spill_bytes / rows
         peak = tree.get("peak_memory_bytes")
-    print(f"{name:<11}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{rss / 1024:>9,.0f}"
+    print(f"{name:<14}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{rss / 1024:>9,.0f}"
           f"{wall / base:>10.2f}{fmt(rows):>12}{fmt(spill_runs):>11}{fmt(spill_rows):>12}"
           f"{fmt(None if spill_bytes is None else spill_bytes / 2**20, ',.1f'):>10}"
-          f"{fmt(per_row, ',.1f'):>7}{fmt(None if peak is None else peak / 2**20):>9}")
+          f"{fmt(per_row, ',.1f'):>7}{fmt(None if peak is None else peak / 2**20):>9}"
+          f"{fmt(tree_bytes(name), ',.1f'):>9}")
     dropped = tree.get("rows_dropped")
     if dropped:
-        print(f"{'':<11}  ({dropped:,} tree rows dropped)")
+        print(f"{'':<14}  ({dropped:,} tree rows dropped)")
+walls = {name: wall for name, wall, *_ in runs}
+if "base-tree-1G" in walls:
+    ours = (walls["tree-1G"] + walls["tree-1G-again"]) / 2
+    print(f"default import wall / base's (mean of the runs before and after it): "
+          f"{ours / walls['base-tree-1G']:.3f}")
 PY

@@ -10,6 +10,8 @@
 # and peak RSS of the floor, the default import and `--opening-plies 0`, each
 # import's ratio to the floor; then CPU per game at --threads 1 and 2; then
 # the stage profile (PGNLAKE_PROFILE=1) of one more run per input.
+#   BASE=/path/to/older/pgnlake benches/throughput.sh   also times an older
+# build's default import (`base-import`) in the same rounds, for A/B ratios.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
@@ -41,6 +43,9 @@ for run in $(seq "$runs"); do
   for input in "${inputs[@]}"; do
     timed floor "$input" "$floor" "$input"
     timed import "$input" "$bin" import "$input" --out "$tmp/out" --quiet
+    if [ -n "${BASE:-}" ]; then
+      timed base-import "$input" "$BASE" import "$input" --out "$tmp/out" --quiet
+    fi
     timed import-no-tree "$input" "$bin" import "$input" --out "$tmp/out" --quiet --opening-plies 0
     timed "threads-1" "$input" "$bin" import "$input" --out "$tmp/out" --quiet --threads 1
     timed "threads-2" "$input" "$bin" import "$input" --out "$tmp/out" --quiet --threads 2
@@ -68,6 +73,10 @@ for input_, by_name in rows.items():
         cpu_per_game[name] = cpu / games * 1e6
         print(f"  {name:<16}{wall:>8.2f}{games / wall:>10,.0f}{cpu:>8.1f}{cpu / games * 1e6:>13.1f}"
               f"{rss:>8.0f} MiB{games / wall / floor:>9.2f}")
+    if "base-import" in by_name:
+        ratio = (statistics.median(w for w, _, _ in by_name["import"])
+                 / statistics.median(w for w, _, _ in by_name["base-import"]))
+        print(f"  import wall / base-import wall: {ratio:.3f}")
     if "threads-1" in cpu_per_game:
         ratio = cpu_per_game["threads-2"] / cpu_per_game["threads-1"]
         print(f"  CPU per game at --threads 2 / --threads 1: {ratio:.2f}")

@@ -14,7 +14,7 @@ shares AS (
            100.0 * games / SUM(games) OVER (PARTITION BY month) AS share_percent
     FROM families
 )
-SELECT CAST(month AS VARCHAR) AS month, opening_family, games, share_percent
+SELECT CAST(month AS STRING) AS month, opening_family, games, share_percent
 FROM shares
 WHERE share_percent >= 5
 ORDER BY month, share_percent DESC, opening_family

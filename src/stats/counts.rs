@@ -6,6 +6,7 @@
 
 use std::ops::AddAssign;
 
+use super::spill::Fields;
 use crate::pgn::result::GameResult;
 
 /// Games and their counted results; `unfinished` is the rest.
@@ -52,6 +53,24 @@ impl Counts {
     }
 }
 
+impl Counts {
+    /// Appends the four counts to a run-file record (32 bytes).
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        for n in [self.games, self.white_wins, self.draws, self.black_wins] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    pub(crate) fn decode(fields: &mut Fields<'_>) -> Option<Counts> {
+        Some(Counts {
+            games: fields.u64()?,
+            white_wins: fields.u64()?,
+            draws: fields.u64()?,
+            black_wins: fields.u64()?,
+        })
+    }
+}
+
 impl AddAssign<&Counts> for Counts {
     fn add_assign(&mut self, other: &Counts) {
         self.games += other.games;
@@ -88,6 +107,29 @@ impl Ratings {
             self.black_sum += u64::from(elo);
             self.black_count += 1;
         }
+    }
+}
+
+impl Ratings {
+    /// Appends the sums and counts to a run-file record (32 bytes).
+    pub(crate) fn encode(&self, out: &mut Vec<u8>) {
+        for n in [
+            self.white_sum,
+            self.white_count,
+            self.black_sum,
+            self.black_count,
+        ] {
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    pub(crate) fn decode(fields: &mut Fields<'_>) -> Option<Ratings> {
+        Some(Ratings {
+            white_sum: fields.u64()?,
+            white_count: fields.u64()?,
+            black_sum: fields.u64()?,
+            black_count: fields.u64()?,
+        })
     }
 }
 

@@ -197,7 +197,7 @@ impl Dimensions {
         Dimensions {
             time_class: (n % 7) as u8,
             rating_band: (n % 3) as u8 * 5,
-            month: if n % 2 == 0 { NO_MONTH } else { n as u16 },
+            month: if n.is_multiple_of(2) { NO_MONTH } else { n as u16 },
         }
     }
 }
@@ -267,7 +267,7 @@ mod tests {
     fn rows_sort_by_speed_then_band_then_month_nulls_first() {
         let dims =
             |tc, elo: Option<i32>, date| Dimensions::of(tc, elo, elo, date, OpeningPeriod::Month);
-        let mut all = vec![
+        let mut all = [
             dims(TimeClass::Unknown, None, None),
             dims(TimeClass::Blitz, Some(2000), Some((2020, Some(1)))),
             dims(TimeClass::Blitz, Some(2000), None),

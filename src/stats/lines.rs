@@ -70,16 +70,9 @@ impl Codec for LinesCodec {
     fn encode(key: &LineKey, value: &LineStats, out: &mut Vec<u8>) {
         out.extend_from_slice(&key.name_id.to_le_bytes());
         key.dims.encode(out);
-        let (r, e) = (&value.results, &value.elo);
+        value.results.encode(out);
+        value.elo.encode(out);
         for n in [
-            r.games,
-            r.white_wins,
-            r.draws,
-            r.black_wins,
-            e.white_sum,
-            e.white_count,
-            e.black_sum,
-            e.black_count,
             value.plies_sum,
             value.elo_diff_sum.cast_unsigned(),
             value.elo_diff_count,
@@ -95,18 +88,8 @@ impl Codec for LinesCodec {
             dims: Dimensions::decode(&mut fields)?,
         };
         let stats = LineStats {
-            results: Counts {
-                games: fields.u64()?,
-                white_wins: fields.u64()?,
-                draws: fields.u64()?,
-                black_wins: fields.u64()?,
-            },
-            elo: Ratings {
-                white_sum: fields.u64()?,
-                white_count: fields.u64()?,
-                black_sum: fields.u64()?,
-                black_count: fields.u64()?,
-            },
+            results: Counts::decode(&mut fields)?,
+            elo: Ratings::decode(&mut fields)?,
             plies_sum: fields.u64()?,
             elo_diff_sum: fields.u64()?.cast_signed(),
             elo_diff_count: fields.u64()?,

@@ -197,10 +197,7 @@ impl Codec for ResultsCodec {
         ]);
         out.extend_from_slice(&key.rating_diff_bucket.to_le_bytes());
         out.extend_from_slice(&key.termination.to_le_bytes());
-        let c = &value.counts;
-        for n in [c.games, c.white_wins, c.draws, c.black_wins] {
-            out.extend_from_slice(&n.to_le_bytes());
-        }
+        value.counts.encode(out);
         if let Some(text) = &value.termination {
             out.extend_from_slice(text.as_bytes());
         }
@@ -220,12 +217,7 @@ impl Codec for ResultsCodec {
             rating_diff_bucket: fields.i32()?,
             termination: fields.u64()?,
         };
-        let counts = Counts {
-            games: fields.u64()?,
-            white_wins: fields.u64()?,
-            draws: fields.u64()?,
-            black_wins: fields.u64()?,
-        };
+        let counts = Counts::decode(&mut fields)?;
         let text = fields.rest();
         let termination = if key.termination == 0 {
             None

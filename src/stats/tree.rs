@@ -397,19 +397,8 @@ impl Edge {
                 }
             }
             None => {
-                let (r, e) = (&s.results, &s.elo);
-                for n in [
-                    r.games,
-                    r.white_wins,
-                    r.draws,
-                    r.black_wins,
-                    e.white_sum,
-                    e.white_count,
-                    e.black_sum,
-                    e.black_count,
-                ] {
-                    out.extend_from_slice(&n.to_le_bytes());
-                }
+                s.results.encode(out);
+                s.elo.encode(out);
                 for n in [
                     s.first_year.unwrap_or(NO_YEAR),
                     s.last_year.unwrap_or(NO_YEAR),
@@ -499,18 +488,8 @@ impl Edge {
             }
         } else {
             EdgeStats {
-                results: Counts {
-                    games: input.u64()?,
-                    white_wins: input.u64()?,
-                    draws: input.u64()?,
-                    black_wins: input.u64()?,
-                },
-                elo: Ratings {
-                    white_sum: input.u64()?,
-                    white_count: input.u64()?,
-                    black_sum: input.u64()?,
-                    black_count: input.u64()?,
-                },
+                results: Counts::decode(&mut input)?,
+                elo: Ratings::decode(&mut input)?,
                 first_year: year(input.u16()?),
                 last_year: year(input.u16()?),
                 ply: input.u16()?,

@@ -334,6 +334,19 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
     files
 }
 
+/// The counts and rating sums `openings` and `opening_lines` share.
+const RATED_COUNTS: [&str; 9] = [
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    "unfinished",
+    "white_elo_sum",
+    "white_elo_count",
+    "black_elo_sum",
+    "black_elo_count",
+];
+
 /// The opening tree summed over its dimensions (time class, rating band,
 /// month): one line per (position, move) with the sums, minima and maxima,
 /// in (position_key, move_uci) order, as the number of lines and an FNV-1a
@@ -343,17 +356,6 @@ pub fn files_under(dir: &Path) -> Vec<PathBuf> {
 pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
     type Sums = ([u64; 9], Option<i32>, Option<i32>, u32, String, String, i64);
     let mut summed: std::collections::BTreeMap<(i64, String), Sums> = Default::default();
-    let counts = [
-        "games",
-        "white_wins",
-        "draws",
-        "black_wins",
-        "unfinished",
-        "white_elo_sum",
-        "white_elo_count",
-        "black_elo_sum",
-        "black_elo_count",
-    ];
     for i in 0..tree.height() {
         let key = (
             i64_at(tree, "position_key", i).unwrap_or_default(),
@@ -370,7 +372,7 @@ pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
                 i64_at(tree, "next_position_key", i).unwrap_or_default(),
             )
         });
-        for (sum, column) in row.0.iter_mut().zip(counts) {
+        for (sum, column) in row.0.iter_mut().zip(RATED_COUNTS) {
             *sum += u64_at(tree, column, i).unwrap_or_default();
         }
         let (first, last) = (i32_at(tree, "first_year", i), i32_at(tree, "last_year", i));
@@ -410,20 +412,9 @@ pub fn import_period(inputs: &[PathBuf], period: OpeningPeriod) -> Imported {
 /// with the sums, in that order, as the number of lines and an FNV-1a 64
 /// digest of them (as [`summed_tree_digest`], for the table before them).
 pub fn summed_lines_digest(lines: &DataFrame) -> (usize, String) {
-    let columns = [
-        "games",
-        "white_wins",
-        "draws",
-        "black_wins",
-        "unfinished",
-        "white_elo_sum",
-        "white_elo_count",
-        "black_elo_sum",
-        "black_elo_count",
-        "plies_sum",
-        "elo_diff_sum",
-        "elo_diff_count",
-    ];
+    let columns = RATED_COUNTS
+        .iter()
+        .chain(&["plies_sum", "elo_diff_sum", "elo_diff_count"]);
     let mut summed: std::collections::BTreeMap<(String, String), [i64; 12]> = Default::default();
     for i in 0..lines.height() {
         let key = (
@@ -431,7 +422,7 @@ pub fn summed_lines_digest(lines: &DataFrame) -> (usize, String) {
             str_at(lines, "opening_name", i).unwrap_or_default(),
         );
         let sums = summed.entry(key).or_insert([0; 12]);
-        for (sum, column) in sums.iter_mut().zip(columns) {
+        for (sum, column) in sums.iter_mut().zip(columns.clone()) {
             *sum += i64_at(lines, column, i).unwrap_or_default();
         }
     }
