@@ -300,12 +300,11 @@ fn parse_bands(text: &str) -> Result<BandRange, ExploreError> {
             (Some(one), Some(one))
         }
     };
-    if let (Some(f), Some(t)) = (from, to)
-        && f > t
-    {
-        return Err(bad());
+    match (from, to) {
+        (Some(f), Some(t)) if f > t => Err(bad()),
+        (None, None) => Err(bad()),
+        _ => Ok(BandRange { from, to }),
     }
-    Ok(BandRange { from, to })
 }
 
 /// `YYYY-MM`.
@@ -888,6 +887,63 @@ impl Explored {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn filters_read_bands_months_and_speeds_and_keep_rows_by_them() {
+        let filters = Filters::parse(
+            Some("blitz, bullet,blitz"),
+            Some("2000..2400"),
+            Some("2020-01"),
+            None,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(filters.speed, ["blitz", "bullet"]);
+        assert_eq!(
+            filters.describe(),
+            "speed blitz,bullet, rating 2000..2400, since 2020-01"
+        );
+        let bounds = filters
+            .bounds(OpeningPeriod::Month)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let game = |tc, elo, year, month| {
+            Dimensions::of(
+                tc,
+                Some(elo),
+                Some(elo),
+                Some((year, Some(month))),
+                OpeningPeriod::Month,
+            )
+        };
+        assert!(bounds.keeps(&game(TimeClass::Blitz, 2599, 2020, 1)));
+        assert!(!bounds.keeps(&game(TimeClass::Blitz, 2600, 2020, 1)));
+        assert!(!bounds.keeps(&game(TimeClass::Blitz, 1999, 2020, 1)));
+        assert!(!bounds.keeps(&game(TimeClass::Blitz, 2000, 2019, 12)));
+        assert!(!bounds.keeps(&game(TimeClass::Rapid, 2000, 2021, 1)));
+        assert!(!bounds.keeps(&Dimensions::default()));
+        // By year: 2020-06 keeps the rows of 2020 (dated January 1st).
+        let by_year = Filters::parse(None, None, Some("2020-06"), Some("2020-06"))
+            .and_then(|f| f.bounds(OpeningPeriod::Year))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let of_year = |year| {
+            Dimensions::of(
+                TimeClass::Blitz,
+                None,
+                None,
+                Some((year, None)),
+                OpeningPeriod::Year,
+            )
+        };
+        assert!(by_year.keeps(&of_year(2020)));
+        assert!(!by_year.keeps(&of_year(2021)));
+        let no_months = Filters::parse(None, None, Some("2020-06"), None)
+            .and_then(|f| f.bounds(OpeningPeriod::None));
+        assert!(matches!(no_months, Err(ExploreError::BadFilter { .. })));
+        for bad in ["2000..1800", "2100..", "..", "3000", "abc"] {
+            assert!(parse_bands(bad).is_err(), "{bad}");
+        }
+        let open = parse_bands("..1600").unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((open.from, open.to), (None, Some(1600)));
+    }
 
     #[test]
     fn moves_with_numbers_reach_the_position_and_name_it() {

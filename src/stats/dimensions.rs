@@ -197,7 +197,11 @@ impl Dimensions {
         Dimensions {
             time_class: (n % 7) as u8,
             rating_band: (n % 3) as u8 * 5,
-            month: if n.is_multiple_of(2) { NO_MONTH } else { n as u16 },
+            month: if n.is_multiple_of(2) {
+                NO_MONTH
+            } else {
+                n as u16
+            },
         }
     }
 }
