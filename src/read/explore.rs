@@ -458,17 +458,8 @@ struct MoveSums {
 /// keep (a move none of whose rows is kept is left out), and the games of
 /// all its rows.
 fn move_lines(frame: &DataFrame, bounds: &Bounds) -> PolarsResult<(Vec<MoveLine>, u64)> {
-    let text = |column: schema::Column| -> PolarsResult<Vec<Option<String>>> {
-        let values = frame.column(column.name)?.str()?;
-        Ok((0..values.len())
-            .map(|i| values.get(i).map(str::to_owned))
-            .collect())
-    };
-    let int = |column: schema::Column| -> PolarsResult<Vec<Option<i64>>> {
-        let values = frame.column(column.name)?.cast(&DataType::Int64)?;
-        let values = values.i64()?;
-        Ok((0..values.len()).map(|i| values.get(i)).collect())
-    };
+    let text = |column: schema::Column| texts(frame, column.name);
+    let int = |column: schema::Column| ints(frame, column.name);
     let (san, uci, time_class) = (
         text(table::MOVE_SAN)?,
         text(table::MOVE_UCI)?,
@@ -576,6 +567,21 @@ fn move_lines(frame: &DataFrame, bounds: &Bounds) -> PolarsResult<(Vec<MoveLine>
     Ok((lines, position_games))
 }
 
+/// A text column's values.
+fn texts(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
+    let values = frame.column(name)?.str()?;
+    Ok((0..values.len())
+        .map(|i| values.get(i).map(str::to_owned))
+        .collect())
+}
+
+/// An integer (or date) column's values as i64.
+fn ints(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<i64>>> {
+    let values = frame.column(name)?.cast(&DataType::Int64)?;
+    let values = values.i64()?;
+    Ok((0..values.len()).map(|i| values.get(i)).collect())
+}
+
 /// Fills each move's `top_games`: the games whose mainline played it from
 /// the position (`moves.parquet`) that the filters keep, by their
 /// dimensions computed as the import computes them, highest average rating
@@ -675,17 +681,8 @@ fn top_game_rows(
     period: OpeningPeriod,
 ) -> PolarsResult<Vec<(String, Dimensions, TopGame)>> {
     use schema::games as g;
-    let text = |name: &str| -> PolarsResult<Vec<Option<String>>> {
-        let values = frame.column(name)?.str()?;
-        Ok((0..values.len())
-            .map(|i| values.get(i).map(str::to_owned))
-            .collect())
-    };
-    let int = |name: &str| -> PolarsResult<Vec<Option<i64>>> {
-        let values = frame.column(name)?.cast(&DataType::Int64)?;
-        let values = values.i64()?;
-        Ok((0..values.len()).map(|i| values.get(i)).collect())
-    };
+    let text = |name: &str| texts(frame, name);
+    let int = |name: &str| ints(frame, name);
     let (white, black, result, date_text, time_class, uci) = (
         text(g::WHITE.name)?,
         text(g::BLACK.name)?,

@@ -346,8 +346,13 @@ fn imported_fixture() -> tempfile::TempDir {
 
 /// The fixture imported into a fresh folder with more options.
 fn imported_fixture_with(options: &[&str]) -> tempfile::TempDir {
+    imported_sample_with("openings.pgn", options)
+}
+
+/// `sample-data/NAME` imported into a fresh folder with `options`.
+fn imported_sample_with(name: &str, options: &[&str]) -> tempfile::TempDir {
     let out = tmp();
-    let fixture = sample("openings.pgn");
+    let fixture = sample(name);
     let mut args = vec![
         "import",
         fixture.to_str().unwrap_or_default(),
@@ -441,21 +446,8 @@ fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
 
 /// The lichess sample imported once (with `--moves` when asked).
 fn imported_lichess(moves: bool) -> tempfile::TempDir {
-    let out = tmp();
-    let input = sample("lichess-2025-05-30games.pgn");
-    let mut args = vec![
-        "import",
-        input.to_str().unwrap_or_default(),
-        "--out",
-        out.path().to_str().unwrap_or_default(),
-        "-q",
-    ];
-    if moves {
-        args.push("--moves");
-    }
-    let output = pgnlake(&args);
-    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
-    out
+    let options: &[&str] = if moves { &["--moves"] } else { &[] };
+    imported_sample_with("lichess-2025-05-30games.pgn", options)
 }
 
 #[test]
