@@ -25,6 +25,11 @@ impl TimeClass {
         TimeClass::Unknown,
     ];
 
+    /// The class of its name (`blitz`), as tables write it.
+    pub(crate) fn parse(name: &str) -> Option<TimeClass> {
+        TimeClass::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             TimeClass::UltraBullet => "ultrabullet",

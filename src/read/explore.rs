@@ -15,7 +15,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 pub use crate::error::ExploreError;
-use crate::pgn::tags::{civil_from_days, first_day_of_month};
+use crate::pgn::tags::{civil_from_days, first_day_of_month, year_and_month};
 use crate::pgn::time_control::TimeClass;
 use crate::replay::openings::{self, position_key, strip_move_number};
 use crate::replay::variant::VariantName;
@@ -153,9 +153,7 @@ impl Filters {
         let mut filters = Filters::default();
         if let Some(list) = speed {
             for name in list.split(',').map(str::trim) {
-                let class = TimeClass::ALL
-                    .iter()
-                    .find(|t| t.as_str() == name)
+                let class = TimeClass::parse(name)
                     .ok_or_else(|| bad_filter("--speed", name, &speeds_allowed()))?;
                 if !filters.speed.contains(&class.as_str()) {
                     filters.speed.push(class.as_str());
@@ -310,19 +308,14 @@ fn parse_bands(text: &str) -> Result<BandRange, ExploreError> {
 /// `YYYY-MM`.
 fn parse_month(option: &str, text: &str) -> Result<YearMonth, ExploreError> {
     let bad = || bad_filter(option, text, "a month as YYYY-MM (e.g. 2020-01)");
-    let (year, month) = text.trim().split_once('-').ok_or_else(bad)?;
-    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
-    if !digits(year, 4) || !digits(month, 2) {
-        return Err(bad());
+    // A PGN date's year and month, and nothing after them.
+    match (text.trim().len(), year_and_month(text)) {
+        (7, Some((year, Some(month)))) => Ok(YearMonth {
+            year: i32::try_from(year).map_err(|_| bad())?,
+            month: u32::try_from(month).map_err(|_| bad())?,
+        }),
+        _ => Err(bad()),
     }
-    let (year, month) = (
-        year.parse().map_err(|_| bad())?,
-        month.parse().map_err(|_| bad())?,
-    );
-    if !(1..=12).contains(&month) {
-        return Err(bad());
-    }
-    Ok(YearMonth { year, month })
 }
 
 /// The position of `target`, with its opening name: for moves, the deepest
@@ -393,23 +386,16 @@ pub(crate) fn explore(
         .as_ref()
         .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
     let bounds = filters.bounds(period)?;
-    let table_error = |e: PolarsError| ExploreError::Table {
-        path: path.clone(),
-        message: e.to_string(),
-    };
-    let source = PlRefPath::try_from_path(&path).map_err(table_error)?;
-    let frame = LazyFrame::scan_parquet(source, ScanArgsParquet::default())
-        .map_err(table_error)?
+    let frame = scan_table(&path)?
         .filter(col(table::POSITION_KEY.name).eq(lit(key)))
         .collect()
-        .map_err(table_error)?;
-    let (mut moves, position_games) = move_lines(&frame, &bounds).map_err(table_error)?;
+        .map_err(table_error(&path))?;
+    let (mut moves, position_games) = move_lines(&frame, &bounds).map_err(table_error(&path))?;
     moves.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.san.cmp(&b.san)));
     let mut top_games_note = None;
     if top_games > 0 && !moves.is_empty() {
-        let has_moves = summary.as_ref().is_none_or(|s| s.options.moves)
-            && data.join(schema::moves::TABLE.file_name()).is_file();
-        if has_moves {
+        // An import without --moves removes an earlier moves table.
+        if data.join(schema::moves::TABLE.file_name()).is_file() {
             let plies = summary.as_ref().map_or(i32::MAX, |s| {
                 i32::try_from(s.opening_tree.plies).unwrap_or(i32::MAX)
             });
@@ -567,6 +553,20 @@ fn move_lines(frame: &DataFrame, bounds: &Bounds) -> PolarsResult<(Vec<MoveLine>
     Ok((lines, position_games))
 }
 
+/// A lazy scan of the table at `path`.
+fn scan_table(path: &Path) -> Result<LazyFrame, ExploreError> {
+    let source = PlRefPath::try_from_path(path).map_err(table_error(path))?;
+    LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(table_error(path))
+}
+
+/// A polars error reading the table at `path`, as the explorer reports it.
+fn table_error(path: &Path) -> impl Fn(PolarsError) -> ExploreError + '_ {
+    move |e| ExploreError::Table {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    }
+}
+
 /// A text column's values.
 fn texts(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<String>>> {
     let values = frame.column(name)?.str()?;
@@ -598,21 +598,10 @@ fn add_top_games(
     use schema::moves as m;
     let moves_path = data.join(m::TABLE.file_name());
     let games_path = data.join(g::TABLE.file_name());
-    let error = |path: &Path| {
-        let path = path.to_path_buf();
-        move |e: PolarsError| ExploreError::Table {
-            path: path.clone(),
-            message: e.to_string(),
-        }
-    };
-    let scan = |path: &Path| {
-        let source = PlRefPath::try_from_path(path).map_err(error(path))?;
-        LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(error(path))
-    };
     // As the tree counts them: within the opening plies, of games from the
     // standard start under standard rules (a variant's board can have the
     // same key).
-    let played = scan(&moves_path)?
+    let played = scan_table(&moves_path)?
         .filter(
             col(m::POSITION_KEY.name)
                 .eq(lit(key))
@@ -620,7 +609,7 @@ fn add_top_games(
         )
         .select([col(m::GAME_ID.name), col(m::UCI.name)])
         .unique(None, UniqueKeepStrategy::First);
-    let frame = scan(&games_path)?
+    let frame = scan_table(&games_path)?
         .select(
             [
                 g::GAME_ID,
@@ -650,8 +639,8 @@ fn add_top_games(
                 .and(col(g::START_FEN.name).is_null()),
         )
         .collect()
-        .map_err(error(&games_path))?;
-    let rows = top_game_rows(&frame, period).map_err(error(&games_path))?;
+        .map_err(table_error(&games_path))?;
+    let rows = top_game_rows(&frame, period).map_err(table_error(&games_path))?;
     for line in moves.iter_mut() {
         let mut games: Vec<&(String, Dimensions, TopGame)> = rows
             .iter()
@@ -706,7 +695,7 @@ fn top_game_rows(
         .map(|row| {
             let (white_elo, black_elo) = (small(&white_elo, row), small(&black_elo, row));
             let time_class = text_at(&time_class, row)
-                .and_then(|name| TimeClass::ALL.into_iter().find(|t| t.as_str() == name))
+                .and_then(|name| TimeClass::parse(&name))
                 .unwrap_or_default();
             // As the import made them: the month, else the year alone.
             let date = match at(&month, row) {

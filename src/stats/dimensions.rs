@@ -24,16 +24,6 @@ pub enum OpeningPeriod {
     None,
 }
 
-impl OpeningPeriod {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            OpeningPeriod::Month => "month",
-            OpeningPeriod::Year => "year",
-            OpeningPeriod::None => "none",
-        }
-    }
-}
-
 /// Width of a rating band.
 pub const RATING_BAND_WIDTH: i32 = 200;
 /// The lowest band: it stands for every average below 1000.
@@ -122,9 +112,7 @@ impl Dimensions {
         rating_band: Option<i32>,
         month: Option<i32>,
     ) -> Option<Dimensions> {
-        let time_class = TimeClass::ALL
-            .iter()
-            .position(|t| t.as_str() == time_class)?;
+        let time_class = TimeClass::parse(time_class)?;
         let band = match rating_band {
             None => 0,
             Some(band) => {
@@ -144,7 +132,7 @@ impl Dimensions {
             }
         };
         Some(Dimensions {
-            time_class: u8::try_from(time_class).ok()?,
+            time_class: time_class as u8,
             rating_band: band,
             month,
         })
