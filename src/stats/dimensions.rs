@@ -84,6 +84,12 @@ impl Default for Dimensions {
 }
 
 impl Dimensions {
+    /// The dimensions as one number in their order (speed, band, month):
+    /// a part of a sort key that compares as one integer.
+    pub(crate) fn sort_bits(self) -> u32 {
+        u32::from(self.time_class) << 24 | u32::from(self.rating_band) << 16 | u32::from(self.month)
+    }
+
     /// A game's dimensions: `date` is the year and month of its `UTCDate`,
     /// else of its `Date`.
     pub(crate) fn of(
