@@ -43,6 +43,19 @@ pub enum Command {
     /// Print the tables' columns: name, type, nulls, how shards add up, meaning.
     #[command(after_help = "More: docs/guide.md#schema")]
     Schema(SchemaArgs),
+    /// List the imports of a lake (import --into), or remove one.
+    #[command(after_help = "More: docs/lake.md")]
+    Lake(LakeArgs),
+}
+
+/// `pgnlake lake LAKE [--remove NAME]`.
+#[derive(Debug, Args)]
+pub struct LakeArgs {
+    /// The lake (a folder written by import --into).
+    pub lake: PathBuf,
+    /// Remove this import from the lake.
+    #[arg(long, value_name = "NAME")]
+    pub remove: Option<String>,
 }
 
 /// `pgnlake schema [TABLE] [--format table|markdown|json]`.
@@ -196,8 +209,19 @@ pub struct ImportArgs {
     pub inputs: Vec<PathBuf>,
     /// Folder for the tables (games, rejects, openings, opening_lines, results,
     /// material, endgames; moves with --moves) and summary.json.
-    #[arg(long, short)]
-    pub out: PathBuf,
+    #[arg(long, short, required_unless_present = "into", conflicts_with = "into")]
+    pub out: Option<PathBuf>,
+    /// Add the import to the lake LAKE as one partition
+    /// (LAKE/<table>/import=NAME/), instead of writing a folder of its own.
+    #[arg(long, value_name = "LAKE", conflicts_with = "shard")]
+    pub into: Option<PathBuf>,
+    /// The import's name in the lake (default: the first input's file name
+    /// without extensions).
+    #[arg(long, requires = "into")]
+    pub name: Option<String>,
+    /// Replace the lake's import of the same name (swapped in at the end).
+    #[arg(long, requires = "into")]
+    pub replace: bool,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

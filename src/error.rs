@@ -50,6 +50,8 @@ pub enum Error {
     Explore(#[from] ExploreError),
     #[error(transparent)]
     Summary(#[from] SummaryError),
+    #[error(transparent)]
+    Lake(#[from] crate::lake::LakeError),
 }
 
 impl Error {

@@ -36,6 +36,8 @@ pub mod import;
 pub mod input;
 pub mod interrupt;
 pub mod jobs;
+#[cfg(feature = "tables")]
+pub mod lake;
 pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod pipeline;

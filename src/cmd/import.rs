@@ -4,12 +4,43 @@ use crate::cli::ImportArgs;
 use crate::cmd::{ExitStatus, report_truncations};
 use crate::error::Error;
 use crate::import::{ImportOptions, run_import};
+use crate::lake::{self, Compatibility, LakeImport};
 use crate::profile;
 
+/// Checks the name and options of an import into a lake, and prepares it.
+fn begin_lake_import(into: &std::path::Path, args: &ImportArgs) -> Result<LakeImport, Error> {
+    let name = match &args.name {
+        Some(name) => name.clone(),
+        None => args
+            .inputs
+            .first()
+            .and_then(|input| lake::default_name(input))
+            .ok_or_else(|| {
+                Error::Usage("give the import a name with --name (standard input has none)".into())
+            })?,
+    };
+    lake::check_name(&name).map_err(Error::Usage)?;
+    let options = Compatibility {
+        opening_plies: args.opening_plies,
+        opening_period: args.opening_period,
+        piece_values: args.piece_values.into(),
+    };
+    Ok(LakeImport::begin(into, &name, args.replace, &options)?)
+}
+
 pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
+    let lake = match &args.into {
+        Some(lake) => Some(begin_lake_import(lake, &args)?),
+        None => None,
+    };
+    let out = match (&lake, args.out) {
+        (Some(lake), _) => lake.staging().to_path_buf(),
+        (None, Some(out)) => out,
+        (None, None) => return Err(Error::Usage("give --out DIR or --into LAKE".to_owned())),
+    };
     let options = ImportOptions {
         inputs: args.inputs,
-        out: args.out,
+        out,
         threads: args.threads,
         quiet: args.quiet,
         strict: args.strict,
@@ -31,6 +62,9 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
     }
     profile::enable_from_env();
     let summary = run_import(&options)?;
+    if let Some(lake) = lake {
+        lake.commit()?;
+    }
     if !options.quiet {
         eprint!("{}", summary.to_text());
     }

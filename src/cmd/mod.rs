@@ -4,6 +4,7 @@
 pub mod clean;
 pub mod explore;
 pub mod import;
+pub mod lake;
 pub mod merge;
 pub mod query;
 pub mod report;
@@ -72,6 +73,16 @@ fn raise_open_file_limit() {
     }
 }
 
+/// Writes `text` to stdout (a reader that went away is success; see
+/// [`Error::is_broken_pipe`]).
+pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let write_error = Error::write(std::path::Path::new("-"));
+    out.write_all(text.as_bytes()).map_err(write_error)?;
+    out.flush().map_err(write_error)
+}
+
 /// Runs the chosen subcommand: prints a failure as one line on stderr and
 /// returns how it ended.
 pub fn run(cli: Cli) -> ExitStatus {
@@ -96,6 +107,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Report(args) => report::run(args),
         Command::Unwinnable(args) => unwinnable::run(args),
         Command::Schema(args) => schema::run(args),
+        Command::Lake(args) => lake::run(args),
     };
     let status = match result {
         Ok(status) => status,

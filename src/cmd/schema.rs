@@ -2,9 +2,6 @@
 //! (`sink::schema`), for people (`table`), for docs/tables.md (`markdown`)
 //! and for programs such as the Spark job (`json`).
 
-use std::io::Write;
-use std::path::Path;
-
 use serde_json::{Value, json};
 
 use crate::cli::{SchemaArgs, SchemaFormat};
@@ -39,10 +36,7 @@ pub fn run(args: SchemaArgs) -> Result<ExitStatus, Error> {
             format!("{value:#}\n")
         }
     };
-    let mut out = std::io::stdout().lock();
-    let write_error = Error::write(Path::new("-"));
-    out.write_all(text.as_bytes()).map_err(write_error)?;
-    out.flush().map_err(write_error)?;
+    crate::cmd::print_stdout(&text)?;
     Ok(ExitStatus::Success)
 }
 

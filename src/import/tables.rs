@@ -20,7 +20,7 @@ use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::moves::MOVES_ROW_GROUP_ROWS;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results, write_sorted};
-use crate::sink::parquet::{TableWriter, table_schema};
+use crate::sink::parquet::TableWriter;
 use crate::sink::schema;
 use crate::stats::lines::LinesCodec;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
@@ -46,7 +46,7 @@ impl Writers {
     pub(super) fn create(dir: &Path, moves: bool) -> Result<Writers, Error> {
         let open = |table: &schema::Table| {
             let path = dir.join(table.file_name());
-            TableWriter::create(dir, table.name, &table_schema(table)).map_err(Error::write(&path))
+            TableWriter::create(dir, table).map_err(Error::write(&path))
         };
         Ok(Writers {
             games: open(&schema::games::TABLE)?,
@@ -386,7 +386,7 @@ mod tests {
     use crate::sink::moves::moves_frame;
     use crate::sink::openings::openings_frame;
     use crate::sink::outcomes::results_frame;
-    use crate::sink::parquet::{games_frame, rejects_frame};
+    use crate::sink::parquet::{games_frame, rejects_frame, table_schema};
 
     /// The files are opened with the declared schema and filled with the
     /// writers' frames: the two must be the same, type for type.

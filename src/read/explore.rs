@@ -14,13 +14,13 @@ use shakmaty::fen::{Epd, Fen};
 use shakmaty::san::SanPlus;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
+use super::source::{Data, ScanError};
 pub use crate::error::ExploreError;
 use crate::pgn::tags::{civil_from_days, first_day_of_month, year_and_month};
 use crate::pgn::time_control::TimeClass;
 use crate::replay::openings::{self, position_key, strip_move_number};
 use crate::replay::variant::VariantName;
 use crate::sink::schema::{self, openings as table};
-use crate::sink::summary::{SUMMARY_FILE, Summary};
 use crate::stats::dimensions::{
     Dimensions, HIGHEST_RATING_BAND, LOWEST_RATING_BAND, OpeningPeriod, RATING_BAND_WIDTH,
 };
@@ -59,6 +59,9 @@ pub struct MoveLine {
 /// A game that played a move (`explore --games`), from `games.parquet`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TopGame {
+    /// The lake import the game is in (a game id is unique per import).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub import: Option<String>,
     pub game_id: i64,
     pub white: Option<String>,
     pub black: Option<String>,
@@ -377,16 +380,18 @@ pub(crate) fn explore(
 ) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
     let key = openings::stored_key(position_key(&pos));
-    let path = data.join(table::TABLE.file_name());
-    if !path.is_file() {
-        return Err(ExploreError::MissingTable { path });
-    }
-    let summary = import_summary(data)?;
-    let period = summary
-        .as_ref()
-        .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
+    let data = Data::new(data);
+    let path = data.table_path(&table::TABLE);
+    let summaries = data.summaries()?;
+    // A lake's imports agree on the tree's plies and period (checked when
+    // each was imported); an import's folder has one summary or none.
+    let summary = summaries.first();
+    let period = summary.map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
     let bounds = filters.bounds(period)?;
-    let frame = scan_table(&path)?
+    let Some(openings) = data.scan(&table::TABLE).map_err(scan_error)? else {
+        return Err(ExploreError::MissingTable { path });
+    };
+    let frame = openings
         .filter(col(table::POSITION_KEY.name).eq(lit(key)))
         .collect()
         .map_err(table_error(&path))?;
@@ -395,14 +400,22 @@ pub(crate) fn explore(
     let mut top_games_note = None;
     if top_games > 0 && !moves.is_empty() {
         // An import without --moves removes an earlier moves table.
-        if data.join(schema::moves::TABLE.file_name()).is_file() {
-            let plies = summary.as_ref().map_or(i32::MAX, |s| {
-                i32::try_from(s.opening_tree.plies).unwrap_or(i32::MAX)
-            });
-            add_top_games(data, key, &bounds, (period, plies), top_games, &mut moves)?;
-        } else {
-            top_games_note =
-                Some("top games need moves.parquet: import with --moves to list them".to_owned());
+        match data.scan(&schema::moves::TABLE).map_err(scan_error)? {
+            Some(played) => {
+                let plies = summary.map_or(i32::MAX, |s| {
+                    i32::try_from(s.opening_tree.plies).unwrap_or(i32::MAX)
+                });
+                let tables = TopGameTables {
+                    data: &data,
+                    played,
+                };
+                add_top_games(tables, key, &bounds, (period, plies), top_games, &mut moves)?;
+            }
+            None => {
+                top_games_note = Some(
+                    "top games need moves.parquet: import with --moves to list them".to_owned(),
+                )
+            }
         }
     }
     let games = moves.iter().map(|m| m.games).sum();
@@ -414,20 +427,13 @@ pub(crate) fn explore(
         position_games: (!filters.is_empty()).then_some(position_games),
         filters: filters.clone(),
         moves,
-        opening_min_games: summary
+        opening_min_games: summaries
+            .iter()
             .map(|s| u64::from(s.opening_tree.min_games))
+            .max()
             .filter(|&n| n > 1),
         top_games_note,
     })
-}
-
-/// The import's `summary.json` (absent: None; another version's: refused).
-fn import_summary(data: &Path) -> Result<Option<Summary>, ExploreError> {
-    match Summary::read(&data.join(SUMMARY_FILE)) {
-        Ok(summary) => Ok(Some(summary)),
-        Err(e) if e.is_missing() => Ok(None),
-        Err(e) => Err(e.into()),
-    }
 }
 
 /// The sums of the rows of one move that the filters keep.
@@ -553,10 +559,18 @@ fn move_lines(frame: &DataFrame, bounds: &Bounds) -> PolarsResult<(Vec<MoveLine>
     Ok((lines, position_games))
 }
 
-/// A lazy scan of the table at `path`.
-fn scan_table(path: &Path) -> Result<LazyFrame, ExploreError> {
-    let source = PlRefPath::try_from_path(path).map_err(table_error(path))?;
-    LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(table_error(path))
+/// Where the top games are read from: the data and its moves table.
+struct TopGameTables<'a> {
+    data: &'a Data,
+    played: LazyFrame,
+}
+
+/// A table file that could not be scanned, as the explorer reports it.
+fn scan_error(e: ScanError) -> ExploreError {
+    ExploreError::Table {
+        path: e.path,
+        message: e.message,
+    }
 }
 
 /// A polars error reading the table at `path`, as the explorer reports it.
@@ -587,7 +601,7 @@ fn ints(frame: &DataFrame, name: &str) -> PolarsResult<Vec<Option<i64>>> {
 /// dimensions computed as the import computes them, highest average rating
 /// first (games without both ratings last), then by `game_id`.
 fn add_top_games(
-    data: &Path,
+    tables: TopGameTables<'_>,
     key: i64,
     bounds: &Bounds,
     (period, plies): (OpeningPeriod, i32),
@@ -596,41 +610,51 @@ fn add_top_games(
 ) -> Result<(), ExploreError> {
     use schema::games as g;
     use schema::moves as m;
-    let moves_path = data.join(m::TABLE.file_name());
-    let games_path = data.join(g::TABLE.file_name());
+    let games_path = tables.data.table_path(&g::TABLE);
+    // In a lake a game is its import's name and its id.
+    let game_key = |id: &str| match tables.data.is_lake() {
+        true => vec![col(crate::lake::PARTITION_COLUMN), col(id)],
+        false => vec![col(id)],
+    };
     // As the tree counts them: within the opening plies, of games from the
     // standard start under standard rules (a variant's board can have the
     // same key).
-    let played = scan_table(&moves_path)?
+    let mut played_columns = game_key(m::GAME_ID.name);
+    played_columns.push(col(m::UCI.name));
+    let played = tables
+        .played
         .filter(
             col(m::POSITION_KEY.name)
                 .eq(lit(key))
                 .and(col(m::PLY.name).lt_eq(lit(plies))),
         )
-        .select([col(m::GAME_ID.name), col(m::UCI.name)])
+        .select(played_columns)
         .unique(None, UniqueKeepStrategy::First);
-    let frame = scan_table(&games_path)?
-        .select(
-            [
-                g::GAME_ID,
-                g::WHITE,
-                g::BLACK,
-                g::WHITE_ELO,
-                g::BLACK_ELO,
-                g::DECLARED_RESULT,
-                g::DATE,
-                g::YEAR,
-                g::MONTH,
-                g::TIME_CLASS,
-                g::VARIANT_NAME,
-                g::START_FEN,
-            ]
-            .map(|c| col(c.name)),
-        )
+    let Some(games) = tables.data.scan(&g::TABLE).map_err(scan_error)? else {
+        return Err(ExploreError::MissingTable { path: games_path });
+    };
+    let mut game_columns: Vec<Expr> = [
+        g::WHITE,
+        g::BLACK,
+        g::WHITE_ELO,
+        g::BLACK_ELO,
+        g::DECLARED_RESULT,
+        g::DATE,
+        g::YEAR,
+        g::MONTH,
+        g::TIME_CLASS,
+        g::VARIANT_NAME,
+        g::START_FEN,
+    ]
+    .map(|c| col(c.name))
+    .into();
+    game_columns.extend(game_key(g::GAME_ID.name));
+    let frame = games
+        .select(game_columns)
         .join(
             played,
-            [col(g::GAME_ID.name)],
-            [col(m::GAME_ID.name)],
+            game_key(g::GAME_ID.name),
+            game_key(m::GAME_ID.name),
             JoinArgs::new(JoinType::Inner),
         )
         .filter(
@@ -651,7 +675,11 @@ fn add_top_games(
                 .white_elo
                 .zip(game.black_elo)
                 .map(|(w, b)| i64::from(w) + i64::from(b));
-            (std::cmp::Reverse(average), game.game_id)
+            (
+                std::cmp::Reverse(average),
+                game.game_id,
+                game.import.clone(),
+            )
         });
         line.top_games = Some(
             games
@@ -687,6 +715,10 @@ fn top_game_rows(
         int(g::YEAR.name)?,
         int(g::MONTH.name)?,
     );
+    let imports = match frame.column(crate::lake::PARTITION_COLUMN) {
+        Ok(_) => Some(text(crate::lake::PARTITION_COLUMN)?),
+        Err(_) => None,
+    };
     let at = |values: &[Option<i64>], row: usize| values.get(row).copied().flatten();
     let small =
         |values: &[Option<i64>], row: usize| at(values, row).and_then(|n| i32::try_from(n).ok());
@@ -707,6 +739,7 @@ fn top_game_rows(
             };
             let dims = Dimensions::of(time_class, white_elo, black_elo, date, period);
             let game = TopGame {
+                import: imports.as_ref().and_then(|names| text_at(names, row)),
                 game_id: at(&ids, row).unwrap_or_default(),
                 white: text_at(&white, row),
                 black: text_at(&black, row),
@@ -832,10 +865,13 @@ impl Explored {
                         None => name.to_owned(),
                     }
                 };
+                let id = match &game.import {
+                    Some(import) => format!("{import}:{}", game.game_id),
+                    None => game.game_id.to_string(),
+                };
                 let _ = writeln!(
                     out,
-                    "  {:>8}  {} - {}  {}  {}",
-                    game.game_id,
+                    "  {id:>8}  {} - {}  {}  {}",
                     player(&game.white, game.white_elo),
                     player(&game.black, game.black_elo),
                     game.result.as_deref().unwrap_or("*"),

@@ -3,3 +3,4 @@
 
 pub mod explore;
 pub mod query;
+pub(crate) mod source;

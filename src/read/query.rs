@@ -131,6 +131,9 @@ impl Tables {
         if !data.is_dir() {
             return Err(QueryError::MissingData(data.to_path_buf()));
         }
+        if crate::lake::is_lake(data) {
+            return Self::open_lake(data);
+        }
         let unreadable = |e: &dyn std::fmt::Display| QueryError::Unreadable {
             path: data.to_path_buf(),
             message: e.to_string(),
@@ -147,18 +150,45 @@ impl Tables {
         let context = SQLContext::new();
         for name in &names {
             let path = data.join(format!("{name}.parquet"));
-            let source = PlRefPath::try_from_path(&path).map_err(|e| unreadable(&e))?;
-            let frame =
-                LazyFrame::scan_parquet(source, ScanArgsParquet::default()).map_err(|e| {
-                    QueryError::Unreadable {
-                        path: path.clone(),
-                        message: first_line(&e.to_string()).to_owned(),
-                    }
-                })?;
+            let frame = super::source::scan_file(&path).map_err(|e| QueryError::Unreadable {
+                path: path.clone(),
+                message: first_line(&e.to_string()).to_owned(),
+            })?;
             context.register(name, frame);
         }
         Ok(Tables {
             data: data.to_path_buf(),
+            names,
+            context,
+        })
+    }
+
+    /// Registers each table of a lake as the union of its imports'
+    /// partitions, with the import's name as column `import` (the raw
+    /// union: aggregate tables are summed with GROUP BY; see docs/lake.md).
+    fn open_lake(lake: &Path) -> Result<Tables, QueryError> {
+        let unreadable = |e: super::source::ScanError| QueryError::Unreadable {
+            path: e.path,
+            message: first_line(&e.message).to_owned(),
+        };
+        let tables = crate::lake::table_files(lake).map_err(|e| QueryError::Unreadable {
+            path: lake.to_path_buf(),
+            message: e.to_string(),
+        })?;
+        if tables.is_empty() {
+            return Err(QueryError::NoTables(lake.to_path_buf()));
+        }
+        let context = SQLContext::new();
+        let mut names = Vec::new();
+        for (table, files) in tables {
+            if let Some(union) = super::source::scan_files(lake, files, true).map_err(unreadable)? {
+                context.register(table.name, union);
+                names.push(table.name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(Tables {
+            data: lake.to_path_buf(),
             names,
             context,
         })

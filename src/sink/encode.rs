@@ -38,13 +38,27 @@ pub(crate) struct EncodedRowGroup {
 }
 
 impl RowGroupEncoder {
-    /// `compression` as given to the file's writer.
-    pub fn new(schema: &Schema, compression: ParquetCompression) -> PolarsResult<RowGroupEncoder> {
+    /// `compression` as given to the file's writer; `plain`: the columns
+    /// written without a dictionary trial (see `schema::Column::plain`),
+    /// the others as polars' writer chooses.
+    pub fn new(
+        schema: &Schema,
+        compression: ParquetCompression,
+        plain: &[&str],
+    ) -> PolarsResult<RowGroupEncoder> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = to_parquet_schema(&arrow)?;
+        let encodings = get_encodings(&arrow)
+            .iter()
+            .zip(schema.iter_names())
+            .map(|(chosen, name)| match plain.contains(&name.as_str()) {
+                true => vec![Encoding::Plain],
+                false => chosen.clone(),
+            })
+            .collect();
         Ok(RowGroupEncoder {
             fields: parquet.fields().to_vec(),
-            encodings: get_encodings(&arrow).iter().cloned().collect(),
+            encodings,
             arrow,
             schema: parquet,
             // As polars' ParquetWriter materialises its defaults.

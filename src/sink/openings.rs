@@ -64,10 +64,74 @@ impl Texts {
     }
 }
 
+/// The `openings` table's columns for a chunk of rows, filled in one pass
+/// over the rows: a pass per column read the chunk (rows of 144 bytes, a
+/// few MB) twenty times, which cost more than filling the columns.
+#[derive(Default)]
+struct OpeningColumns {
+    position_key: Vec<i64>,
+    ply: Vec<i32>,
+    time_class: Vec<&'static str>,
+    rating_band: Vec<Option<i32>>,
+    month: Vec<Option<i32>>,
+    next_position_key: Vec<i64>,
+    /// games, white_wins, draws, black_wins, unfinished, white_elo_sum,
+    /// white_elo_count, black_elo_sum, black_elo_count.
+    counts: [Vec<i64>; 9],
+    first_year: Vec<Option<i32>>,
+    last_year: Vec<Option<i32>>,
+}
+
+impl OpeningColumns {
+    fn with_capacity(rows: usize) -> OpeningColumns {
+        OpeningColumns {
+            position_key: Vec::with_capacity(rows),
+            ply: Vec::with_capacity(rows),
+            time_class: Vec::with_capacity(rows),
+            rating_band: Vec::with_capacity(rows),
+            month: Vec::with_capacity(rows),
+            next_position_key: Vec::with_capacity(rows),
+            counts: std::array::from_fn(|_| Vec::with_capacity(rows)),
+            first_year: Vec::with_capacity(rows),
+            last_year: Vec::with_capacity(rows),
+        }
+    }
+
+    fn push(&mut self, key: &EdgeKey, edge: &Edge) {
+        let s = &edge.stats;
+        self.position_key.push(openings::stored_key(key.position));
+        self.ply.push(i32::from(s.ply));
+        self.time_class.push(key.dims.time_class());
+        self.rating_band.push(key.dims.rating_band());
+        self.month.push(key.dims.month());
+        self.next_position_key.push(openings::stored_key(edge.next));
+        let counts = [
+            s.results.games,
+            s.results.white_wins,
+            s.results.draws,
+            s.results.black_wins,
+            s.results.unfinished(),
+            s.elo.white_sum,
+            s.elo.white_count,
+            s.elo.black_sum,
+            s.elo.black_count,
+        ];
+        for (column, count) in self.counts.iter_mut().zip(counts) {
+            // Counts straight as i64 (the table type; see `table_frame`).
+            column.push(i64::try_from(count).unwrap_or(i64::MAX));
+        }
+        self.first_year.push(s.first_year.map(i32::from));
+        self.last_year.push(s.last_year.map(i32::from));
+    }
+}
+
 /// The `openings` table for a chunk of merged entries.
 pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
+    use schema::openings as o;
     let mut epds = Texts::new(entries.len(), 60);
+    let mut sans = Texts::new(entries.len(), 5);
     let mut ucis = Texts::new(entries.len(), 5);
+    let mut columns = OpeningColumns::with_capacity(entries.len());
     let mut previous: Option<&(EdgeKey, Edge)> = None;
     for entry @ (key, edge) in entries {
         // A position's moves are next to each other and share its EPD.
@@ -78,100 +142,56 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
             _ => epds.push(|out| edge.write_epd(out)),
         }
         previous = Some(entry);
+        sans.push(|out| out.push_str(edge.san()));
         // append_to_string, not Display: fmt costs several times more.
         ucis.push(|out| unpack_move(key.mv).append_to_string(out));
+        columns.push(key, edge);
     }
-    // Counts straight as i64 (the table type; see `table_frame`).
-    let stat = |f: fn(&Edge) -> u64| {
-        entries
-            .iter()
-            .map(|(_, e)| i64::try_from(f(e)).unwrap_or(i64::MAX))
-            .collect::<Vec<i64>>()
-    };
-    let mut columns = vec![
-        col(
-            schema::openings::POSITION_KEY,
-            entries
-                .iter()
-                .map(|(k, _)| openings::stored_key(k.position))
-                .collect::<Vec<i64>>(),
-        ),
-        col(schema::openings::EPD, epds.strs()),
-        col(
-            schema::openings::PLY,
-            entries
-                .iter()
-                .map(|(_, e)| i32::from(e.stats.ply))
-                .collect::<Vec<i32>>(),
-        ),
-        col(
-            schema::openings::MOVE_SAN,
-            entries.iter().map(|(_, e)| e.san()).collect::<Vec<_>>(),
-        ),
-        col(schema::openings::MOVE_UCI, ucis.strs()),
+    let OpeningColumns {
+        position_key,
+        ply,
+        time_class,
+        rating_band,
+        month,
+        next_position_key,
+        counts:
+            [
+                games,
+                white_wins,
+                draws,
+                black_wins,
+                unfinished,
+                white_elo_sum,
+                white_elo_count,
+                black_elo_sum,
+                black_elo_count,
+            ],
+        first_year,
+        last_year,
+    } = columns;
+    let columns = vec![
+        col(o::POSITION_KEY, position_key),
+        col(o::EPD, epds.strs()),
+        col(o::PLY, ply),
+        col(o::MOVE_SAN, sans.strs()),
+        col(o::MOVE_UCI, ucis.strs()),
+        col(o::TIME_CLASS, time_class),
+        col(o::RATING_BAND, rating_band),
+        col(o::MONTH, month),
+        col(o::NEXT_POSITION_KEY, next_position_key),
+        col(o::GAMES, games),
+        col(o::WHITE_WINS, white_wins),
+        col(o::DRAWS, draws),
+        col(o::BLACK_WINS, black_wins),
+        col(o::UNFINISHED, unfinished),
+        col(o::WHITE_ELO_SUM, white_elo_sum),
+        col(o::WHITE_ELO_COUNT, white_elo_count),
+        col(o::BLACK_ELO_SUM, black_elo_sum),
+        col(o::BLACK_ELO_COUNT, black_elo_count),
+        col(o::FIRST_YEAR, first_year),
+        col(o::LAST_YEAR, last_year),
     ];
-    columns.extend(dimension_columns(
-        [
-            schema::openings::TIME_CLASS,
-            schema::openings::RATING_BAND,
-            schema::openings::MONTH,
-        ],
-        entries.iter().map(|(k, _)| &k.dims),
-    ));
-    columns.extend([
-        col(
-            schema::openings::NEXT_POSITION_KEY,
-            entries
-                .iter()
-                .map(|(_, e)| openings::stored_key(e.next))
-                .collect::<Vec<i64>>(),
-        ),
-        col(schema::openings::GAMES, stat(|e| e.stats.results.games)),
-        col(
-            schema::openings::WHITE_WINS,
-            stat(|e| e.stats.results.white_wins),
-        ),
-        col(schema::openings::DRAWS, stat(|e| e.stats.results.draws)),
-        col(
-            schema::openings::BLACK_WINS,
-            stat(|e| e.stats.results.black_wins),
-        ),
-        col(
-            schema::openings::UNFINISHED,
-            stat(|e| e.stats.results.unfinished()),
-        ),
-        col(
-            schema::openings::WHITE_ELO_SUM,
-            stat(|e| e.stats.elo.white_sum),
-        ),
-        col(
-            schema::openings::WHITE_ELO_COUNT,
-            stat(|e| e.stats.elo.white_count),
-        ),
-        col(
-            schema::openings::BLACK_ELO_SUM,
-            stat(|e| e.stats.elo.black_sum),
-        ),
-        col(
-            schema::openings::BLACK_ELO_COUNT,
-            stat(|e| e.stats.elo.black_count),
-        ),
-        col(
-            schema::openings::FIRST_YEAR,
-            entries
-                .iter()
-                .map(|(_, e)| e.stats.first_year.map(i32::from))
-                .collect::<Vec<_>>(),
-        ),
-        col(
-            schema::openings::LAST_YEAR,
-            entries
-                .iter()
-                .map(|(_, e)| e.stats.last_year.map(i32::from))
-                .collect::<Vec<_>>(),
-        ),
-    ]);
-    table_frame(&schema::openings::TABLE, entries.len(), columns)
+    table_frame(&o::TABLE, entries.len(), columns)
 }
 
 /// `time_class`, `rating_band`, `month` of a table's rows.

@@ -455,19 +455,34 @@ pub(crate) struct TableWriter {
 }
 
 impl TableWriter {
-    pub(crate) fn create(dir: &Path, name: &str, schema: &Schema) -> PolarsResult<TableWriter> {
-        Self::create_at(&dir.join(format!("{name}.parquet")), schema)
+    /// `table` in `dir`, its columns encoded as declared.
+    pub(crate) fn create(dir: &Path, table: &schema::Table) -> PolarsResult<TableWriter> {
+        let plain: Vec<&str> = table
+            .columns
+            .iter()
+            .filter(|c| c.plain)
+            .map(|c| c.name)
+            .collect();
+        Self::create_with(&dir.join(table.file_name()), &table_schema(table), &plain)
     }
 
     /// A table at any path, written as `.NAME.tmp` beside it until finished.
     pub(crate) fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
+        Self::create_with(final_path, schema, &[])
+    }
+
+    fn create_with(
+        final_path: &Path,
+        schema: &Schema,
+        plain: &[&str],
+    ) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
         let name = final_path
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
         let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
         let compression = ParquetCompression::Zstd(Some(ZstdLevel::try_new(ZSTD_LEVEL)?));
-        let encoder = Arc::new(RowGroupEncoder::new(schema, compression)?);
+        let encoder = Arc::new(RowGroupEncoder::new(schema, compression, plain)?);
         let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);
         Ok(TableWriter {

@@ -88,6 +88,8 @@ pub struct Column {
     pub merge: Merge,
     /// What the column means, for people (Markdown).
     pub meaning: &'static str,
+    /// Written without trying a dictionary first (see [`Column::plain`]).
+    pub plain: bool,
 }
 
 impl Column {
@@ -98,6 +100,7 @@ impl Column {
             nullable: false,
             merge: Merge::Row,
             meaning,
+            plain: false,
         }
     }
 
@@ -134,6 +137,18 @@ impl Column {
 
     const fn derived(self) -> Column {
         self.merged(Merge::Derived)
+    }
+
+    /// Written as plain values, without the dictionary polars tries on
+    /// every text and integer column: for values nearly unique within a
+    /// row group (position keys, EPDs), and short texts that zstd packs
+    /// as well from plain values, the trial (a cardinality estimate, then
+    /// hashing every value) costs more than it saves.
+    const fn plain(self) -> Column {
+        Column {
+            plain: true,
+            ..self
+        }
     }
 }
 
@@ -708,13 +723,15 @@ pub mod openings {
         I64,
         "Key of the position (see Position key).",
     )
-    .key();
+    .key()
+    .plain();
     pub(crate) const EPD: Column = Column::required(
         "epd",
         Text,
         "The position as EPD (FEN without the clocks; en-passant square only when legal).",
     )
-    .same();
+    .same()
+    .plain();
     pub(crate) const PLY: Column = Column::required(
         "ply",
         I32,
@@ -722,9 +739,13 @@ pub mod openings {
     )
     .min();
     pub(crate) const MOVE_SAN: Column =
-        Column::required("move_san", Text, "The move in SAN, with `+` / `#`.").same();
+        Column::required("move_san", Text, "The move in SAN, with `+` / `#`.")
+            .same()
+            .plain();
     pub(crate) const MOVE_UCI: Column =
-        Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).").key();
+        Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).")
+            .key()
+            .plain();
     pub(crate) const TIME_CLASS: Column = dimensions::TIME_CLASS;
     pub(crate) const RATING_BAND: Column = dimensions::RATING_BAND;
     pub(crate) const MONTH: Column = dimensions::MONTH;
@@ -733,7 +754,8 @@ pub mod openings {
         I64,
         "Key of the position after the move.",
     )
-    .same();
+    .same()
+    .plain();
     result_count_columns!(
         "Games that played the move from the position (each game once).",
         "Their counted results (see Which result counts); they add up to `games`."
