@@ -44,7 +44,7 @@ pub enum Command {
     #[command(after_help = "More: docs/guide.md#schema")]
     Schema(SchemaArgs),
     /// List the imports of a lake (import --into), or remove one.
-    #[command(after_help = "More: docs/lake.md")]
+    #[command(after_help = "More: docs/guide.md#lake")]
     Lake(LakeArgs),
 }
 

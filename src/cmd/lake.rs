@@ -30,7 +30,7 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     for p in &partitions {
         let s = &p.summary;
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{:?}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             p.name,
             s.inputs.len(),
             s.games_read,
@@ -39,7 +39,7 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
             lake::partition_bytes(&args.lake, &p.name),
             s.version,
             s.opening_tree.plies,
-            s.opening_tree.period,
+            lake::period_name(s.opening_tree.period),
         ));
     }
     crate::cmd::print_stdout(&out)?;

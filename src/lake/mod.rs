@@ -193,17 +193,23 @@ impl Compatibility {
         format!(
             "--opening-plies {} --opening-period {} --piece-values {},{},{},{},{}",
             self.opening_plies,
-            match self.opening_period {
-                crate::stats::dimensions::OpeningPeriod::Month => "month",
-                crate::stats::dimensions::OpeningPeriod::Year => "year",
-                crate::stats::dimensions::OpeningPeriod::None => "none",
-            },
+            period_name(self.opening_period),
             v.pawn,
             v.knight,
             v.bishop,
             v.rook,
             v.queen
         )
+    }
+}
+
+/// `--opening-period`'s value as written on the command line.
+pub fn period_name(period: crate::stats::dimensions::OpeningPeriod) -> &'static str {
+    use crate::stats::dimensions::OpeningPeriod;
+    match period {
+        OpeningPeriod::Month => "month",
+        OpeningPeriod::Year => "year",
+        OpeningPeriod::None => "none",
     }
 }
 
@@ -337,21 +343,27 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     }
 }
 
-/// Removes the committed import `name` from `lake`: its summary first (it
-/// is no longer read by pgnlake from then on), then its partitions.
+/// Removes the import `name` from `lake`: its summary first (from then on
+/// pgnlake does not read it), then its partitions; also the partitions an
+/// import killed during its commit left without a summary. False: the lake
+/// has nothing of that name.
 pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
     let summary = summary_path(lake, name);
-    if !summary.is_file() {
+    let partitions: Vec<(&Table, PathBuf)> = schema::TABLES
+        .into_iter()
+        .map(|table| (table, partition_dir(lake, table, name)))
+        .filter(|(_, dir)| dir.exists())
+        .collect();
+    if !summary.is_file() && partitions.is_empty() {
         return Ok(false);
     }
     let trash = lake.join(STAGING_DIR).join(format!("{name}.removed"));
     fs::create_dir_all(&trash).map_err(io_error(&trash))?;
-    fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
-    for table in schema::TABLES {
-        let dir = partition_dir(lake, table, name);
-        if dir.exists() {
-            fs::rename(&dir, trash.join(table.name)).map_err(io_error(&dir))?;
-        }
+    if summary.is_file() {
+        fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
+    }
+    for (table, dir) in partitions {
+        fs::rename(&dir, trash.join(table.name)).map_err(io_error(&dir))?;
     }
     fs::remove_dir_all(&trash).map_err(io_error(&trash))?;
     Ok(true)

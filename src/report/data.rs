@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::read::explore::{Filters, MoveLine, Target, explore};
+use crate::read::source::Data;
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
-use crate::sink::summary::{SUMMARY_FILE, Summary};
+use crate::sink::summary::Summary;
 use crate::stats::counts::Counts;
 
 /// The run, from `summary.json`.
@@ -72,9 +73,10 @@ pub struct TableError {
 
 /// Reads the numbers of every chart from the import in `data`. A table
 /// that is absent leaves its sections empty (they say so).
-pub fn read(data: &Path) -> Result<ReportData, TableError> {
+pub fn read(dir: &Path) -> Result<ReportData, TableError> {
+    let data = &Data::new(dir);
     let mut report = ReportData {
-        run: read_summary(&data.join(SUMMARY_FILE))?,
+        run: read_summaries(data)?,
         ..ReportData::default()
     };
     if let Some(frame) = table(data, &results::TABLE)? {
@@ -89,8 +91,14 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
     if let Some(frame) = table(data, &endgames::TABLE)? {
         report.endgames = endgame_rows(&frame).map_err(error(data, &endgames::TABLE))?;
     }
-    let openings = data.join(schema::openings::TABLE.file_name());
-    if openings.is_file() {
+    let openings = data.table_path(&schema::openings::TABLE);
+    let has_openings = data
+        .files(&schema::openings::TABLE)
+        .map_err(|e| TableError {
+            path: openings.clone(),
+            message: e.to_string(),
+        })?;
+    if !has_openings.is_empty() {
         for (label, moves) in [
             ("start", &[][..]),
             ("1.e4", &["e4"][..]),
@@ -98,7 +106,7 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
         ] {
             let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
             let explored =
-                explore(data, &target, &Filters::default(), 0).map_err(|e| TableError {
+                explore(dir, &target, &Filters::default(), 0).map_err(|e| TableError {
                     path: openings.clone(),
                     message: e.to_string(),
                 })?;
@@ -108,46 +116,45 @@ pub fn read(data: &Path) -> Result<ReportData, TableError> {
     Ok(report)
 }
 
-fn error(data: &Path, table: &Table) -> impl Fn(PolarsError) -> TableError {
-    let path = data.join(table.file_name());
+fn error(data: &Data, table: &Table) -> impl Fn(PolarsError) -> TableError {
+    let path = data.table_path(table);
     move |e| TableError {
         path: path.clone(),
         message: e.to_string(),
     }
 }
 
-/// A table of `data`, or none when the import did not write it.
-fn table(data: &Path, table: &Table) -> Result<Option<DataFrame>, TableError> {
-    let path = data.join(table.file_name());
-    if !path.is_file() {
-        return Ok(None);
-    }
-    let frame = std::fs::File::open(&path)
-        .map_err(PolarsError::from)
-        .and_then(|file| ParquetReader::new(file).finish())
-        .map_err(error(data, table))?;
-    Ok(Some(frame))
+/// A table of `data` (in a lake, the rows of every import: the charts add
+/// them up), or none when no import wrote it.
+fn table(data: &Data, table: &Table) -> Result<Option<DataFrame>, TableError> {
+    let scan = data.scan(table).map_err(|e| TableError {
+        path: e.path,
+        message: e.message,
+    })?;
+    scan.map(|frame| frame.collect().map_err(error(data, table)))
+        .transpose()
 }
 
-/// The run's facts from `summary.json`: none when there is none, an error
-/// when it is not this version's.
-fn read_summary(path: &Path) -> Result<Option<RunFacts>, TableError> {
-    let summary = match Summary::read(path) {
-        Ok(summary) => summary,
-        Err(e) if e.is_missing() => return Ok(None),
-        Err(e) => {
-            return Err(TableError {
-                path: path.to_path_buf(),
-                message: e.to_string(),
-            });
-        }
-    };
-    let sorted = |map: BTreeMap<String, u64>| -> Vec<(String, u64)> {
-        let mut pairs: Vec<(String, u64)> = map.into_iter().collect();
-        pairs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        pairs
-    };
-    Ok(Some(RunFacts {
+/// The run's facts from the summaries (one, or a lake's, added up): none
+/// when there is none, an error when one is not this version's.
+fn read_summaries(data: &Data) -> Result<Option<RunFacts>, TableError> {
+    let summaries = data.summaries().map_err(|e| TableError {
+        path: data.table_path(&schema::games::TABLE),
+        message: e.to_string(),
+    })?;
+    let mut facts: Option<RunFacts> = None;
+    for summary in summaries {
+        let one = run_facts(summary);
+        facts = Some(match facts {
+            None => one,
+            Some(all) => all.add(one),
+        });
+    }
+    Ok(facts)
+}
+
+fn run_facts(summary: Summary) -> RunFacts {
+    RunFacts {
         games_read: summary.games_read,
         accepted: summary.accepted,
         rejected: summary.rejected,
@@ -157,9 +164,38 @@ fn read_summary(path: &Path) -> Result<Option<RunFacts>, TableError> {
             .into_iter()
             .map(|i| (i.path, i.games))
             .collect(),
-        rejected_by_reason: sorted(summary.rejected_by_reason),
-        result_checks: sorted(summary.result_checks),
-    }))
+        rejected_by_reason: by_count(summary.rejected_by_reason),
+        result_checks: by_count(summary.result_checks),
+    }
+}
+
+/// Counts by name, largest first (ties by name).
+fn by_count(map: BTreeMap<String, u64>) -> Vec<(String, u64)> {
+    let mut pairs: Vec<(String, u64)> = map.into_iter().collect();
+    pairs.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    pairs
+}
+
+impl RunFacts {
+    /// Two imports' facts as one's (a lake's imports).
+    fn add(self, other: RunFacts) -> RunFacts {
+        let merged = |a: Vec<(String, u64)>, b: Vec<(String, u64)>| {
+            let mut map = BTreeMap::new();
+            for (name, n) in a.into_iter().chain(b) {
+                *map.entry(name).or_insert(0) += n;
+            }
+            by_count(map)
+        };
+        RunFacts {
+            games_read: self.games_read + other.games_read,
+            accepted: self.accepted + other.accepted,
+            rejected: self.rejected + other.rejected,
+            balanced: self.balanced && other.balanced,
+            rejected_by_reason: merged(self.rejected_by_reason, other.rejected_by_reason),
+            result_checks: merged(self.result_checks, other.result_checks),
+            inputs: self.inputs.into_iter().chain(other.inputs).collect(),
+        }
+    }
 }
 
 /// A column as integers (nulls as none).

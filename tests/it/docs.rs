@@ -412,6 +412,7 @@ fn every_help_names_its_guide_section() {
         "report",
         "unwinnable",
         "schema",
+        "lake",
     ] {
         let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
             .args([command, "--help"])

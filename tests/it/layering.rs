@@ -18,6 +18,9 @@ const LAYERS: &[&[&str]] = &[
     &["replay"],
     &["stats"],
     &["sink"],
+    // A lake's layout and commits (imports kept as Hive partitions), over
+    // the tables the sink writes.
+    &["lake"],
     // The run error wraps the stages' errors.
     &["error"],
     // The ordered parallel engine and the per-game path import and clean share.

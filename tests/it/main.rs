@@ -14,6 +14,7 @@ mod docs;
 mod faults;
 mod fuzz_regressions;
 mod import;
+mod lake;
 mod layering;
 mod material_oracle;
 mod moves;

@@ -1,0 +1,323 @@
+//! The lake (`import --into`, `lake`, reading with `--data LAKE`): a lake
+//! of imports reads as one import of all their inputs; names, replacing and
+//! removing; outside engines read the Hive partitions as they are.
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{rows, run_oracle, sample};
+use pgnlake::read::query::{Tables, split_statements};
+use pgnlake::sink::schema::{self, Merge, Table};
+
+const INPUTS: [&str; 3] = ["lichess-2025-05-30games.pgn", "openings.pgn", "results.pgn"];
+
+fn pgnlake(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .output()
+        .unwrap_or_else(|e| panic!("pgnlake: {e}"))
+}
+
+fn ok(output: Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The one-line error of a failed run, checked to exit 2.
+fn error(output: Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr.trim_end().to_owned()
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+fn input(name: &str) -> String {
+    text(&sample(name))
+}
+
+/// `import INPUT --into LAKE --moves` with `extra` options.
+fn import_into(lake: &Path, input_name: &str, extra: &[&str]) -> Output {
+    let (input, lake) = (input(input_name), text(lake));
+    let mut args = vec!["import", &input, "--into", &lake, "--moves", "--quiet"];
+    args.extend_from_slice(extra);
+    pgnlake(&args)
+}
+
+/// Each statement's rows over `data` (an import's folder or a lake).
+fn query_rows(data: &Path, sql: &str) -> Vec<String> {
+    let mut tables = Tables::open(data).unwrap_or_else(|e| panic!("{e}"));
+    let statement = split_statements(sql)
+        .pop()
+        .unwrap_or_else(|| panic!("{sql}"));
+    rows(
+        &tables
+            .run(&statement, "test")
+            .unwrap_or_else(|e| panic!("{e}")),
+    )
+}
+
+/// An aggregate table summed by its key columns, as its declaration says
+/// each column adds up (sums, minima, maxima; a value the same in every
+/// row of a key once; ratios left out: they follow from the sums).
+fn summed_by_key(table: &Table) -> String {
+    let keys: Vec<String> = table
+        .columns
+        .iter()
+        .filter(|c| c.merge == Merge::Key)
+        .map(|c| format!("\"{}\"", c.name))
+        .collect();
+    let values: Vec<String> = table
+        .columns
+        .iter()
+        .filter_map(|c| match c.merge {
+            Merge::Key => Some(format!("\"{}\"", c.name)),
+            Merge::Sum => Some(format!("SUM(\"{0}\") AS \"{0}\"", c.name)),
+            Merge::Min | Merge::Same => Some(format!("MIN(\"{0}\") AS \"{0}\"", c.name)),
+            Merge::Max => Some(format!("MAX(\"{0}\") AS \"{0}\"", c.name)),
+            Merge::Row | Merge::Derived => None,
+        })
+        .collect();
+    format!(
+        "SELECT {} FROM {} GROUP BY {} ORDER BY {}",
+        values.join(", "),
+        table.name,
+        keys.join(", "),
+        keys.join(", ")
+    )
+}
+
+/// A table's rows without the columns that differ between a lake and one
+/// import (the import's name, and game ids numbered per import), in the
+/// order of their place in the inputs.
+fn rows_by_place(table: &Table) -> String {
+    let columns: Vec<String> = table
+        .columns
+        .iter()
+        .filter(|c| c.name != "game_id")
+        .map(|c| format!("\"{}\"", c.name))
+        .collect();
+    format!(
+        "SELECT {} FROM {} ORDER BY \"source\", \"offset\"",
+        columns.join(", "),
+        table.name
+    )
+}
+
+#[test]
+fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    for name in INPUTS {
+        ok(import_into(&lake, name, &[]));
+    }
+    let one = dir.path().join("one");
+    let inputs: Vec<String> = INPUTS.iter().map(|n| input(n)).collect();
+    let mut args = vec!["import", "--out"];
+    let one_text = text(&one);
+    args.push(&one_text);
+    args.extend(inputs.iter().map(String::as_str));
+    args.extend(["--moves", "--quiet"]);
+    ok(pgnlake(&args));
+
+    // Every aggregate table, summed by key, is the same.
+    for table in [
+        &schema::openings::TABLE,
+        &schema::opening_lines::TABLE,
+        &schema::results::TABLE,
+        &schema::material::TABLE,
+        &schema::endgames::TABLE,
+    ] {
+        let sql = summed_by_key(table);
+        let (ours, theirs) = (query_rows(&lake, &sql), query_rows(&one, &sql));
+        assert!(!ours.is_empty(), "{}", table.name);
+        assert_eq!(ours, theirs, "{}", table.name);
+    }
+    // Games and rejects are the same rows apart from import and game_id.
+    for table in [&schema::games::TABLE, &schema::rejects::TABLE] {
+        let sql = rows_by_place(table);
+        assert_eq!(
+            query_rows(&lake, &sql),
+            query_rows(&one, &sql),
+            "{}",
+            table.name
+        );
+    }
+    // explore answers alike, with and without filters.
+    let (lake_text, one_text) = (text(&lake), text(&one));
+    for extra in [
+        &[][..],
+        &["e4"][..],
+        &["d4"][..],
+        &["e4", "c5"][..],
+        &["e4", "--speed", "blitz,bullet"][..],
+        &["--rating", "1600..", "--since", "2025-01"][..],
+        &["e4", "--format", "json"][..],
+    ] {
+        let explore = |data: &str| {
+            let mut args = vec!["explore", "--data", data];
+            args.extend_from_slice(extra);
+            ok(pgnlake(&args))
+        };
+        assert_eq!(explore(&lake_text), explore(&one_text), "{extra:?}");
+    }
+    // The recipes for a lake: the union by import, and the tree summed.
+    let recipe = |name: &str| {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("queries/lake")
+            .join(name);
+        let sql = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        query_rows(&lake, &sql)
+    };
+    assert_eq!(
+        recipe("games_by_import.sql"),
+        [
+            "lichess-2025-05-30games | 30 | 2025 | 2025",
+            "openings | 6 | 1995 | 2021",
+            "results | 23 | 2018 | 2024"
+        ]
+    );
+    let summed = recipe("openings_after_e4_summed.sql");
+    let explored = ok(pgnlake(&[
+        "explore", "--data", &one_text, "e4", "--format", "json",
+    ]));
+    let explored: serde_json::Value =
+        serde_json::from_str(&explored).unwrap_or_else(|e| panic!("{e}"));
+    let first = &explored["moves"][0];
+    assert_eq!(
+        summed
+            .first()
+            .map(|row| row.split(" | ").take(2).collect::<Vec<_>>().join(" | ")),
+        Some(format!(
+            "{} | {}",
+            first["san"].as_str().unwrap_or("?"),
+            first["games"]
+        ))
+    );
+    // The lake's union keeps each import's rows apart.
+    assert_eq!(
+        query_rows(
+            &lake,
+            "SELECT import, COUNT(*) AS games FROM games GROUP BY import ORDER BY import"
+        ),
+        [
+            "lichess-2025-05-30games | 30",
+            "openings | 6",
+            "results | 23"
+        ]
+    );
+}
+
+#[test]
+fn names_are_checked_and_an_existing_import_is_replaced_only_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    let lake_text = text(&lake);
+    ok(import_into(&lake, "openings.pgn", &["--name", "month-1"]));
+    assert_eq!(
+        error(import_into(&lake, "results.pgn", &["--name", "month-1"])),
+        format!(
+            "pgnlake: {lake_text}: import month-1 exists; give --replace to replace it, or another --name"
+        )
+    );
+    assert!(
+        error(import_into(&lake, "results.pgn", &["--name", "../x"])).contains("letters, digits")
+    );
+    assert!(
+        error(import_into(&lake, "results.pgn", &["--name", "_imports"])).contains("not starting")
+    );
+    // Options that would make the tables impossible to add up.
+    let message = error(import_into(
+        &lake,
+        "results.pgn",
+        &["--name", "month-2", "--opening-plies", "10"],
+    ));
+    assert!(
+        message.contains("import month-1 was imported with --opening-plies 20 --opening-period month --piece-values 1,3,3,5,9"),
+        "{message}"
+    );
+    let games = |lake: &Path| {
+        query_rows(
+            lake,
+            "SELECT import, COUNT(*) AS n FROM games GROUP BY import ORDER BY import",
+        )
+    };
+    assert_eq!(games(&lake), ["month-1 | 6"]);
+    // --replace swaps the import's partitions; a second import is added.
+    ok(import_into(
+        &lake,
+        "results.pgn",
+        &["--name", "month-1", "--replace"],
+    ));
+    ok(import_into(&lake, "openings.pgn", &["--name", "month-2"]));
+    assert_eq!(games(&lake), ["month-1 | 23", "month-2 | 6"]);
+    let listing = ok(pgnlake(&["lake", &lake_text]));
+    let lines: Vec<Vec<&str>> = listing.lines().map(|l| l.split('\t').collect()).collect();
+    assert_eq!(
+        lines.iter().map(|l| l[..5].join(" ")).collect::<Vec<_>>(),
+        [
+            "import inputs games accepted rejected",
+            "month-1 1 23 23 0",
+            "month-2 1 6 6 0"
+        ]
+    );
+    // Removing leaves the other import; removing it again is an error.
+    ok(pgnlake(&["lake", &lake_text, "--remove", "month-1"]));
+    assert_eq!(games(&lake), ["month-2 | 6"]);
+    assert!(!lake.join("games/import=month-1").exists());
+    assert_eq!(
+        error(pgnlake(&["lake", &lake_text, "--remove", "month-1"])),
+        format!("pgnlake: {lake_text}: no import named month-1")
+    );
+    // Nothing is left in the staging folder.
+    assert_eq!(
+        common::listing(&lake.join("_staging")),
+        Vec::<String>::new()
+    );
+}
+
+#[test]
+fn outside_engines_read_the_lake_through_hive_partitions() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = dir.path().join("lake");
+    for name in ["openings.pgn", "results.pgn"] {
+        ok(import_into(&lake, name, &[]));
+    }
+    let ours: Vec<String> = ["games", "openings"]
+        .iter()
+        .flat_map(|table| {
+            let sum = if *table == "games" { "plies" } else { "games" };
+            query_rows(
+                &lake,
+                &format!(
+                    "SELECT '{table}' AS t, import, COUNT(*) AS n, SUM({sum}) AS s FROM {table} GROUP BY import ORDER BY import"
+                ),
+            )
+        })
+        .map(|row| row.replace(" | ", "\t"))
+        .collect();
+    assert_eq!(ours.len(), 4, "{ours:?}");
+    let lake_arg: PathBuf = lake.clone();
+    for engine in ["duckdb", "pyarrow", "spark"] {
+        let theirs: Vec<String> =
+            run_oracle("lake_readers.py", &[lake_arg.as_os_str(), engine.as_ref()])
+                .into_iter()
+                .map(|line| {
+                    line.split_once('\t')
+                        .map(|(_, rest)| rest.to_owned())
+                        .unwrap_or(line)
+                })
+                .collect();
+        assert_eq!(theirs, ours, "{engine}");
+    }
+}
