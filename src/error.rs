@@ -50,6 +50,7 @@ pub enum Error {
     Explore(#[from] ExploreError),
     #[error(transparent)]
     Summary(#[from] SummaryError),
+    #[cfg(feature = "tables")]
     #[error(transparent)]
     Lake(#[from] crate::lake::LakeError),
 }

@@ -23,6 +23,7 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
         }
         return Ok(ExitStatus::Success);
     }
+    lake::recover(&args.lake)?;
     let partitions = lake::partitions(&args.lake)?;
     let mut out = String::from(
         "import\tinputs\tgames\taccepted\trejected\tbytes\tversion\topening_plies\topening_period\n",

@@ -11,14 +11,16 @@
 //! renamed into `_imports/` last. pgnlake reads only partitions with a
 //! summary: a partition is committed by that one rename.
 
-use std::ffi::CString;
+mod commit;
+
 use std::fs;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+pub use commit::{LakeImport, recover, remove};
+
 use crate::sink::schema::{self, Table};
-use crate::sink::summary::{SUMMARY_FILE, Summary, SummaryError};
+use crate::sink::summary::{Summary, SummaryError};
 
 /// The folder of the committed imports' summaries.
 pub const IMPORTS_DIR: &str = "_imports";
@@ -110,11 +112,12 @@ pub fn table_file(lake: &Path, table: &Table, name: &str) -> Option<PathBuf> {
     file.is_file().then_some(file)
 }
 
+/// A table's data files: (import name, file), in name order.
+pub type ImportFiles = Vec<(String, PathBuf)>;
+
 /// Each table's data files in the committed imports (import name, file),
 /// in name order; tables no import has are left out.
-pub fn table_files(
-    lake: &Path,
-) -> Result<Vec<(&'static Table, Vec<(String, PathBuf)>)>, SummaryError> {
+pub fn table_files(lake: &Path) -> Result<Vec<(&'static Table, ImportFiles)>, SummaryError> {
     let names: Vec<String> = partitions(lake)?.into_iter().map(|p| p.name).collect();
     Ok(schema::TABLES
         .into_iter()
@@ -157,6 +160,11 @@ pub enum LakeError {
         other: String,
         what: String,
     },
+    #[error(
+        "{}: import {name} is being written by another run; wait for it, or give another --name",
+        .lake.display()
+    )]
+    Busy { lake: PathBuf, name: String },
     #[error("{}: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
     #[error(transparent)]
@@ -213,162 +221,6 @@ pub fn period_name(period: crate::stats::dimensions::OpeningPeriod) -> &'static 
     }
 }
 
-/// An import on its way into a lake: written into its staging folder,
-/// then committed.
-#[derive(Debug)]
-pub struct LakeImport {
-    lake: PathBuf,
-    name: String,
-    staging: PathBuf,
-    replace: bool,
-}
-
-impl LakeImport {
-    /// Checks that `name` may be imported into `lake` with these options
-    /// (refused: the name exists without `replace`; another import's
-    /// options differ) and prepares its staging folder. The staging folder
-    /// of the same name is the import's output folder, so its lock refuses
-    /// a second run of the same name while the first runs.
-    pub fn begin(
-        lake: &Path,
-        name: &str,
-        replace: bool,
-        options: &Compatibility,
-    ) -> Result<LakeImport, LakeError> {
-        for dir in [lake.join(IMPORTS_DIR), lake.join(STAGING_DIR)] {
-            fs::create_dir_all(&dir).map_err(io_error(&dir))?;
-        }
-        let exists = summary_path(lake, name).is_file();
-        if exists && !replace {
-            return Err(LakeError::Exists {
-                lake: lake.to_path_buf(),
-                name: name.to_owned(),
-            });
-        }
-        for other in partitions(lake)? {
-            let theirs = Compatibility::of(&other.summary);
-            if other.name != name && theirs != *options {
-                return Err(LakeError::Incompatible {
-                    lake: lake.to_path_buf(),
-                    other: other.name,
-                    what: theirs.describe(),
-                });
-            }
-        }
-        Ok(LakeImport {
-            lake: lake.to_path_buf(),
-            name: name.to_owned(),
-            staging: lake.join(STAGING_DIR).join(name),
-            replace,
-        })
-    }
-
-    /// The folder to import into (as `--out`).
-    pub fn staging(&self) -> &Path {
-        &self.staging
-    }
-
-    /// Moves the finished import into the lake: each table's partition,
-    /// then its summary (the commit). Call it after the import's output
-    /// lock is released. Partitions of tables this import did not write
-    /// (`moves` without `--moves`) are removed on `--replace`.
-    pub fn commit(self) -> Result<(), LakeError> {
-        // Another run of the same name may have committed meanwhile.
-        if !self.replace && summary_path(&self.lake, &self.name).is_file() {
-            return Err(LakeError::Exists {
-                lake: self.lake,
-                name: self.name,
-            });
-        }
-        let parts = self.staging.join("_parts");
-        let old = self.staging.join("_old");
-        for dir in [&parts, &old] {
-            fs::create_dir_all(dir).map_err(io_error(dir))?;
-        }
-        for table in schema::TABLES {
-            let target = partition_dir(&self.lake, table, &self.name);
-            let written = self.staging.join(table.file_name());
-            if written.is_file() {
-                let part = parts.join(table.name);
-                fs::create_dir_all(&part).map_err(io_error(&part))?;
-                fs::rename(&written, part.join(PART_FILE)).map_err(io_error(&written))?;
-                let table_dir = self.lake.join(table.name);
-                fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
-                if target.exists() {
-                    exchange(&part, &target).map_err(io_error(&target))?;
-                } else {
-                    fs::rename(&part, &target).map_err(io_error(&target))?;
-                }
-            } else if self.replace && target.exists() {
-                fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
-            }
-        }
-        let summary = summary_path(&self.lake, &self.name);
-        let pending = self
-            .lake
-            .join(IMPORTS_DIR)
-            .join(format!(".{}.json.tmp", self.name));
-        fs::copy(self.staging.join(SUMMARY_FILE), &pending).map_err(io_error(&pending))?;
-        fs::File::open(&pending)
-            .and_then(|f| f.sync_all())
-            .map_err(io_error(&pending))?;
-        fs::rename(&pending, &summary).map_err(io_error(&summary))?;
-        // What is left is the replaced partitions and the staging files.
-        fs::remove_dir_all(&self.staging).map_err(io_error(&self.staging))
-    }
-}
-
-/// Swaps two folders in one step (Linux `renameat2` with
-/// `RENAME_EXCHANGE`): a reader sees one or the other, never neither.
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both are NUL-terminated paths that live across the call.
-    let done = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if done == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
-}
-
-/// Removes the import `name` from `lake`: its summary first (from then on
-/// pgnlake does not read it), then its partitions; also the partitions an
-/// import killed during its commit left without a summary. False: the lake
-/// has nothing of that name.
-pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
-    let summary = summary_path(lake, name);
-    let partitions: Vec<(&Table, PathBuf)> = schema::TABLES
-        .into_iter()
-        .map(|table| (table, partition_dir(lake, table, name)))
-        .filter(|(_, dir)| dir.exists())
-        .collect();
-    if !summary.is_file() && partitions.is_empty() {
-        return Ok(false);
-    }
-    let trash = lake.join(STAGING_DIR).join(format!("{name}.removed"));
-    fs::create_dir_all(&trash).map_err(io_error(&trash))?;
-    if summary.is_file() {
-        fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
-    }
-    for (table, dir) in partitions {
-        fs::rename(&dir, trash.join(table.name)).map_err(io_error(&dir))?;
-    }
-    fs::remove_dir_all(&trash).map_err(io_error(&trash))?;
-    Ok(true)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -392,17 +244,5 @@ mod tests {
         );
         assert_eq!(name("sample-data").as_deref(), Some("sample-data"));
         assert_eq!(name("-"), None);
-    }
-
-    #[test]
-    fn exchange_swaps_two_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        fs::create_dir(&a).unwrap();
-        fs::create_dir(&b).unwrap();
-        fs::write(a.join("x"), "from a").unwrap();
-        exchange(&a, &b).unwrap();
-        assert_eq!(fs::read_to_string(b.join("x")).unwrap(), "from a");
-        assert!(!a.join("x").exists());
     }
 }

@@ -167,6 +167,8 @@ impl Tables {
     /// partitions, with the import's name as column `import` (the raw
     /// union: aggregate tables are summed with GROUP BY; see docs/lake.md).
     fn open_lake(lake: &Path) -> Result<Tables, QueryError> {
+        // As `source::Data` does: finish a commit a killed run left.
+        let _ = crate::lake::recover(lake);
         let unreadable = |e: super::source::ScanError| QueryError::Unreadable {
             path: e.path,
             message: first_line(&e.message).to_owned(),

@@ -25,10 +25,18 @@ pub(crate) struct ScanError {
 }
 
 impl Data {
+    /// In a lake, a commit that a killed run left half-way is finished
+    /// first (as SQLite's reader rolls a hot journal back), when the lake
+    /// can be written: the tables read are then all of one state.
     pub(crate) fn new(dir: &Path) -> Data {
+        let lake = lake::is_lake(dir);
+        if lake {
+            // A lake this user cannot write is read as it is.
+            let _ = lake::recover(dir);
+        }
         Data {
             dir: dir.to_path_buf(),
-            lake: lake::is_lake(dir),
+            lake,
         }
     }
 

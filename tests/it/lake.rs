@@ -321,3 +321,121 @@ fn outside_engines_read_the_lake_through_hive_partitions() {
         assert_eq!(theirs, ours, "{engine}");
     }
 }
+
+/// What readers see of a lake: games per import, and the opening tree and
+/// the results summed over its imports.
+fn lake_state(lake: &Path) -> Vec<String> {
+    let mut state = query_rows(
+        lake,
+        "SELECT import, COUNT(*) AS n FROM games GROUP BY import ORDER BY import",
+    );
+    for table in [&schema::openings::TABLE, &schema::results::TABLE] {
+        state.extend(query_rows(lake, &summed_by_key(table)));
+    }
+    state
+}
+
+/// A lake with `imports` (name, sample file) committed one by one.
+fn lake_of(dir: &Path, imports: &[(&str, &str)]) -> PathBuf {
+    let lake = dir.join(format!("lake-{}", imports.len()));
+    for (name, file) in imports {
+        ok(import_into(&lake, file, &["--name", name]));
+    }
+    lake
+}
+
+#[test]
+fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_after() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = tempfile::tempdir().unwrap();
+    let only_a = lake_state(&lake_of(&dir.path().join("1"), &[("a", "openings.pgn")]));
+    let a_and_b = lake_state(&lake_of(
+        &dir.path().join("2"),
+        &[("a", "openings.pgn"), ("b", "results.pgn")],
+    ));
+    let a_replaced = lake_state(&lake_of(&dir.path().join("3"), &[("a", "results.pgn")]));
+    // (what runs, the lake it runs on), the command, the state before and
+    // the state after.
+    type Run = (&'static str, &'static [(&'static str, &'static str)]);
+    type Scenario<'a> = (Run, &'a [&'a str], &'a Vec<String>, &'a Vec<String>);
+    let scenarios: [Scenario; 3] = [
+        (
+            ("add b", &[("a", "openings.pgn")]),
+            &["import", "results.pgn", "b", ""],
+            &only_a,
+            &a_and_b,
+        ),
+        (
+            ("replace a", &[("a", "openings.pgn")]),
+            &["import", "results.pgn", "a", "--replace"],
+            &only_a,
+            &a_replaced,
+        ),
+        (
+            ("remove b", &[("a", "openings.pgn"), ("b", "results.pgn")]),
+            &["remove", "", "b", ""],
+            &a_and_b,
+            &only_a,
+        ),
+    ];
+    for ((what, imports), command, before, after) in scenarios {
+        let mut crashed = 0;
+        for step in 1.. {
+            let root = dir.path().join(format!("{what}-{step}"));
+            let lake = lake_of(&root, imports);
+            let lake_text = text(&lake);
+            let mut args: Vec<String> = match command[0] {
+                "import" => vec![
+                    "import".into(),
+                    input(command[1]),
+                    "--into".into(),
+                    lake_text.clone(),
+                    "--name".into(),
+                    command[2].into(),
+                    "--moves".into(),
+                    "--quiet".into(),
+                ],
+                _ => vec![
+                    "lake".into(),
+                    lake_text.clone(),
+                    "--remove".into(),
+                    command[2].into(),
+                ],
+            };
+            if !command[3].is_empty() {
+                args.push(command[3].into());
+            }
+            let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+                .args(&args)
+                .env("PGNLAKE_LAKE_CRASH_AFTER", step.to_string())
+                .output()
+                .unwrap_or_else(|e| panic!("{e}"));
+            let killed = output.status.signal().is_some();
+            if !killed {
+                assert!(output.status.success(), "{what} {step}: {output:?}");
+            }
+            // The first read sees the lake whole: before or after.
+            let seen = lake_state(&lake);
+            let expected = if what != "remove b" && killed && step == 1 {
+                before
+            } else {
+                after
+            };
+            assert_eq!(&seen, expected, "{what}, killed after step {step}");
+            // And every lake command leaves nothing behind.
+            ok(pgnlake(&["lake", &lake_text]));
+            assert_eq!(
+                common::listing(&lake.join("_staging")),
+                Vec::<String>::new(),
+                "{what} {step}"
+            );
+            assert_eq!(&lake_state(&lake), expected, "{what} {step}");
+            if !killed {
+                break;
+            }
+            crashed += 1;
+        }
+        // Every table's folder, the summary and the staging were steps.
+        assert!(crashed >= 8, "{what}: {crashed}");
+    }
+}

@@ -1,0 +1,391 @@
+//! Lake, the commit: an import written into `_staging/NAME/` becomes part
+//! of the lake by steps that can each be redone, so that a run killed at
+//! any point (kill -9, power cut) is finished by the next command on the
+//! lake, or was never visible.
+//!
+//! 1. Each table file moves into `_staging/NAME/_parts/<table>/`, with a
+//!    `_commit` file holding this commit's id.
+//! 2. `_staging/NAME/COMMIT` is written (the id, synced): from here on the
+//!    import will be committed, by this run or the next.
+//! 3. Each `_parts/<table>` folder is renamed to `<table>/import=NAME`, or
+//!    swapped with it in one step (`--replace`); a folder whose `_commit`
+//!    is already this id is done.
+//! 4. The summary is renamed into `_imports/NAME.json`: pgnlake reads the
+//!    import from then on.
+//! 5. `_staging/NAME` (and with it the replaced partitions) is deleted.
+//!
+//! Before step 2 a killed run leaves only its staging folder, which the
+//! next run of the same name replaces; from step 2 on, [`recover`] redoes
+//! steps 3 to 5 (every lake command calls it first).
+
+use std::ffi::CString;
+use std::fs;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use super::{
+    Compatibility, IMPORTS_DIR, LakeError, STAGING_DIR, io_error, partition_dir, partitions,
+    summary_path,
+};
+use crate::sink::lock::OutputLock;
+use crate::sink::schema;
+use crate::sink::summary::SUMMARY_FILE;
+
+/// The file that marks a staging folder as committing, holding its id.
+const COMMIT_FILE: &str = "COMMIT";
+/// The id of the commit that wrote a partition folder.
+const COMMIT_ID_FILE: &str = "_commit";
+/// Where a staging folder keeps its tables' partition folders.
+const PARTS_DIR: &str = "_parts";
+/// Suffix of a removed import's folder in `_staging/` until it is deleted.
+const REMOVED_SUFFIX: &str = ".removed";
+
+/// An import on its way into a lake: written into its staging folder,
+/// then committed.
+#[derive(Debug)]
+pub struct LakeImport {
+    lake: PathBuf,
+    name: String,
+    staging: PathBuf,
+    replace: bool,
+    /// `_staging/.NAME.lock`, held from the start of the import to the end
+    /// of its commit: a second run of the same name is refused, and
+    /// [`recover`] leaves the staging folder alone.
+    lock: OutputLock,
+}
+
+impl LakeImport {
+    /// Checks that `name` may be imported into `lake` with these options
+    /// (refused: the name exists without `replace`; another import's
+    /// options differ) and prepares its staging folder. The staging folder
+    /// is the import's output folder, so its lock refuses a second run of
+    /// the same name while the first runs.
+    pub fn begin(
+        lake: &Path,
+        name: &str,
+        replace: bool,
+        options: &Compatibility,
+    ) -> Result<LakeImport, LakeError> {
+        for dir in [lake.join(IMPORTS_DIR), lake.join(STAGING_DIR)] {
+            fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        }
+        let staging = lake.join(STAGING_DIR).join(name);
+        let lock = OutputLock::for_file(&staging).map_err(|_| LakeError::Busy {
+            lake: lake.to_path_buf(),
+            name: name.to_owned(),
+        })?;
+        recover(lake)?;
+        // A killed run of this name: finished, or cleared, before this one.
+        recover_one(lake, name, &staging)?;
+        if summary_path(lake, name).is_file() && !replace {
+            return Err(LakeError::Exists {
+                lake: lake.to_path_buf(),
+                name: name.to_owned(),
+            });
+        }
+        for other in partitions(lake)? {
+            let theirs = Compatibility::of(&other.summary);
+            if other.name != name && theirs != *options {
+                return Err(LakeError::Incompatible {
+                    lake: lake.to_path_buf(),
+                    other: other.name,
+                    what: theirs.describe(),
+                });
+            }
+        }
+        Ok(LakeImport {
+            lake: lake.to_path_buf(),
+            name: name.to_owned(),
+            staging,
+            replace,
+            lock,
+        })
+    }
+
+    /// The folder to import into (as `--out`).
+    pub fn staging(&self) -> &Path {
+        &self.staging
+    }
+
+    /// Moves the finished import into the lake (see the module's steps).
+    /// Partitions of tables this import did not write (`moves` without
+    /// `--moves`) are removed on `--replace`.
+    pub fn commit(self) -> Result<(), LakeError> {
+        // Another run of the same name may have committed meanwhile.
+        if !self.replace && summary_path(&self.lake, &self.name).is_file() {
+            return Err(LakeError::Exists {
+                lake: self.lake,
+                name: self.name,
+            });
+        }
+        let id = commit_id();
+        let mut steps = CrashPoint::from_env();
+        let parts = self.staging.join(PARTS_DIR);
+        for table in schema::TABLES {
+            let written = self.staging.join(table.file_name());
+            if written.is_file() {
+                let part = parts.join(table.name);
+                fs::create_dir_all(&part).map_err(io_error(&part))?;
+                fs::rename(&written, part.join(super::PART_FILE)).map_err(io_error(&written))?;
+                write_synced(&part.join(COMMIT_ID_FILE), &id)?;
+            }
+        }
+        steps.step();
+        write_synced(&self.staging.join(COMMIT_FILE), &id)?;
+        finish(&self.lake, &self.name, &self.staging, &id, &mut steps)?;
+        remove_lock_file(&self.staging);
+        drop(self.lock);
+        Ok(())
+    }
+}
+
+/// A commit's id: unique enough to tell this commit's partition folders
+/// from those it replaces (process id and the time in nanoseconds).
+fn commit_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
+}
+
+fn write_synced(path: &Path, text: &str) -> Result<(), LakeError> {
+    let mut file = fs::File::create(path).map_err(io_error(path))?;
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_all())
+        .map_err(io_error(path))
+}
+
+fn commit_id_of(dir: &Path) -> Option<String> {
+    fs::read_to_string(dir.join(COMMIT_ID_FILE)).ok()
+}
+
+/// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
+/// each step is skipped when done, so this finishes a commit that a killed
+/// run left half-way.
+fn finish(
+    lake: &Path,
+    name: &str,
+    staging: &Path,
+    id: &str,
+    steps: &mut CrashPoint,
+) -> Result<(), LakeError> {
+    let parts = staging.join(PARTS_DIR);
+    let old = staging.join("_old");
+    fs::create_dir_all(&old).map_err(io_error(&old))?;
+    for table in schema::TABLES {
+        let target = partition_dir(lake, table, name);
+        let part = parts.join(table.name);
+        let staged = commit_id_of(&part).as_deref() == Some(id);
+        if staged {
+            let table_dir = lake.join(table.name);
+            fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
+            if target.exists() {
+                exchange(&part, &target).map_err(io_error(&target))?;
+            } else {
+                fs::rename(&part, &target).map_err(io_error(&target))?;
+            }
+            steps.step();
+        } else if target.exists() && commit_id_of(&target).as_deref() != Some(id) {
+            // The replaced import's table that this one did not write.
+            fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
+            steps.step();
+        }
+    }
+    let staged_summary = staging.join(SUMMARY_FILE);
+    if staged_summary.is_file() {
+        let summary = summary_path(lake, name);
+        fs::rename(&staged_summary, &summary).map_err(io_error(&summary))?;
+        steps.step();
+    }
+    fs::remove_dir_all(staging).map_err(io_error(staging))
+}
+
+/// Finishes what killed runs left in `lake`: commits that reached their
+/// `COMMIT` file are completed, imports killed before it are cleared,
+/// removals are completed. Staging folders of runs still going (locked)
+/// are left alone.
+pub fn recover(lake: &Path) -> Result<(), LakeError> {
+    let staging = lake.join(STAGING_DIR);
+    let Ok(entries) = fs::read_dir(&staging) else {
+        return Ok(());
+    };
+    let (mut dirs, files): (Vec<PathBuf>, Vec<PathBuf>) = entries
+        .flatten()
+        .map(|e| e.path())
+        .partition(|p| p.is_dir());
+    dirs.sort();
+    // Lock files of runs that died before making their staging folder.
+    for file in files {
+        let staging = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix('.')?.strip_suffix(".lock"))
+            .map(|name| file.with_file_name(name));
+        if let Some(staging) = staging
+            && !staging.exists()
+            && OutputLock::for_file(&staging).is_ok()
+        {
+            remove_lock_file(&staging);
+        }
+    }
+    for dir in dirs {
+        let Some(file_name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
+            continue;
+        };
+        if let Some(name) = file_name.strip_suffix(REMOVED_SUFFIX) {
+            // Partitions a killed removal left behind go too, unless the
+            // name has been imported again since.
+            if !summary_path(lake, name).is_file() {
+                move_partitions(lake, name, &dir, &mut CrashPoint(None))?;
+            }
+            fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+            continue;
+        }
+        // A run holding the lock is importing or committing it now.
+        let Ok(_lock) = OutputLock::for_file(&dir) else {
+            continue;
+        };
+        recover_one(lake, &file_name, &dir)?;
+        remove_lock_file(&dir);
+    }
+    Ok(())
+}
+
+/// The staging folder of import `name`, its run gone: its commit finished
+/// if it reached its `COMMIT` file, else the folder removed.
+fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(), LakeError> {
+    if !staging.exists() {
+        return Ok(());
+    }
+    match fs::read_to_string(staging.join(COMMIT_FILE)) {
+        Ok(id) => finish(lake, name, staging, &id, &mut CrashPoint(None)),
+        Err(_) => fs::remove_dir_all(staging).map_err(io_error(staging)),
+    }
+}
+
+/// The lock file of a staging folder, once its work is done (it is only
+/// ever created again by the next run of that name).
+fn remove_lock_file(staging: &Path) {
+    if let Some(name) = staging.file_name() {
+        let mut file = std::ffi::OsString::from(".");
+        file.push(name);
+        file.push(".lock");
+        let _ = fs::remove_file(staging.with_file_name(file));
+    }
+}
+
+/// Swaps two folders in one step (Linux `renameat2` with
+/// `RENAME_EXCHANGE`): a reader sees one or the other, never neither.
+fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are NUL-terminated paths that live across the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Removes the import `name` from `lake`: its summary first (from then on
+/// pgnlake does not read it), then its partitions, all moved into one
+/// folder of `_staging/` that is deleted last (or by the next command, if
+/// this one is killed); also the partitions an import killed during its
+/// commit left without a summary. False: the lake has nothing of that name.
+pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
+    recover(lake)?;
+    let summary = summary_path(lake, name);
+    let any_partition = schema::TABLES
+        .into_iter()
+        .any(|table| partition_dir(lake, table, name).exists());
+    if !summary.is_file() && !any_partition {
+        return Ok(false);
+    }
+    let trash = lake
+        .join(STAGING_DIR)
+        .join(format!("{name}{REMOVED_SUFFIX}"));
+    fs::create_dir_all(&trash).map_err(io_error(&trash))?;
+    let mut steps = CrashPoint::from_env();
+    if summary.is_file() {
+        fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
+        steps.step();
+    }
+    move_partitions(lake, name, &trash, &mut steps)?;
+    fs::remove_dir_all(&trash).map_err(io_error(&trash))?;
+    Ok(true)
+}
+
+/// Moves every partition folder of import `name` into `trash`.
+fn move_partitions(
+    lake: &Path,
+    name: &str,
+    trash: &Path,
+    steps: &mut CrashPoint,
+) -> Result<(), LakeError> {
+    for table in schema::TABLES {
+        let dir = partition_dir(lake, table, name);
+        if dir.exists() {
+            let to = trash.join(table.name);
+            if to.exists() {
+                fs::remove_dir_all(&to).map_err(io_error(&to))?;
+            }
+            fs::rename(&dir, &to).map_err(io_error(&dir))?;
+            steps.step();
+        }
+    }
+    Ok(())
+}
+
+/// For the crash tests only: `PGNLAKE_LAKE_CRASH_AFTER=N` aborts the
+/// process (as kill -9 would stop it: no cleanup at all) after the Nth
+/// step of a commit or a removal.
+struct CrashPoint(Option<u32>);
+
+impl CrashPoint {
+    fn from_env() -> CrashPoint {
+        CrashPoint(
+            std::env::var("PGNLAKE_LAKE_CRASH_AFTER")
+                .ok()
+                .and_then(|n| n.parse().ok()),
+        )
+    }
+
+    fn step(&mut self) {
+        if let Some(left) = &mut self.0 {
+            *left = left.saturating_sub(1);
+            if *left == 0 {
+                std::process::abort();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exchange_swaps_two_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs::create_dir(&a).unwrap();
+        fs::create_dir(&b).unwrap();
+        fs::write(a.join("x"), "from a").unwrap();
+        exchange(&a, &b).unwrap();
+        assert_eq!(fs::read_to_string(b.join("x")).unwrap(), "from a");
+        assert!(!a.join("x").exists());
+    }
+}
