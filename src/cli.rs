@@ -212,7 +212,7 @@ pub struct ImportArgs {
     #[arg(long, short, required_unless_present = "into", conflicts_with = "into")]
     pub out: Option<PathBuf>,
     /// Add the import to the lake LAKE as one partition
-    /// (LAKE/<table>/import=NAME/), instead of writing a folder of its own.
+    /// (`LAKE/<table>/import=NAME/`), instead of writing a folder of its own.
     #[arg(long, value_name = "LAKE", conflicts_with = "shard")]
     pub into: Option<PathBuf>,
     /// The import's name in the lake (default: the first input's file name

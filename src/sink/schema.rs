@@ -88,7 +88,7 @@ pub struct Column {
     pub merge: Merge,
     /// What the column means, for people (Markdown).
     pub meaning: &'static str,
-    /// Written without trying a dictionary first (see [`Column::plain`]).
+    /// Written without trying a dictionary first (see `Column::plain`).
     pub plain: bool,
 }
 
