@@ -110,8 +110,18 @@ pub struct MergeArgs {
     #[arg(required = true)]
     pub shards: Vec<PathBuf>,
     /// Folder for the merged tables and summary.json.
-    #[arg(long, short)]
-    pub out: PathBuf,
+    #[arg(long, short, required_unless_present = "into", conflicts_with = "into")]
+    pub out: Option<PathBuf>,
+    /// Add the merged import to the lake LAKE as one partition (as
+    /// `import --into`), named --name NAME.
+    #[arg(long, value_name = "LAKE", requires = "name")]
+    pub into: Option<PathBuf>,
+    /// The merged import's name in the lake.
+    #[arg(long, requires = "into")]
+    pub name: Option<String>,
+    /// Replace the lake's import of the same name.
+    #[arg(long, requires = "into")]
+    pub replace: bool,
     /// Leave out of openings.parquet the positions-and-moves played in fewer
     /// than N games, counted over all shards (1 keeps every row).
     #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]

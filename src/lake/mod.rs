@@ -188,7 +188,8 @@ pub struct Compatibility {
 }
 
 impl Compatibility {
-    fn of(summary: &Summary) -> Compatibility {
+    /// What an import's summary says it was imported with.
+    pub fn of(summary: &Summary) -> Compatibility {
         Compatibility {
             opening_plies: summary.opening_tree.plies,
             opening_period: summary.opening_tree.period,

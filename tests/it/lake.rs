@@ -439,3 +439,42 @@ fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_aft
         assert!(crashed >= 8, "{what}: {crashed}");
     }
 }
+
+#[test]
+fn merged_shards_go_into_a_lake_as_one_import() {
+    let dir = tempfile::tempdir().unwrap();
+    let samples = text(&Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data"));
+    let mut shards = Vec::new();
+    for k in 1..=3 {
+        let out = text(&dir.path().join(format!("shard-{k}")));
+        let shard = format!("{k}/3");
+        ok(pgnlake(&[
+            "import", &samples, "--out", &out, "--shard", &shard, "--moves", "--quiet",
+        ]));
+        shards.push(out);
+    }
+    let merged = dir.path().join("merged");
+    let mut args = vec!["merge", "--into"];
+    let merged_text = text(&merged);
+    args.push(&merged_text);
+    args.extend(["--name", "sample", "--quiet"]);
+    args.extend(shards.iter().map(String::as_str));
+    ok(pgnlake(&args));
+    let direct = dir.path().join("direct");
+    ok(pgnlake(&[
+        "import",
+        &samples,
+        "--into",
+        &text(&direct),
+        "--name",
+        "sample",
+        "--moves",
+        "--quiet",
+    ]));
+    assert_eq!(lake_state(&merged), lake_state(&direct));
+    assert_eq!(lake_state(&merged)[0], "sample | 113");
+    // A second merge of the same name is refused like an import.
+    let mut again = args.clone();
+    again.retain(|a| *a != "--quiet");
+    assert!(error(pgnlake(&again)).contains("import sample exists"));
+}
