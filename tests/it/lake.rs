@@ -81,6 +81,8 @@ fn summed_by_key(table: &Table) -> String {
         .columns
         .iter()
         .filter_map(|c| match c.merge {
+            // The position's earliest ply: compared per position below.
+            _ if table.name == "openings" && c.name == "ply" => None,
             Merge::Key => Some(format!("\"{}\"", c.name)),
             Merge::Sum => Some(format!("SUM(\"{0}\") AS \"{0}\"", c.name)),
             Merge::Min | Merge::Same => Some(format!("MIN(\"{0}\") AS \"{0}\"", c.name)),
@@ -114,18 +116,27 @@ fn rows_by_place(table: &Table) -> String {
     )
 }
 
-#[test]
-fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
-    let dir = tempfile::tempdir().unwrap();
-    let lake = dir.path().join("lake");
-    for name in INPUTS {
-        ok(import_into(&lake, name, &[]));
+/// Imports `inputs` one by one into a lake and all at once into a folder,
+/// checks that the two read alike (every aggregate table summed by key;
+/// games and rejects row by row apart from `import` and `game_id`;
+/// `explore`'s answers), and returns (lake, folder).
+fn assert_lake_reads_as_one_import(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, PathBuf) {
+    let lake = dir.join("lake");
+    let lake_text = text(&lake);
+    for input in inputs {
+        ok(pgnlake(&[
+            "import",
+            &text(input),
+            "--into",
+            &lake_text,
+            "--moves",
+            "--quiet",
+        ]));
     }
-    let one = dir.path().join("one");
-    let inputs: Vec<String> = INPUTS.iter().map(|n| input(n)).collect();
-    let mut args = vec!["import", "--out"];
+    let one = dir.join("one");
     let one_text = text(&one);
-    args.push(&one_text);
+    let inputs: Vec<String> = inputs.iter().map(|p| text(p)).collect();
+    let mut args = vec!["import", "--out", &one_text];
     args.extend(inputs.iter().map(String::as_str));
     args.extend(["--moves", "--quiet"]);
     ok(pgnlake(&args));
@@ -143,6 +154,10 @@ fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
         assert!(!ours.is_empty(), "{}", table.name);
         assert_eq!(ours, theirs, "{}", table.name);
     }
+    // `openings.ply` is the position's earliest ply over all its moves:
+    // in a lake, the least over the position's rows of every import.
+    let earliest = "SELECT position_key, MIN(ply) AS ply FROM openings GROUP BY position_key ORDER BY position_key";
+    assert_eq!(query_rows(&lake, earliest), query_rows(&one, earliest));
     // Games and rejects are the same rows apart from import and game_id.
     for table in [&schema::games::TABLE, &schema::rejects::TABLE] {
         let sql = rows_by_place(table);
@@ -154,7 +169,6 @@ fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
         );
     }
     // explore answers alike, with and without filters.
-    let (lake_text, one_text) = (text(&lake), text(&one));
     for extra in [
         &[][..],
         &["e4"][..],
@@ -171,6 +185,15 @@ fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
         };
         assert_eq!(explore(&lake_text), explore(&one_text), "{extra:?}");
     }
+    (lake, one)
+}
+
+#[test]
+fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
+    let dir = tempfile::tempdir().unwrap();
+    let inputs: Vec<PathBuf> = INPUTS.iter().map(|n| sample(n)).collect();
+    let (lake, one) = assert_lake_reads_as_one_import(dir.path(), &inputs);
+    let one_text = text(&one);
     // The recipes for a lake: the union by import, and the tree summed.
     let recipe = |name: &str| {
         let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -477,4 +500,35 @@ fn merged_shards_go_into_a_lake_as_one_import() {
     let mut again = args.clone();
     again.retain(|a| *a != "--quiet");
     assert!(error(pgnlake(&again)).contains("import sample exists"));
+}
+
+#[test]
+fn a_lake_of_corpus_imports_reads_as_one_import_of_them() {
+    let Some(shared) = common::shared_data() else {
+        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
+        return;
+    };
+    let corpus = shared.join("corpus");
+    let inputs = [
+        "lichess-2025-05-sample.pgn",
+        "twic1599-sample.pgn",
+        "book-collections.pgn.zst",
+    ]
+    .map(|name| corpus.join(name));
+    let dir = tempfile::tempdir().unwrap();
+    let (lake, _) = assert_lake_reads_as_one_import(dir.path(), &inputs);
+    let listing = ok(pgnlake(&["lake", &text(&lake)]));
+    let names: Vec<&str> = listing
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "book-collections",
+            "lichess-2025-05-sample",
+            "twic1599-sample"
+        ]
+    );
 }
