@@ -316,6 +316,62 @@ fn a_full_disk_is_exit_2_naming_the_path_with_no_half_table() {
 }
 
 #[test]
+fn a_full_disk_during_an_import_into_a_lake_leaves_the_lake_as_it_was() {
+    let dir = tmp();
+    let lake = dir.path().join("lake");
+    let lake_text = path_str(&lake);
+    let first = bin()
+        .args([
+            "import",
+            &path_str(&sample("openings.pgn")),
+            "--into",
+            &lake_text,
+            "--name",
+            "a",
+            "-q",
+        ])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(first.status.success(), "{}", stderr(&first));
+    let games = || {
+        let output = bin()
+            .args(["query", "--data", &lake_text, "--format", "csv", "-e"])
+            .arg("SELECT import, COUNT(*) AS n FROM games GROUP BY import ORDER BY import")
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        String::from_utf8_lossy(&output.stdout).into_owned()
+    };
+    let before = games();
+    assert_eq!(before, "import,n\na,6\n");
+    let output = with_file_size_limit(
+        16,
+        &[
+            "import".into(),
+            path_str(&twic_or_sample()),
+            "--into".into(),
+            lake_text.clone(),
+            "--name".into(),
+            "b".into(),
+            "-q".into(),
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("_staging/b/"), "{message}");
+    // Readers see the lake as it was; the next lake command clears the rest.
+    assert_eq!(games(), before);
+    assert_eq!(listing(&lake.join("_imports")), ["a.json"]);
+    let listed = bin()
+        .args(["lake", &lake_text])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert_eq!(listing(&lake.join("_staging")), Vec::<String>::new());
+    assert!(!lake.join("games/import=b").exists());
+}
+
+#[test]
 fn an_output_that_cannot_be_created_is_exit_2_naming_it() {
     // The session may run as root, for whom a read-only folder is writable:
     // /proc refuses everyone.
