@@ -26,23 +26,47 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     lake::recover(&args.lake)?;
     let partitions = lake::partitions(&args.lake)?;
     let mut out = String::from(
-        "import\tinputs\tgames\taccepted\trejected\tbytes\tversion\topening_plies\topening_period\n",
+        "import\tinputs\tgames\taccepted\trejected\tbytes\timported\tversion\topening_plies\topening_period\tmoves\n",
     );
     for p in &partitions {
         let s = &p.summary;
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             p.name,
             s.inputs.len(),
             s.games_read,
             s.accepted,
             s.rejected,
             lake::partition_bytes(&args.lake, &p.name),
+            p.committed.map_or_else(|| "?".to_owned(), utc_time),
             s.version,
             s.opening_tree.plies,
             lake::period_name(s.opening_tree.period),
+            s.options.moves,
         ));
     }
     crate::cmd::print_stdout(&out)?;
     Ok(ExitStatus::Success)
+}
+
+/// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
+fn utc_time(seconds: u64) -> String {
+    let days = i64::try_from(seconds / 86_400).unwrap_or(i64::MAX);
+    let (year, month, day) = crate::pgn::tags::civil_from_days(days);
+    let in_day = seconds % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        in_day / 3600,
+        in_day / 60 % 60,
+        in_day % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_times_are_iso_8601() {
+        assert_eq!(super::utc_time(0), "1970-01-01T00:00:00Z");
+        assert_eq!(super::utc_time(1_780_000_000), "2026-05-28T20:26:40Z");
+    }
 }

@@ -69,6 +69,9 @@ pub fn default_name(first_input: &Path) -> Option<String> {
 pub struct Partition {
     pub name: String,
     pub summary: Summary,
+    /// When the import finished (its summary's modification time: the
+    /// commit renames it unchanged), in seconds since 1970.
+    pub committed: Option<u64>,
 }
 
 /// The committed imports of `lake`, by name.
@@ -90,8 +93,18 @@ pub fn partitions(lake: &Path) -> Result<Vec<Partition>, SummaryError> {
     names
         .into_iter()
         .map(|name| {
-            let summary = Summary::read(&summary_path(lake, &name))?;
-            Ok(Partition { name, summary })
+            let path = summary_path(lake, &name);
+            let summary = Summary::read(&path)?;
+            let committed = fs::metadata(&path)
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map(|d| d.as_secs());
+            Ok(Partition {
+                name,
+                summary,
+                committed,
+            })
         })
         .collect()
 }
