@@ -103,6 +103,22 @@ pub struct ReportArgs {
     pub output: PathBuf,
 }
 
+/// Where `import` or `merge` puts its tables in a lake instead of a folder.
+#[derive(Debug, Args)]
+pub struct LakeTarget {
+    /// Add the tables to the lake LAKE as one import
+    /// (`LAKE/<table>/import=NAME/`), instead of a folder of their own.
+    #[arg(long, value_name = "LAKE")]
+    pub into: Option<PathBuf>,
+    /// The import's name in the lake (import: by default the first input's
+    /// file name without extensions; merge: required).
+    #[arg(long, requires = "into")]
+    pub name: Option<String>,
+    /// Replace the lake's import of the same name (swapped in at the end).
+    #[arg(long, requires = "into")]
+    pub replace: bool,
+}
+
 /// Merge the output folders of `import --shard K/N`, K = 1..N.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -112,16 +128,8 @@ pub struct MergeArgs {
     /// Folder for the merged tables and summary.json.
     #[arg(long, short, required_unless_present = "into", conflicts_with = "into")]
     pub out: Option<PathBuf>,
-    /// Add the merged import to the lake LAKE as one partition (as
-    /// `import --into`), named --name NAME.
-    #[arg(long, value_name = "LAKE", requires = "name")]
-    pub into: Option<PathBuf>,
-    /// The merged import's name in the lake.
-    #[arg(long, requires = "into")]
-    pub name: Option<String>,
-    /// Replace the lake's import of the same name.
-    #[arg(long, requires = "into")]
-    pub replace: bool,
+    #[command(flatten)]
+    pub lake: LakeTarget,
     /// Leave out of openings.parquet the positions-and-moves played in fewer
     /// than N games, counted over all shards (1 keeps every row).
     #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]
@@ -221,17 +229,8 @@ pub struct ImportArgs {
     /// material, endgames; moves with --moves) and summary.json.
     #[arg(long, short, required_unless_present = "into", conflicts_with = "into")]
     pub out: Option<PathBuf>,
-    /// Add the import to the lake LAKE as one partition
-    /// (`LAKE/<table>/import=NAME/`), instead of writing a folder of its own.
-    #[arg(long, value_name = "LAKE", conflicts_with = "shard")]
-    pub into: Option<PathBuf>,
-    /// The import's name in the lake (default: the first input's file name
-    /// without extensions).
-    #[arg(long, requires = "into")]
-    pub name: Option<String>,
-    /// Replace the lake's import of the same name (swapped in at the end).
-    #[arg(long, requires = "into")]
-    pub replace: bool,
+    #[command(flatten)]
+    pub lake: LakeTarget,
     /// Worker threads (default: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

@@ -9,7 +9,7 @@ use crate::profile;
 
 /// Checks the name and options of an import into a lake, and prepares it.
 fn begin_lake_import(into: &std::path::Path, args: &ImportArgs) -> Result<LakeImport, Error> {
-    let name = match &args.name {
+    let name = match &args.lake.name {
         Some(name) => name.clone(),
         None => args
             .inputs
@@ -25,11 +25,17 @@ fn begin_lake_import(into: &std::path::Path, args: &ImportArgs) -> Result<LakeIm
         opening_period: args.opening_period,
         piece_values: args.piece_values.into(),
     };
-    Ok(LakeImport::begin(into, &name, args.replace, &options)?)
+    Ok(LakeImport::begin(into, &name, args.lake.replace, &options)?)
 }
 
 pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
-    let lake = match &args.into {
+    let lake = match &args.lake.into {
+        Some(_) if args.shard.is_some() => {
+            return Err(Error::Usage(
+                "--into takes a whole import: merge the shards with `pgnlake merge … --into`"
+                    .to_owned(),
+            ));
+        }
         Some(lake) => Some(begin_lake_import(lake, &args)?),
         None => None,
     };

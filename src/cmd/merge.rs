@@ -8,9 +8,15 @@ use crate::lake::{self, Compatibility, LakeImport};
 use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 pub fn run(args: MergeArgs) -> Result<ExitStatus, Error> {
-    let lake = match (&args.into, &args.name) {
+    let lake = match (&args.lake.into, &args.lake.name) {
         (Some(lake), Some(name)) => Some(begin_lake_merge(lake, name, &args)?),
-        _ => None,
+        (Some(_), None) => {
+            return Err(Error::Usage(
+                "merge --into needs --name NAME (shards have no file name to take it from)"
+                    .to_owned(),
+            ));
+        }
+        (None, _) => None,
     };
     let out = match (&lake, args.out) {
         (Some(lake), _) => lake.staging().to_path_buf(),
@@ -54,5 +60,5 @@ fn begin_lake_merge(
         .ok_or_else(|| Error::Usage("give the shards' folders".to_owned()))?;
     let summary = Summary::read(&first.join(SUMMARY_FILE))?;
     let options = Compatibility::of(&summary);
-    Ok(LakeImport::begin(into, name, args.replace, &options)?)
+    Ok(LakeImport::begin(into, name, args.lake.replace, &options)?)
 }

@@ -21,21 +21,11 @@ fn pgnlake(args: &[&str]) -> Output {
 }
 
 fn ok(output: Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}: {}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
+    common::stdout_of(&output)
 }
 
-/// The one-line error of a failed run, checked to exit 2.
 fn error(output: Output) -> String {
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr.trim_end().to_owned()
+    common::usage_error(&output)
 }
 
 fn text(path: &Path) -> String {

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{import_moves, recipes, run_oracle};
+use common::{import_moves, recipes, run_oracle, stdout_of as stdout, usage_error as error};
 use pgnlake::read::query::{engine, split_statements};
 use serde_json::Value;
 
@@ -41,24 +41,6 @@ fn query(args: &[&str]) -> Output {
     let mut all = vec!["query", "--data", data.as_str()];
     all.extend_from_slice(args);
     pgnlake(&all)
-}
-
-fn stdout(output: &Output) -> String {
-    assert!(
-        output.status.success(),
-        "exit {:?}: {}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).into_owned()
-}
-
-/// The one-line error of a failed run, checked to exit 2.
-fn error(output: &Output) -> String {
-    assert_eq!(output.status.code(), Some(2), "{output:?}");
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    stderr.trim_end().to_owned()
 }
 
 fn recipe(name: &str) -> String {

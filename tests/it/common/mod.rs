@@ -435,3 +435,22 @@ pub fn summed_lines_digest(lines: &DataFrame) -> (usize, String) {
     }
     (summed.len(), format!("{hash:016x}"))
 }
+
+/// The stdout of a run that must have succeeded (else its exit and stderr).
+pub fn stdout_of(output: &std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "exit {:?}: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+/// The one-line error of a failed run, checked to exit 2.
+pub fn usage_error(output: &std::process::Output) -> String {
+    assert_eq!(output.status.code(), Some(2), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    stderr.trim_end().to_owned()
+}
