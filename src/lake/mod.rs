@@ -4,12 +4,11 @@
 //! without importing the others again and every engine reads them as one.
 //!
 //! An import is written whole into `LAKE/_staging/<NAME>/` (the folder an
-//! ordinary `--out` import would write), then committed: each table's
-//! partition folder is renamed into place (one rename per table, so a
-//! reader of one table sees the partition whole or not at all; `--replace`
-//! swaps the folders with `renameat2(RENAME_EXCHANGE)`), and its summary is
-//! renamed into `_imports/` last. pgnlake reads only partitions with a
-//! summary: a partition is committed by that one rename.
+//! ordinary `--out` import would write), then committed by the steps of
+//! the `commit` module: each table's partition folder renamed into place
+//! (or swapped in, with `--replace`), the summary renamed into `_imports/`
+//! last. pgnlake reads only imports with a summary, and every reader and
+//! lake command first finishes a commit that a killed run left half-way.
 
 mod commit;
 
