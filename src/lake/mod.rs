@@ -127,21 +127,13 @@ pub fn table_file(lake: &Path, table: &Table, name: &str) -> Option<PathBuf> {
 /// A table's data files: (import name, file), in name order.
 pub type ImportFiles = Vec<(String, PathBuf)>;
 
-/// Each table's data files in the committed imports (import name, file),
-/// in name order; tables no import has are left out.
-pub fn table_files(lake: &Path) -> Result<Vec<(&'static Table, ImportFiles)>, SummaryError> {
-    let names: Vec<String> = partitions(lake)?.into_iter().map(|p| p.name).collect();
-    Ok(schema::TABLES
-        .into_iter()
-        .map(|table| {
-            let files = names
-                .iter()
-                .filter_map(|name| Some((name.clone(), table_file(lake, table, name)?)))
-                .collect::<Vec<_>>();
-            (table, files)
-        })
-        .filter(|(_, files)| !files.is_empty())
-        .collect())
+/// `table`'s data files in the committed imports `names` (those that
+/// wrote it), in the order of `names`.
+pub fn import_files(lake: &Path, table: &Table, names: &[String]) -> ImportFiles {
+    names
+        .iter()
+        .filter_map(|name| Some((name.clone(), table_file(lake, table, name)?)))
+        .collect()
 }
 
 /// Bytes of an import's data files.

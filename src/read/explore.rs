@@ -380,9 +380,9 @@ pub(crate) fn explore(
 ) -> Result<Explored, ExploreError> {
     let (pos, opening) = locate(target)?;
     let key = openings::stored_key(position_key(&pos));
-    let data = Data::new(data);
+    let data = Data::open(data)?;
     let path = data.table_path(&table::TABLE);
-    let summaries = data.summaries()?;
+    let summaries = data.summaries();
     // A lake's imports agree on the tree's plies and period (checked when
     // each was imported); an import's folder has one summary or none.
     let summary = summaries.first();

@@ -167,26 +167,24 @@ impl Tables {
     /// partitions, with the import's name as column `import` (the raw
     /// union: aggregate tables are summed with GROUP BY; see docs/lake.md).
     fn open_lake(lake: &Path) -> Result<Tables, QueryError> {
-        // As `source::Data` does: finish a commit a killed run left.
-        let _ = crate::lake::recover(lake);
+        let data = super::source::Data::open(lake).map_err(|e| QueryError::Unreadable {
+            path: lake.to_path_buf(),
+            message: e.to_string(),
+        })?;
         let unreadable = |e: super::source::ScanError| QueryError::Unreadable {
             path: e.path,
             message: first_line(&e.message).to_owned(),
         };
-        let tables = crate::lake::table_files(lake).map_err(|e| QueryError::Unreadable {
-            path: lake.to_path_buf(),
-            message: e.to_string(),
-        })?;
-        if tables.is_empty() {
-            return Err(QueryError::NoTables(lake.to_path_buf()));
-        }
         let context = SQLContext::new();
         let mut names = Vec::new();
-        for (table, files) in tables {
-            if let Some(union) = super::source::scan_files(lake, files, true).map_err(unreadable)? {
+        for table in crate::sink::schema::TABLES {
+            if let Some(union) = data.scan(table).map_err(unreadable)? {
                 context.register(table.name, union);
                 names.push(table.name.to_owned());
             }
+        }
+        if names.is_empty() {
+            return Err(QueryError::NoTables(lake.to_path_buf()));
         }
         names.sort();
         Ok(Tables {

@@ -10,11 +10,15 @@ use crate::lake;
 use crate::sink::schema::Table;
 use crate::sink::summary::{SUMMARY_FILE, Summary, SummaryError};
 
-/// An import's folder or a lake.
+/// An import's folder or a lake, with its summaries read once.
 #[derive(Debug, Clone)]
 pub(crate) struct Data {
     dir: PathBuf,
     lake: bool,
+    /// A lake's committed imports, by name (empty for a folder).
+    imports: Vec<String>,
+    /// One per import read (none for a folder without summary.json).
+    summaries: Vec<Summary>,
 }
 
 /// A table file that could not be scanned.
@@ -25,19 +29,32 @@ pub(crate) struct ScanError {
 }
 
 impl Data {
-    /// In a lake, a commit that a killed run left half-way is finished
-    /// first (as SQLite's reader rolls a hot journal back), when the lake
-    /// can be written: the tables read are then all of one state.
-    pub(crate) fn new(dir: &Path) -> Data {
-        let lake = lake::is_lake(dir);
-        if lake {
+    /// Reads the summaries. In a lake, a commit that a killed run left
+    /// half-way is finished first (as SQLite's reader rolls a hot journal
+    /// back), when the lake can be written: the tables read are then all
+    /// of one state.
+    pub(crate) fn open(dir: &Path) -> Result<Data, SummaryError> {
+        let mut data = Data {
+            dir: dir.to_path_buf(),
+            lake: lake::is_lake(dir),
+            imports: Vec::new(),
+            summaries: Vec::new(),
+        };
+        if data.lake {
             // A lake this user cannot write is read as it is.
             let _ = lake::recover(dir);
+            for partition in lake::partitions(dir)? {
+                data.imports.push(partition.name);
+                data.summaries.push(partition.summary);
+            }
+            return Ok(data);
         }
-        Data {
-            dir: dir.to_path_buf(),
-            lake,
+        match Summary::read(&dir.join(SUMMARY_FILE)) {
+            Ok(summary) => data.summaries.push(summary),
+            Err(e) if e.is_missing() => {}
+            Err(e) => return Err(e),
         }
+        Ok(data)
     }
 
     pub(crate) fn is_lake(&self) -> bool {
@@ -53,46 +70,27 @@ impl Data {
     }
 
     /// The files of `table`: (import name, file); the name is empty in an
-    /// import's folder. None when no import has the table.
-    pub(crate) fn files(&self, table: &Table) -> Result<Vec<(String, PathBuf)>, SummaryError> {
-        if !self.lake {
-            let path = self.dir.join(table.file_name());
-            return Ok(match path.is_file() {
-                true => vec![(String::new(), path)],
-                false => Vec::new(),
-            });
+    /// import's folder. Empty when no import has the table.
+    pub(crate) fn files(&self, table: &Table) -> lake::ImportFiles {
+        if self.lake {
+            return lake::import_files(&self.dir, table, &self.imports);
         }
-        Ok(lake::table_files(&self.dir)?
-            .into_iter()
-            .find(|(t, _)| t.name == table.name)
-            .map(|(_, files)| files)
-            .unwrap_or_default())
+        let path = self.dir.join(table.file_name());
+        match path.is_file() {
+            true => vec![(String::new(), path)],
+            false => Vec::new(),
+        }
     }
 
     /// `table` as one lazy frame: in a lake the union of its imports' files
     /// with the import's name as column `import`. None: no file.
     pub(crate) fn scan(&self, table: &Table) -> Result<Option<LazyFrame>, ScanError> {
-        let files = self.files(table).map_err(|e| ScanError {
-            path: self.dir.clone(),
-            message: e.to_string(),
-        })?;
-        scan_files(&self.dir, files, self.lake)
+        scan_files(&self.dir, self.files(table), self.lake)
     }
 
-    /// The summaries of the imports read (one for an import's folder, none
-    /// when it has no summary.json).
-    pub(crate) fn summaries(&self) -> Result<Vec<Summary>, SummaryError> {
-        if self.lake {
-            return Ok(lake::partitions(&self.dir)?
-                .into_iter()
-                .map(|p| p.summary)
-                .collect());
-        }
-        match Summary::read(&self.dir.join(SUMMARY_FILE)) {
-            Ok(summary) => Ok(vec![summary]),
-            Err(e) if e.is_missing() => Ok(Vec::new()),
-            Err(e) => Err(e),
-        }
+    /// The summaries of the imports read.
+    pub(crate) fn summaries(&self) -> &[Summary] {
+        &self.summaries
     }
 }
 

@@ -10,7 +10,7 @@ use polars::prelude::*;
 use crate::read::explore::{Filters, MoveLine, Target, explore};
 use crate::read::source::Data;
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
-use crate::sink::summary::Summary;
+use crate::sink::summary::{SUMMARY_FILE, Summary};
 use crate::stats::counts::Counts;
 
 /// The run, from `summary.json`.
@@ -74,9 +74,15 @@ pub struct TableError {
 /// Reads the numbers of every chart from the import in `data`. A table
 /// that is absent leaves its sections empty (they say so).
 pub fn read(dir: &Path) -> Result<ReportData, TableError> {
-    let data = &Data::new(dir);
+    let data = &Data::open(dir).map_err(|e| TableError {
+        path: match crate::lake::is_lake(dir) {
+            true => dir.join(crate::lake::IMPORTS_DIR),
+            false => dir.join(SUMMARY_FILE),
+        },
+        message: e.to_string(),
+    })?;
     let mut report = ReportData {
-        run: read_summaries(data)?,
+        run: read_summaries(data),
         ..ReportData::default()
     };
     if let Some(frame) = table(data, &results::TABLE)? {
@@ -92,13 +98,7 @@ pub fn read(dir: &Path) -> Result<ReportData, TableError> {
         report.endgames = endgame_rows(&frame).map_err(error(data, &endgames::TABLE))?;
     }
     let openings = data.table_path(&schema::openings::TABLE);
-    let has_openings = data
-        .files(&schema::openings::TABLE)
-        .map_err(|e| TableError {
-            path: openings.clone(),
-            message: e.to_string(),
-        })?;
-    if !has_openings.is_empty() {
+    if !data.files(&schema::openings::TABLE).is_empty() {
         for (label, moves) in [
             ("start", &[][..]),
             ("1.e4", &["e4"][..]),
@@ -137,20 +137,16 @@ fn table(data: &Data, table: &Table) -> Result<Option<DataFrame>, TableError> {
 
 /// The run's facts from the summaries (one, or a lake's, added up): none
 /// when there is none, an error when one is not this version's.
-fn read_summaries(data: &Data) -> Result<Option<RunFacts>, TableError> {
-    let summaries = data.summaries().map_err(|e| TableError {
-        path: data.table_path(&schema::games::TABLE),
-        message: e.to_string(),
-    })?;
+fn read_summaries(data: &Data) -> Option<RunFacts> {
     let mut facts: Option<RunFacts> = None;
-    for summary in summaries {
+    for summary in data.summaries().iter().cloned() {
         let one = run_facts(summary);
         facts = Some(match facts {
             None => one,
             Some(all) => all.add(one),
         });
     }
-    Ok(facts)
+    facts
 }
 
 fn run_facts(summary: Summary) -> RunFacts {
