@@ -217,13 +217,11 @@ impl Compatibility {
 }
 
 /// `--opening-period`'s value as written on the command line.
-pub fn period_name(period: crate::stats::dimensions::OpeningPeriod) -> &'static str {
-    use crate::stats::dimensions::OpeningPeriod;
-    match period {
-        OpeningPeriod::Month => "month",
-        OpeningPeriod::Year => "year",
-        OpeningPeriod::None => "none",
-    }
+pub fn period_name(period: crate::stats::dimensions::OpeningPeriod) -> String {
+    // As clap spells the value (the enum derives `ValueEnum`).
+    clap::ValueEnum::to_possible_value(&period)
+        .map(|value| value.get_name().to_owned())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
