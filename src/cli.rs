@@ -43,19 +43,24 @@ pub enum Command {
     /// Print the tables' columns: name, type, nulls, how shards add up, meaning.
     #[command(after_help = "More: docs/guide.md#schema")]
     Schema(SchemaArgs),
-    /// List the imports of a lake (import --into), or remove one.
+    /// List the imports of a lake (import --into), remove one, or compact it.
     #[command(after_help = "More: docs/guide.md#lake")]
     Lake(LakeArgs),
 }
 
-/// `pgnlake lake LAKE [--remove NAME]`.
+/// `pgnlake lake LAKE [--remove NAME | --compact]`.
 #[derive(Debug, Args)]
 pub struct LakeArgs {
     /// The lake (a folder written by import --into).
     pub lake: PathBuf,
     /// Remove this import from the lake.
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", conflicts_with = "compact")]
     pub remove: Option<String>,
+    /// Sum the statistics tables of all imports into one partition
+    /// (`import=_compacted`), so that reading stays fast; games, rejects
+    /// and moves stay per import.
+    #[arg(long)]
+    pub compact: bool,
 }
 
 /// `pgnlake schema [TABLE] [--format table|markdown|json]`.

@@ -1,4 +1,4 @@
-//! `pgnlake lake`: lists a lake's imports, or removes one.
+//! `pgnlake lake`: lists a lake's imports, removes one, or compacts them.
 
 use crate::cli::LakeArgs;
 use crate::cmd::ExitStatus;
@@ -21,6 +21,16 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
                 args.lake.display()
             )));
         }
+        return Ok(ExitStatus::Success);
+    }
+    if args.compact {
+        let compacted = crate::import::run_compact(&args.lake)?;
+        let tree = compacted.rows.get("openings.parquet").copied().unwrap_or(0);
+        eprintln!(
+            "pgnlake: {} imports compacted ({} compacted in all; opening tree {tree} rows)",
+            compacted.imports.len(),
+            lake::covered(&args.lake)?.len()
+        );
         return Ok(ExitStatus::Success);
     }
     lake::recover(&args.lake)?;

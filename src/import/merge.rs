@@ -13,7 +13,7 @@ use std::sync::Arc;
 use polars::prelude::*;
 
 use crate::error::Error;
-use crate::import::tables::{Writers, write_frame};
+use crate::import::tables::{StatsWriters, Writers, write_frame};
 use crate::input::shard::Shard;
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
@@ -21,7 +21,9 @@ use crate::replay::variant::VariantName;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
-use crate::sink::schema::{self, Column, endgames, material, opening_lines, openings, results};
+use crate::sink::schema::{
+    self, Column, Table, endgames, material, opening_lines, openings, results,
+};
 use crate::sink::summary::{InputSummary, SUMMARY_FILE, Summary};
 use crate::stats::counts::{Counts, Ratings};
 use crate::stats::dimensions::Dimensions;
@@ -107,10 +109,26 @@ fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> R
         }
         first_game_id += i64::try_from(shard.summary.games_read).unwrap_or(i64::MAX);
     }
-    let dirs: Vec<&Path> = shards.iter().map(|s| s.dir.as_path()).collect();
-    let dropped = merge_tree(&dirs, min_games, writers)?;
-    merge_results(&dirs, &mut writers.results)?;
-    merge_small_tables(&dirs, writers)?;
+    let files = |table: &Table| -> Vec<PathBuf> {
+        shards
+            .iter()
+            .map(|s| s.dir.join(table.file_name()))
+            .collect()
+    };
+    merge_stats(&files, min_games, &mut writers.stats)
+}
+
+/// The statistics tables of several imports (shards, or a lake's
+/// partitions) summed into `writers`; `files` gives a table's files, one
+/// per import. The rows of the tree left out for `min_games`.
+pub(super) fn merge_stats(
+    files: &dyn Fn(&Table) -> Vec<PathBuf>,
+    min_games: u32,
+    writers: &mut StatsWriters,
+) -> Result<u64, Error> {
+    let dropped = merge_tree(&files(&openings::TABLE), min_games, writers)?;
+    merge_results(&files(&results::TABLE), &mut writers.results)?;
+    merge_small_tables(files, writers)?;
     Ok(dropped)
 }
 
@@ -314,10 +332,10 @@ fn text_at(values: &[Option<String>], row: usize) -> Option<&str> {
 }
 
 /// The shards' `results` rows added up, written in key order.
-fn merge_results(dirs: &[&Path], writer: &mut TableWriter) -> Result<(), Error> {
+fn merge_results(files: &[PathBuf], writer: &mut TableWriter) -> Result<(), Error> {
     let mut merged: BTreeMap<ResultKey, ResultValue> = BTreeMap::new();
-    for dir in dirs {
-        for_each_chunk(&dir.join(results::TABLE.file_name()), |columns, rows| {
+    for file in files {
+        for_each_chunk(file, |columns, rows| {
             let (year, bucket) = (
                 columns.int(results::YEAR)?,
                 columns.int(results::RATING_DIFF_BUCKET)?,
@@ -399,13 +417,16 @@ fn rated_counts(columns: &Columns<'_>) -> Result<impl Fn(usize) -> (Counts, Rati
 }
 
 /// `material`, `endgames` and `opening_lines` added up (small tables).
-fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error> {
+fn merge_small_tables(
+    files: &dyn Fn(&Table) -> Vec<PathBuf>,
+    writers: &mut StatsWriters,
+) -> Result<(), Error> {
     let mut material = MaterialTable::default();
     let mut endgames: HashMap<EndgameKey, EndgameValue> = HashMap::new();
     let mut lines: BTreeMap<LineKey, LineStats> = BTreeMap::new();
     let index = crate::replay::openings::index();
-    for dir in dirs {
-        for_each_chunk(&dir.join(material::TABLE.file_name()), |columns, rows| {
+    for file in files(&material::TABLE) {
+        for_each_chunk(&file, |columns, rows| {
             let (ply, diff) = (
                 columns.int(material::CHECKPOINT_PLY)?,
                 columns.int(material::MATERIAL_DIFF)?,
@@ -422,7 +443,9 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
             }
             Ok(())
         })?;
-        for_each_chunk(&dir.join(endgames::TABLE.file_name()), |columns, rows| {
+    }
+    for file in files(&endgames::TABLE) {
+        for_each_chunk(&file, |columns, rows| {
             let signature = columns.text(endgames::ENDGAME_SIGNATURE)?;
             let variant = columns.text(endgames::VARIANT_NAME)?;
             let names = [
@@ -452,52 +475,51 @@ fn merge_small_tables(dirs: &[&Path], writers: &mut Writers) -> Result<(), Error
             }
             Ok(())
         })?;
-        for_each_chunk(
-            &dir.join(opening_lines::TABLE.file_name()),
-            |columns, rows| {
-                let (eco, name) = (
-                    columns.text(opening_lines::ECO)?,
-                    columns.text(opening_lines::OPENING_NAME)?,
-                );
-                let rated = rated_counts(columns)?;
-                let dims = dimensions_of(
-                    columns,
-                    [
-                        opening_lines::TIME_CLASS,
-                        opening_lines::RATING_BAND,
-                        opening_lines::MONTH,
-                    ],
-                )?;
-                let [ps, eds, edc] = [
-                    opening_lines::PLIES_SUM,
-                    opening_lines::ELO_DIFF_SUM,
-                    opening_lines::ELO_DIFF_COUNT,
-                ]
-                .map(|n| columns.int(n));
-                let (ps, eds, edc) = (ps?, eds?, edc?);
-                for row in 0..rows {
-                    let id = text_at(&eco, row)
-                        .zip(text_at(&name, row))
-                        .and_then(|(eco, name)| index.id_of(eco, name))
-                        .ok_or_else(|| {
-                            columns.bad_row("an opening name not in this version's table")
-                        })?;
-                    let dims = dims(row).ok_or_else(|| {
-                        columns.bad_row("a time class or rating band pgnlake does not write")
+    }
+    for file in files(&opening_lines::TABLE) {
+        for_each_chunk(&file, |columns, rows| {
+            let (eco, name) = (
+                columns.text(opening_lines::ECO)?,
+                columns.text(opening_lines::OPENING_NAME)?,
+            );
+            let rated = rated_counts(columns)?;
+            let dims = dimensions_of(
+                columns,
+                [
+                    opening_lines::TIME_CLASS,
+                    opening_lines::RATING_BAND,
+                    opening_lines::MONTH,
+                ],
+            )?;
+            let [ps, eds, edc] = [
+                opening_lines::PLIES_SUM,
+                opening_lines::ELO_DIFF_SUM,
+                opening_lines::ELO_DIFF_COUNT,
+            ]
+            .map(|n| columns.int(n));
+            let (ps, eds, edc) = (ps?, eds?, edc?);
+            for row in 0..rows {
+                let id = text_at(&eco, row)
+                    .zip(text_at(&name, row))
+                    .and_then(|(eco, name)| index.id_of(eco, name))
+                    .ok_or_else(|| {
+                        columns.bad_row("an opening name not in this version's table")
                     })?;
-                    let (results, elo) = rated(row);
-                    let stats = LineStats {
-                        results,
-                        elo,
-                        plies_sum: count(&ps, row),
-                        elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
-                        elo_diff_count: count(&edc, row),
-                    };
-                    *lines.entry(LineKey { name_id: id, dims }).or_default() += &stats;
-                }
-                Ok(())
-            },
-        )?;
+                let dims = dims(row).ok_or_else(|| {
+                    columns.bad_row("a time class or rating band pgnlake does not write")
+                })?;
+                let (results, elo) = rated(row);
+                let stats = LineStats {
+                    results,
+                    elo,
+                    plies_sum: count(&ps, row),
+                    elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
+                    elo_diff_count: count(&edc, row),
+                };
+                *lines.entry(LineKey { name_id: id, dims }).or_default() += &stats;
+            }
+            Ok(())
+        })?;
     }
     write_frame(&mut writers.material, material_frame(&material))?;
     write_frame(
@@ -660,10 +682,10 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
 /// Merges the shards' sorted trees into one: equal edges added up, each
 /// position's earliest ply over all its moves, then the rows of fewer than
 /// `min_games` games left out. Returns the rows left out.
-fn merge_tree(dirs: &[&Path], min_games: u32, writers: &mut Writers) -> Result<u64, Error> {
-    let mut streams = Vec::with_capacity(dirs.len());
-    for dir in dirs {
-        streams.push(TreeStream::open(&dir.join(openings::TABLE.file_name()))?);
+fn merge_tree(files: &[PathBuf], min_games: u32, writers: &mut StatsWriters) -> Result<u64, Error> {
+    let mut streams = Vec::with_capacity(files.len());
+    for file in files {
+        streams.push(TreeStream::open(file)?);
     }
     let mut heap = BinaryHeap::new();
     for (i, stream) in streams.iter_mut().enumerate() {

@@ -6,11 +6,13 @@
 //! it and writes `summary.json`; `merge` puts the tables of an import's
 //! shards (`--shard K/N`) back together.
 
+mod compact;
 mod merge;
 mod run;
 mod tables;
 mod worker;
 
+pub use compact::{Compacted, run_compact};
 pub use merge::{MergeOptions, run_merge};
 pub use run::{
     DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_MIN_GAMES, DEFAULT_OPENING_PLIES, ImportOptions,

@@ -122,7 +122,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                         &spill,
                         options.opening_min_games,
                         options.memory_limit,
-                        &mut writers,
+                        &mut writers.stats,
                     )
                 })
             })

@@ -32,74 +32,107 @@ use crate::stats::{Aggregates, RunCounts, SpillDirs};
 pub(super) struct Writers {
     pub(super) games: TableWriter,
     pub(super) rejects: TableWriter,
+    pub(super) stats: StatsWriters,
+    /// `moves.parquet`, with `--moves` only.
+    pub(super) moves: Option<TableWriter>,
+}
+
+/// The statistics tables (the aggregates, summed by key): what an import
+/// and a merge write from their counts, and a lake's compaction alone.
+pub(super) struct StatsWriters {
     pub(super) openings: TableWriter,
     pub(super) opening_lines: TableWriter,
     pub(super) results: TableWriter,
     pub(super) material: TableWriter,
     pub(super) endgames: TableWriter,
-    /// `moves.parquet`, with `--moves` only.
-    pub(super) moves: Option<TableWriter>,
+}
+
+fn open_table(dir: &Path, table: &schema::Table) -> Result<TableWriter, Error> {
+    let path = dir.join(table.file_name());
+    TableWriter::create(dir, table).map_err(Error::write(&path))
 }
 
 impl Writers {
     /// The tables in `dir`, each with the schema [`schema`] declares.
     pub(super) fn create(dir: &Path, moves: bool) -> Result<Writers, Error> {
-        let open = |table: &schema::Table| {
-            let path = dir.join(table.file_name());
-            TableWriter::create(dir, table).map_err(Error::write(&path))
-        };
         Ok(Writers {
-            games: open(&schema::games::TABLE)?,
-            rejects: open(&schema::rejects::TABLE)?,
-            openings: open(&schema::openings::TABLE)?,
-            opening_lines: open(&schema::opening_lines::TABLE)?,
-            results: open(&schema::results::TABLE)?,
-            material: open(&schema::material::TABLE)?,
-            endgames: open(&schema::endgames::TABLE)?,
+            games: open_table(dir, &schema::games::TABLE)?,
+            rejects: open_table(dir, &schema::rejects::TABLE)?,
+            stats: StatsWriters::create(dir)?,
             moves: match moves {
-                true => Some(open(&schema::moves::TABLE)?),
+                true => Some(open_table(dir, &schema::moves::TABLE)?),
                 false => None,
             },
         })
     }
 
+    fn into_list(self) -> impl Iterator<Item = (&'static str, TableWriter)> {
+        let moves = self.moves.map(|writer| ("moves.parquet", writer));
+        [
+            ("games.parquet", self.games),
+            ("rejects.parquet", self.rejects),
+        ]
+        .into_iter()
+        .chain(self.stats.into_list())
+        .chain(moves)
+    }
+
     pub(super) fn abandon(self) {
-        let tables = [
-            self.games,
-            self.rejects,
-            self.openings,
-            self.opening_lines,
-            self.results,
-            self.material,
-            self.endgames,
-        ];
-        for writer in tables.into_iter().chain(self.moves) {
+        for (_, writer) in self.into_list() {
             let _ = writer.abandon();
         }
     }
 
     /// Renames every table to its final name; rows per table.
     pub(super) fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
-        let mut tables = BTreeMap::new();
-        let moves = self.moves.map(|writer| ("moves.parquet", writer));
-        for (name, writer) in [
-            ("games.parquet", self.games),
-            ("rejects.parquet", self.rejects),
+        finish_all(self.into_list())
+    }
+}
+
+impl StatsWriters {
+    pub(super) fn create(dir: &Path) -> Result<StatsWriters, Error> {
+        Ok(StatsWriters {
+            openings: open_table(dir, &schema::openings::TABLE)?,
+            opening_lines: open_table(dir, &schema::opening_lines::TABLE)?,
+            results: open_table(dir, &schema::results::TABLE)?,
+            material: open_table(dir, &schema::material::TABLE)?,
+            endgames: open_table(dir, &schema::endgames::TABLE)?,
+        })
+    }
+
+    fn into_list(self) -> [(&'static str, TableWriter); 5] {
+        [
             ("openings.parquet", self.openings),
             ("opening_lines.parquet", self.opening_lines),
             ("results.parquet", self.results),
             ("material.parquet", self.material),
             ("endgames.parquet", self.endgames),
         ]
-        .into_iter()
-        .chain(moves)
-        {
-            let path = writer.path().to_path_buf();
-            let rows = writer.finish().map_err(Error::write(&path))?;
-            tables.insert(name, rows);
-        }
-        Ok(tables)
     }
+
+    pub(super) fn abandon(self) {
+        for (_, writer) in self.into_list() {
+            let _ = writer.abandon();
+        }
+    }
+
+    /// Renames every table to its final name; rows per table.
+    pub(super) fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
+        finish_all(self.into_list())
+    }
+}
+
+/// Renames each table to its final name; rows per table file name.
+fn finish_all(
+    writers: impl IntoIterator<Item = (&'static str, TableWriter)>,
+) -> Result<BTreeMap<&'static str, u64>, Error> {
+    let mut tables = BTreeMap::new();
+    for (file, writer) in writers {
+        let path = writer.path().to_path_buf();
+        let rows = writer.finish().map_err(Error::write(&path))?;
+        tables.insert(file, rows);
+    }
+    Ok(tables)
 }
 
 /// Merges the workers' aggregates and writes the statistics tables; the
@@ -111,7 +144,7 @@ pub(super) fn write_aggregates(
     spill_dirs: &SpillDirs,
     opening_min_games: u32,
     memory_limit: u64,
-    writers: &mut Writers,
+    writers: &mut StatsWriters,
 ) -> Result<TreeCounts, Error> {
     let mut material = MaterialTable::default();
     for part in &aggregates {

@@ -24,6 +24,8 @@ use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
+use super::compact::{self, LAYOUT_DIR};
+use super::lock::LakeLock;
 use super::{
     Compatibility, IMPORTS_DIR, LakeError, STAGING_DIR, io_error, partition_dir, partitions,
     summary_path,
@@ -119,8 +121,15 @@ impl LakeImport {
                 name: self.name,
             });
         }
-        let id = commit_id();
+        let lock = LakeLock::exclusive(&self.lake)?;
+        recover_held(&self.lake, &lock)?;
         let mut steps = CrashPoint::from_env();
+        if self.replace {
+            // The import it replaces was compacted: the others' statistics
+            // go back to their own partitions first.
+            compact::uncover(&self.lake, &self.name, &lock, &mut steps)?;
+        }
+        let id = commit_id();
         let parts = self.staging.join(PARTS_DIR);
         for table in schema::TABLES {
             let written = self.staging.join(table.file_name());
@@ -142,21 +151,21 @@ impl LakeImport {
 
 /// A commit's id: unique enough to tell this commit's partition folders
 /// from those it replaces (process id and the time in nanoseconds).
-fn commit_id() -> String {
+pub(super) fn commit_id() -> String {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
     format!("{}-{nanos}", std::process::id())
 }
 
-fn write_synced(path: &Path, text: &str) -> Result<(), LakeError> {
+pub(super) fn write_synced(path: &Path, text: &str) -> Result<(), LakeError> {
     let mut file = fs::File::create(path).map_err(io_error(path))?;
     file.write_all(text.as_bytes())
         .and_then(|()| file.sync_all())
         .map_err(io_error(path))
 }
 
-fn commit_id_of(dir: &Path) -> Option<String> {
+pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
     fs::read_to_string(dir.join(COMMIT_ID_FILE)).ok()
 }
 
@@ -203,10 +212,20 @@ fn finish(
 
 /// Finishes what killed runs left in `lake`: commits that reached their
 /// `COMMIT` file are completed, imports killed before it are cleared,
-/// removals are completed. Staging folders of runs still going (locked)
-/// are left alone.
+/// removals and compactions are completed. Staging folders of runs still
+/// going (locked) are left alone.
 pub fn recover(lake: &Path) -> Result<(), LakeError> {
+    if !lake.join(STAGING_DIR).is_dir() {
+        return Ok(());
+    }
+    let lock = LakeLock::exclusive(lake)?;
+    recover_held(lake, &lock)
+}
+
+/// [`recover`], the lake's lock held.
+pub(super) fn recover_held(lake: &Path, lock: &LakeLock) -> Result<(), LakeError> {
     let staging = lake.join(STAGING_DIR);
+    compact::recover_layout(lake, lock)?;
     let Ok(entries) = fs::read_dir(&staging) else {
         return Ok(());
     };
@@ -215,8 +234,9 @@ pub fn recover(lake: &Path) -> Result<(), LakeError> {
         .map(|e| e.path())
         .partition(|p| p.is_dir());
     dirs.sort();
-    // Lock files of runs that died before making their staging folder.
-    for file in files {
+    // Lock files of runs that died before making their staging folder
+    // (not the lake's own lock, held now).
+    for file in files.into_iter().filter(|f| !LakeLock::is_lock_file(f)) {
         let staging = file
             .file_name()
             .and_then(|n| n.to_str())
@@ -233,6 +253,9 @@ pub fn recover(lake: &Path) -> Result<(), LakeError> {
         let Some(file_name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
             continue;
         };
+        if file_name == LAYOUT_DIR {
+            continue;
+        }
         if let Some(name) = file_name.strip_suffix(REMOVED_SUFFIX) {
             // Partitions a killed removal left behind go too, unless the
             // name has been imported again since.
@@ -277,7 +300,7 @@ fn remove_lock_file(staging: &Path) {
 
 /// Swaps two folders in one step (Linux `renameat2` with
 /// `RENAME_EXCHANGE`): a reader sees one or the other, never neither.
-fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
     let c = |p: &Path| {
         CString::new(p.as_os_str().as_bytes())
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
@@ -306,7 +329,10 @@ fn exchange(a: &Path, b: &Path) -> io::Result<()> {
 /// this one is killed); also the partitions an import killed during its
 /// commit left without a summary. False: the lake has nothing of that name.
 pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
-    recover(lake)?;
+    let lock = LakeLock::exclusive(lake)?;
+    recover_held(lake, &lock)?;
+    let mut steps = CrashPoint::from_env();
+    compact::uncover(lake, name, &lock, &mut steps)?;
     let summary = summary_path(lake, name);
     let any_partition = schema::TABLES
         .into_iter()
@@ -318,7 +344,6 @@ pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
         .join(STAGING_DIR)
         .join(format!("{name}{REMOVED_SUFFIX}"));
     fs::create_dir_all(&trash).map_err(io_error(&trash))?;
-    let mut steps = CrashPoint::from_env();
     if summary.is_file() {
         fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
         steps.step();
@@ -352,10 +377,10 @@ fn move_partitions(
 /// For the crash tests only: `PGNLAKE_LAKE_CRASH_AFTER=N` aborts the
 /// process (as kill -9 would stop it: no cleanup at all) after the Nth
 /// step of a commit or a removal.
-struct CrashPoint(Option<u32>);
+pub(super) struct CrashPoint(pub(super) Option<u32>);
 
 impl CrashPoint {
-    fn from_env() -> CrashPoint {
+    pub(super) fn from_env() -> CrashPoint {
         CrashPoint(
             std::env::var("PGNLAKE_LAKE_CRASH_AFTER")
                 .ok()
@@ -363,7 +388,7 @@ impl CrashPoint {
         )
     }
 
-    fn step(&mut self) {
+    pub(super) fn step(&mut self) {
         if let Some(left) = &mut self.0 {
             *left = left.saturating_sub(1);
             if *left == 0 {

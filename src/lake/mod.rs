@@ -11,12 +11,16 @@
 //! lake command first finishes a commit that a killed run left half-way.
 
 mod commit;
+mod compact;
+mod lock;
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 pub use commit::{LakeImport, recover, remove};
+pub use compact::{COMPACTED, Compaction, covered};
+pub use lock::LakeLock;
 
 use crate::sink::schema::{self, Table};
 use crate::sink::summary::{Summary, SummaryError};
@@ -128,11 +132,19 @@ pub fn table_file(lake: &Path, table: &Table, name: &str) -> Option<PathBuf> {
 pub type ImportFiles = Vec<(String, PathBuf)>;
 
 /// `table`'s data files in the committed imports `names` (those that
-/// wrote it), in the order of `names`.
+/// wrote it), in the order of `names`; a statistics table's compacted
+/// partition first (compacted imports have no partition of their own).
 pub fn import_files(lake: &Path, table: &Table, names: &[String]) -> ImportFiles {
-    names
-        .iter()
-        .filter_map(|name| Some((name.clone(), table_file(lake, table, name)?)))
+    let compacted = table
+        .is_aggregate()
+        .then(|| COMPACTED.to_owned())
+        .into_iter();
+    compacted
+        .chain(names.iter().cloned())
+        .filter_map(|name| {
+            let file = table_file(lake, table, &name)?;
+            Some((name, file))
+        })
         .collect()
 }
 
@@ -169,6 +181,11 @@ pub enum LakeError {
         .lake.display()
     )]
     Busy { lake: PathBuf, name: String },
+    #[error(
+        "{}: the lake changed while it was compacted ({what}); run --compact again",
+        .lake.display()
+    )]
+    Changed { lake: PathBuf, what: String },
     #[error("{}: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
     #[error(transparent)]

@@ -122,6 +122,8 @@ pub struct Tables {
     data: PathBuf,
     names: Vec<String>,
     context: SQLContext,
+    /// A lake, held (its lock shared) while the statements read it.
+    _lake: Option<super::source::Data>,
 }
 
 impl Tables {
@@ -160,6 +162,7 @@ impl Tables {
             data: data.to_path_buf(),
             names,
             context,
+            _lake: None,
         })
     }
 
@@ -191,6 +194,7 @@ impl Tables {
             data: lake.to_path_buf(),
             names,
             context,
+            _lake: Some(data),
         })
     }
 

@@ -19,6 +19,9 @@ pub(crate) struct Data {
     imports: Vec<String>,
     /// One per import read (none for a folder without summary.json).
     summaries: Vec<Summary>,
+    /// A lake's lock, shared, while the data is read: no commit, removal
+    /// or compaction changes the lake's folders under the reader.
+    _lock: Option<Arc<lake::LakeLock>>,
 }
 
 /// A table file that could not be scanned.
@@ -31,18 +34,18 @@ pub(crate) struct ScanError {
 impl Data {
     /// Reads the summaries. In a lake, a commit that a killed run left
     /// half-way is finished first (as SQLite's reader rolls a hot journal
-    /// back), when the lake can be written: the tables read are then all
-    /// of one state.
+    /// back), when the lake can be written and no one else holds its lock:
+    /// the tables read are then all of one state.
     pub(crate) fn open(dir: &Path) -> Result<Data, SummaryError> {
         let mut data = Data {
             dir: dir.to_path_buf(),
             lake: lake::is_lake(dir),
             imports: Vec::new(),
             summaries: Vec::new(),
+            _lock: None,
         };
         if data.lake {
-            // A lake this user cannot write is read as it is.
-            let _ = lake::recover(dir);
+            data._lock = lake::LakeLock::for_reading(dir).map(Arc::new);
             for partition in lake::partitions(dir)? {
                 data.imports.push(partition.name);
                 data.summaries.push(partition.summary);

@@ -208,6 +208,12 @@ impl Table {
         format!("{}.parquet", self.name)
     }
 
+    /// Is this an aggregate (rows summed by key when imports are put
+    /// together), rather than a table of one row per game or reject?
+    pub(crate) fn is_aggregate(&self) -> bool {
+        self.columns.iter().any(|c| c.merge == Merge::Key)
+    }
+
     /// The names of the columns that `merge` treats as `merge`.
     #[cfg(test)]
     pub(crate) fn names_merged_as(&self, merge: Merge) -> impl Iterator<Item = &'static str> {
@@ -1159,8 +1165,13 @@ mod tests {
             match table.name {
                 "games" | "rejects" | "moves" | "clean_report" => {
                     assert_eq!(rows, table.columns.len(), "{}", table.name);
+                    assert!(!table.is_aggregate(), "{}", table.name);
                 }
-                _ => assert!(keys > 0 && rows == 0, "{}", table.name),
+                _ => assert!(
+                    keys > 0 && rows == 0 && table.is_aggregate(),
+                    "{}",
+                    table.name
+                ),
             }
         }
     }

@@ -1,0 +1,45 @@
+//! The import, a lake's compaction: the statistics tables of the imports
+//! not yet compacted summed, with the compacted partition, by the merge's
+//! machinery (the sums of `pgnlake merge`), then swapped in by the lake
+//! (see [`crate::lake::Compaction`]).
+
+use std::path::Path;
+
+use crate::error::Error;
+use crate::import::merge::merge_stats;
+use crate::import::tables::StatsWriters;
+use crate::lake::Compaction;
+
+/// What a compaction did.
+#[derive(Debug)]
+pub struct Compacted {
+    /// The imports added to the compacted partition (none: nothing to do).
+    pub imports: Vec<String>,
+    /// Rows of each statistics table's compacted partition.
+    pub rows: std::collections::BTreeMap<&'static str, u64>,
+}
+
+/// Compacts the lake `lake` (see `pgnlake lake --compact`).
+pub fn run_compact(lake: &Path) -> Result<Compacted, Error> {
+    let compaction = Compaction::begin(lake)?;
+    if compaction.imports().is_empty() {
+        return Ok(Compacted {
+            imports: Vec::new(),
+            rows: Default::default(),
+        });
+    }
+    let mut writers = StatsWriters::create(compaction.dir())?;
+    // On a pool: the tree's row groups are spelled and encoded in parallel.
+    let (pool, _) = crate::pipeline::worker_pool(0)?;
+    // Every row kept: each import's own `--opening-min-games` was applied
+    // when it was imported.
+    let summed = pool.install(|| merge_stats(&|t| compaction.inputs(t), 0, &mut writers));
+    if let Err(e) = summed {
+        writers.abandon();
+        return Err(e);
+    }
+    let rows = writers.finish()?;
+    let imports = compaction.imports().to_vec();
+    compaction.install()?;
+    Ok(Compacted { imports, rows })
+}

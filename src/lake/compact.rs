@@ -1,0 +1,383 @@
+//! Lake, compaction: the statistics tables (the aggregates) of many imports
+//! summed into one partition, `import=_compacted`, so that reading a lake
+//! of hundreds of imports reads one file per statistics table, not hundreds.
+//! Games, rejects and moves stay per import.
+//!
+//! A table's content never changes in compaction, only how its rows are
+//! split into partitions: so each statistics table's folder is swapped
+//! whole, in one step (`renameat2(RENAME_EXCHANGE)`), for a folder of hard
+//! links to the partitions it keeps plus the new compacted one. A reader
+//! (pgnlake, DuckDB, Spark) lists either folder, and the two add up alike.
+//!
+//! The compacted imports' own partitions are kept, hidden from readers, in
+//! `LAKE/_compacted/<table>/import=NAME/`, with their names in
+//! `LAKE/_compacted/imports.json`: `--remove` or `--replace` of a compacted
+//! import first puts every compacted import's partitions back (the same
+//! kind of swap), so the lake reads right at once; compacting again makes
+//! it fast again.
+//!
+//! The swaps are journalled in `_staging/_layout/` (hard-linked folders,
+//! then a synced `COMMIT`), under the lake's lock: a run killed before
+//! `COMMIT` changed nothing, one killed after is finished by the next
+//! command on the lake.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::commit::{self, CrashPoint, commit_id, recover_held, write_synced};
+use super::lock::LakeLock;
+use super::{LakeError, PART_FILE, PARTITION_COLUMN, STAGING_DIR, io_error, partitions};
+use crate::sink::lock::OutputLock;
+use crate::sink::schema::{self, Table};
+
+/// The compacted partition's name (`import=_compacted`): no import can
+/// have it, as import names do not start with `_`.
+pub const COMPACTED: &str = "_compacted";
+/// `LAKE/_compacted/`: the compacted imports' names and own partitions.
+const ARCHIVE_DIR: &str = "_compacted";
+/// The compacted imports' names, a JSON list, in [`ARCHIVE_DIR`].
+const COVERED_FILE: &str = "imports.json";
+/// The journal of a swap of table folders, in `_staging/`.
+pub(super) const LAYOUT_DIR: &str = "_layout";
+/// In a swapped-in table folder: the id of the swap that put it there.
+const LAYOUT_ID_FILE: &str = "_layout";
+/// Where a compaction writes its sums, in `_staging/`.
+const WORK_DIR: &str = "_compact";
+/// Marks a journal complete, holding its id.
+const COMMIT_FILE: &str = "COMMIT";
+
+fn aggregate_tables() -> impl Iterator<Item = &'static Table> {
+    schema::TABLES.into_iter().filter(|t| t.is_aggregate())
+}
+
+/// The imports whose statistics are in the compacted partition.
+pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
+    let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| LakeError::Io {
+            path,
+            source: std::io::Error::other(e),
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(source) => Err(LakeError::Io { path, source }),
+    }
+}
+
+/// The partition folders of `dir` (a table's folder): (name, folder).
+fn partitions_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, LakeError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(LakeError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let prefix = format!("{PARTITION_COLUMN}=");
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.strip_prefix(&prefix)?.to_owned();
+            e.path().is_dir().then(|| (name, e.path()))
+        })
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// A folder of hard links to the files of `from` (a partition folder).
+fn link_dir(from: &Path, to: &Path) -> Result<(), LakeError> {
+    if to.exists() {
+        fs::remove_dir_all(to).map_err(io_error(to))?;
+    }
+    fs::create_dir_all(to).map_err(io_error(to))?;
+    for entry in fs::read_dir(from).map_err(io_error(from))?.flatten() {
+        if entry.path().is_file() {
+            let link = to.join(entry.file_name());
+            fs::hard_link(entry.path(), &link).map_err(io_error(&link))?;
+        }
+    }
+    Ok(())
+}
+
+/// A table's partitions after a swap: (name, folder to link from).
+type TablePlan = (&'static Table, Vec<(String, PathBuf)>);
+
+/// Swaps the statistics tables' folders for folders of the partitions in
+/// `plan`, and records `covered` as the compacted imports (see the
+/// module's journal). The lake's lock is held.
+fn swap_tables(
+    lake: &Path,
+    plan: Vec<TablePlan>,
+    covered: &[String],
+    steps: &mut CrashPoint,
+) -> Result<(), LakeError> {
+    let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
+    if journal.exists() {
+        fs::remove_dir_all(&journal).map_err(io_error(&journal))?;
+    }
+    let id = commit_id();
+    for (table, parts) in plan {
+        let dir = journal.join(table.name);
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        for (name, from) in parts {
+            link_dir(&from, &dir.join(format!("{PARTITION_COLUMN}={name}")))?;
+        }
+        write_synced(&dir.join(LAYOUT_ID_FILE), &id)?;
+    }
+    let list = serde_json::to_string(covered).unwrap_or_else(|_| "[]".into());
+    write_synced(&journal.join(COVERED_FILE), &list)?;
+    steps.step();
+    write_synced(&journal.join(COMMIT_FILE), &id)?;
+    finish_swap(lake, &journal, &id, steps)
+}
+
+/// The swaps of the journal `id` not yet done, then the compacted
+/// imports' list, then the partitions kept for imports no longer covered
+/// are deleted, and the journal (holding the folders swapped out).
+fn finish_swap(
+    lake: &Path,
+    journal: &Path,
+    id: &str,
+    steps: &mut CrashPoint,
+) -> Result<(), LakeError> {
+    for table in aggregate_tables() {
+        let (staged, target) = (journal.join(table.name), lake.join(table.name));
+        let done = fs::read_to_string(target.join(LAYOUT_ID_FILE))
+            .ok()
+            .as_deref()
+            == Some(id);
+        if done || !staged.is_dir() {
+            continue;
+        }
+        if target.exists() {
+            commit::exchange(&staged, &target).map_err(io_error(&target))?;
+        } else {
+            fs::rename(&staged, &target).map_err(io_error(&target))?;
+        }
+        steps.step();
+    }
+    let list = journal.join(COVERED_FILE);
+    if list.is_file() {
+        let archive = lake.join(ARCHIVE_DIR);
+        fs::create_dir_all(&archive).map_err(io_error(&archive))?;
+        let to = archive.join(COVERED_FILE);
+        fs::rename(&list, &to).map_err(io_error(&to))?;
+        steps.step();
+    }
+    drop_uncovered(lake)?;
+    fs::remove_dir_all(journal).map_err(io_error(journal))
+}
+
+/// Deletes the kept partitions of imports that are not compacted (any
+/// more, or not yet: a compaction killed before its `COMMIT`).
+fn drop_uncovered(lake: &Path) -> Result<(), LakeError> {
+    let archive = lake.join(ARCHIVE_DIR);
+    if !archive.is_dir() {
+        return Ok(());
+    }
+    let covered = covered(lake)?;
+    for table in aggregate_tables() {
+        for (name, dir) in partitions_in(&archive.join(table.name))? {
+            if !covered.contains(&name) {
+                fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Finishes the swap a killed run left journalled, or clears it if it was
+/// killed before its `COMMIT`. The lake's lock is held.
+pub(super) fn recover_layout(lake: &Path, _lock: &LakeLock) -> Result<(), LakeError> {
+    let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
+    if journal.exists() {
+        match fs::read_to_string(journal.join(COMMIT_FILE)) {
+            Ok(id) => return finish_swap(lake, &journal, &id, &mut CrashPoint(None)),
+            Err(_) => fs::remove_dir_all(&journal).map_err(io_error(&journal))?,
+        }
+    }
+    drop_uncovered(lake)
+}
+
+/// Before `name` is removed or replaced: if it is compacted, every
+/// compacted import's own partitions go back in place of the compacted
+/// partition (the lake's lock is held). True: they did.
+pub(super) fn uncover(
+    lake: &Path,
+    name: &str,
+    _lock: &LakeLock,
+    steps: &mut CrashPoint,
+) -> Result<bool, LakeError> {
+    if !covered(lake)?.iter().any(|n| n == name) {
+        return Ok(false);
+    }
+    let archive = lake.join(ARCHIVE_DIR);
+    let mut plan = Vec::new();
+    for table in aggregate_tables() {
+        let mut parts: Vec<(String, PathBuf)> = partitions_in(&lake.join(table.name))?
+            .into_iter()
+            .filter(|(n, _)| n != COMPACTED)
+            .collect();
+        parts.extend(partitions_in(&archive.join(table.name))?);
+        plan.push((table, parts));
+    }
+    swap_tables(lake, plan, &[], steps)?;
+    Ok(true)
+}
+
+/// A compaction under way: the inputs it sums (hard links, so that an
+/// import removed meanwhile cannot vanish under it), and where it writes.
+#[derive(Debug)]
+pub struct Compaction {
+    lake: PathBuf,
+    work: PathBuf,
+    /// `_staging/._compact.lock`: one compaction of a lake at a time.
+    _lock: OutputLock,
+    covered_before: Vec<String>,
+    /// The imports compacted now (those not compacted before).
+    imports: Vec<String>,
+    /// Each import's partitions' commit ids when it was read.
+    commits: Vec<Vec<Option<String>>>,
+    /// Each statistics table's inputs (linked into the work folder).
+    inputs: Vec<(&'static Table, Vec<PathBuf>)>,
+}
+
+impl Compaction {
+    /// Takes a snapshot of the lake's statistics: the compacted partition
+    /// and the partitions of the imports not yet compacted.
+    pub fn begin(lake: &Path) -> Result<Compaction, LakeError> {
+        let staging = lake.join(STAGING_DIR);
+        fs::create_dir_all(&staging).map_err(io_error(&staging))?;
+        let work = staging.join(WORK_DIR);
+        let lock = OutputLock::for_file(&work).map_err(|_| LakeError::Busy {
+            lake: lake.to_path_buf(),
+            name: "--compact".into(),
+        })?;
+        let lake_lock = LakeLock::exclusive(lake)?;
+        recover_held(lake, &lake_lock)?;
+        if work.exists() {
+            fs::remove_dir_all(&work).map_err(io_error(&work))?;
+        }
+        let covered_before = covered(lake)?;
+        let mut imports = Vec::new();
+        let mut commits = Vec::new();
+        for partition in partitions(lake)? {
+            let dirs: Vec<PathBuf> = aggregate_tables()
+                .map(|t| super::partition_dir(lake, t, &partition.name))
+                .collect();
+            if dirs.iter().any(|d| d.is_dir()) {
+                commits.push(dirs.iter().map(|d| commit::commit_id_of(d)).collect());
+                imports.push(partition.name);
+            }
+        }
+        let mut inputs = Vec::new();
+        for table in aggregate_tables() {
+            let names = std::iter::once(COMPACTED).chain(imports.iter().map(String::as_str));
+            let mut files = Vec::new();
+            for name in names {
+                let from = super::partition_dir(lake, table, name).join(PART_FILE);
+                if from.is_file() {
+                    let link = work
+                        .join("inputs")
+                        .join(table.name)
+                        .join(format!("{}.parquet", files.len()));
+                    if let Some(dir) = link.parent() {
+                        fs::create_dir_all(dir).map_err(io_error(dir))?;
+                    }
+                    fs::hard_link(&from, &link).map_err(io_error(&link))?;
+                    files.push(link);
+                }
+            }
+            inputs.push((table, files));
+        }
+        Ok(Compaction {
+            lake: lake.to_path_buf(),
+            work,
+            _lock: lock,
+            covered_before,
+            imports,
+            commits,
+            inputs,
+        })
+    }
+
+    /// The imports this compaction adds to the compacted partition.
+    pub fn imports(&self) -> &[String] {
+        &self.imports
+    }
+
+    /// Where the summed tables are written (`<table>.parquet`).
+    pub fn dir(&self) -> &Path {
+        &self.work
+    }
+
+    /// The files of `table` to sum.
+    pub fn inputs(&self, table: &Table) -> Vec<PathBuf> {
+        self.inputs
+            .iter()
+            .find(|(t, _)| t.name == table.name)
+            .map(|(_, files)| files.clone())
+            .unwrap_or_default()
+    }
+
+    /// Swaps the summed tables in: each statistics table's folder becomes
+    /// the compacted partition plus the imports added since the snapshot.
+    /// Refused if an import compacted here was removed or replaced since.
+    pub fn install(self) -> Result<(), LakeError> {
+        let lake = &self.lake;
+        let lock = LakeLock::exclusive(lake)?;
+        recover_held(lake, &lock)?;
+        self.check_unchanged()?;
+        let mut steps = CrashPoint::from_env();
+        let archive = lake.join(ARCHIVE_DIR);
+        let mut plan = Vec::new();
+        for table in aggregate_tables() {
+            let summed = self.work.join(table.file_name());
+            let part = self.work.join("parts").join(table.name);
+            fs::create_dir_all(&part).map_err(io_error(&part))?;
+            fs::rename(&summed, part.join(PART_FILE)).map_err(io_error(&summed))?;
+            let mut parts = vec![(COMPACTED.to_owned(), part)];
+            for (name, dir) in partitions_in(&lake.join(table.name))? {
+                if self.imports.contains(&name) {
+                    let kept = archive
+                        .join(table.name)
+                        .join(dir.file_name().unwrap_or_default());
+                    link_dir(&dir, &kept)?;
+                } else if name != COMPACTED {
+                    parts.push((name, dir));
+                }
+            }
+            plan.push((table, parts));
+        }
+        steps.step();
+        let mut covered = self.covered_before.clone();
+        covered.extend(self.imports.iter().cloned());
+        covered.sort();
+        swap_tables(lake, plan, &covered, &mut steps)?;
+        fs::remove_dir_all(&self.work).map_err(io_error(&self.work))
+    }
+
+    /// Has the lake changed under the compaction in a way that would make
+    /// its sums wrong (a compacted import removed or replaced)?
+    fn check_unchanged(&self) -> Result<(), LakeError> {
+        let changed = |what: String| LakeError::Changed {
+            lake: self.lake.clone(),
+            what,
+        };
+        if covered(&self.lake)? != self.covered_before {
+            return Err(changed("another compaction".into()));
+        }
+        for (name, commits) in self.imports.iter().zip(&self.commits) {
+            let now: Vec<Option<String>> = aggregate_tables()
+                .map(|t| commit::commit_id_of(&super::partition_dir(&self.lake, t, name)))
+                .collect();
+            if &now != commits || !super::summary_path(&self.lake, name).is_file() {
+                return Err(changed(format!("import {name} was removed or replaced")));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,70 @@
+//! Lake, its lock: the folders a reader lists must not change under it.
+//! Every change to a lake's table folders (a commit's renames, a removal,
+//! a compaction's swaps) holds `_staging/.lake.lock` exclusively, for
+//! milliseconds; pgnlake's readers hold it shared while they read, so a
+//! change waits for them and they never find a file gone mid-read.
+
+use std::fs::{self, File, OpenOptions, TryLockError};
+use std::path::{Path, PathBuf};
+
+use super::{LakeError, STAGING_DIR, io_error};
+
+/// A held lock of a lake (shared or exclusive); released when dropped.
+#[derive(Debug)]
+pub struct LakeLock {
+    _file: File,
+}
+
+fn lock_path(lake: &Path) -> PathBuf {
+    lake.join(STAGING_DIR).join(".lake.lock")
+}
+
+fn open_lock_file(path: &Path) -> std::io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(path)
+}
+
+impl LakeLock {
+    pub(super) fn is_lock_file(path: &Path) -> bool {
+        path.file_name() == lock_path(Path::new("")).file_name()
+    }
+
+    /// The lock to change the lake's folders, waiting for readers and
+    /// other changes to end.
+    pub(crate) fn exclusive(lake: &Path) -> Result<LakeLock, LakeError> {
+        let dir = lake.join(STAGING_DIR);
+        fs::create_dir_all(&dir).map_err(io_error(&dir))?;
+        let path = lock_path(lake);
+        let file = open_lock_file(&path).map_err(io_error(&path))?;
+        file.lock().map_err(io_error(&path))?;
+        Ok(LakeLock { _file: file })
+    }
+
+    /// The lock to read the lake: shared, after finishing what killed
+    /// runs left half-way when no one else holds the lock (a lake this
+    /// user cannot write is read as it is, unlocked: no one changes it).
+    pub fn for_reading(lake: &Path) -> Option<LakeLock> {
+        let path = lock_path(lake);
+        let Ok(file) = open_lock_file(&path).or_else(|_| File::open(&path)) else {
+            return None;
+        };
+        match file.try_lock() {
+            Ok(()) => {
+                let held = LakeLock { _file: file };
+                // Best effort: a reader that cannot finish a commit reads
+                // the lake's committed imports as they are.
+                let _ = super::commit::recover_held(lake, &held);
+                held._file.lock_shared().ok()?;
+                Some(held)
+            }
+            Err(TryLockError::WouldBlock) => {
+                file.lock_shared().ok()?;
+                Some(LakeLock { _file: file })
+            }
+            Err(TryLockError::Error(_)) => None,
+        }
+    }
+}
