@@ -377,6 +377,7 @@ fn move_partitions(
 /// For the crash tests only: `PGNLAKE_LAKE_CRASH_AFTER=N` aborts the
 /// process (as kill -9 would stop it: no cleanup at all) after the Nth
 /// step of a commit or a removal.
+#[derive(Debug)]
 pub(super) struct CrashPoint(pub(super) Option<u32>);
 
 impl CrashPoint {

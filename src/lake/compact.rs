@@ -243,6 +243,7 @@ pub struct Compaction {
     commits: Vec<Vec<Option<String>>>,
     /// Each statistics table's inputs (linked into the work folder).
     inputs: Vec<(&'static Table, Vec<PathBuf>)>,
+    steps: CrashPoint,
 }
 
 impl Compaction {
@@ -293,6 +294,10 @@ impl Compaction {
             }
             inputs.push((table, files));
         }
+        drop(lake_lock);
+        // A kill from here to the swap's `COMMIT` leaves the lake as it was.
+        let mut steps = CrashPoint::from_env();
+        steps.step();
         Ok(Compaction {
             lake: lake.to_path_buf(),
             work,
@@ -301,6 +306,7 @@ impl Compaction {
             imports,
             commits,
             inputs,
+            steps,
         })
     }
 
@@ -326,12 +332,12 @@ impl Compaction {
     /// Swaps the summed tables in: each statistics table's folder becomes
     /// the compacted partition plus the imports added since the snapshot.
     /// Refused if an import compacted here was removed or replaced since.
-    pub fn install(self) -> Result<(), LakeError> {
-        let lake = &self.lake;
+    pub fn install(mut self) -> Result<(), LakeError> {
+        let lake = &self.lake.clone();
         let lock = LakeLock::exclusive(lake)?;
         recover_held(lake, &lock)?;
         self.check_unchanged()?;
-        let mut steps = CrashPoint::from_env();
+        let steps = &mut self.steps;
         let archive = lake.join(ARCHIVE_DIR);
         let mut plan = Vec::new();
         for table in aggregate_tables() {
@@ -356,7 +362,7 @@ impl Compaction {
         let mut covered = self.covered_before.clone();
         covered.extend(self.imports.iter().cloned());
         covered.sort();
-        swap_tables(lake, plan, &covered, &mut steps)?;
+        swap_tables(lake, plan, &covered, steps)?;
         fs::remove_dir_all(&self.work).map_err(io_error(&self.work))
     }
 

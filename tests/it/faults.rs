@@ -367,7 +367,7 @@ fn a_full_disk_during_an_import_into_a_lake_leaves_the_lake_as_it_was() {
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(listed.status.success(), "{}", stderr(&listed));
-    assert_eq!(listing(&lake.join("_staging")), Vec::<String>::new());
+    assert_eq!(crate::lake::staging_left(&lake), Vec::<String>::new());
     assert!(!lake.join("games/import=b").exists());
 }
 

@@ -130,7 +130,31 @@ fn assert_lake_reads_as_one_import(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, 
     args.extend(inputs.iter().map(String::as_str));
     args.extend(["--moves", "--quiet"]);
     ok(pgnlake(&args));
+    assert_reads_alike(&lake, &one);
+    // And after the lake's statistics are compacted into one partition.
+    compact(&lake);
+    assert_reads_alike(&lake, &one);
+    (lake, one)
+}
 
+/// `pgnlake lake LAKE --compact`, checked: every statistics table has the
+/// compacted partition alone, games per import as before.
+fn compact(lake: &Path) {
+    let games_before = common::listing(&lake.join("games"));
+    ok(pgnlake(&["lake", &text(lake), "--compact"]));
+    compact_layout_checked(lake);
+    assert_eq!(common::listing(&lake.join("games")), games_before);
+}
+
+fn is_aggregate(table: &Table) -> bool {
+    table.columns.iter().any(|c| c.merge == Merge::Key)
+}
+
+/// A lake and one import's folder read alike: every aggregate table
+/// summed by key; games and rejects row by row apart from `import` and
+/// `game_id`; `explore`'s answers.
+fn assert_reads_alike(lake: &Path, one: &Path) {
+    let (lake_text, one_text) = (text(lake), text(one));
     // Every aggregate table, summed by key, is the same.
     for table in [
         &schema::openings::TABLE,
@@ -140,20 +164,20 @@ fn assert_lake_reads_as_one_import(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, 
         &schema::endgames::TABLE,
     ] {
         let sql = summed_by_key(table);
-        let (ours, theirs) = (query_rows(&lake, &sql), query_rows(&one, &sql));
+        let (ours, theirs) = (query_rows(lake, &sql), query_rows(one, &sql));
         assert!(!ours.is_empty(), "{}", table.name);
         assert_eq!(ours, theirs, "{}", table.name);
     }
     // `openings.ply` is the position's earliest ply over all its moves:
     // in a lake, the least over the position's rows of every import.
     let earliest = "SELECT position_key, MIN(ply) AS ply FROM openings GROUP BY position_key ORDER BY position_key";
-    assert_eq!(query_rows(&lake, earliest), query_rows(&one, earliest));
+    assert_eq!(query_rows(lake, earliest), query_rows(one, earliest));
     // Games and rejects are the same rows apart from import and game_id.
     for table in [&schema::games::TABLE, &schema::rejects::TABLE] {
         let sql = rows_by_place(table);
         assert_eq!(
-            query_rows(&lake, &sql),
-            query_rows(&one, &sql),
+            query_rows(lake, &sql),
+            query_rows(one, &sql),
             "{}",
             table.name
         );
@@ -175,7 +199,6 @@ fn assert_lake_reads_as_one_import(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, 
         };
         assert_eq!(explore(&lake_text), explore(&one_text), "{extra:?}");
     }
-    (lake, one)
 }
 
 #[test]
@@ -293,10 +316,7 @@ fn names_are_checked_and_an_existing_import_is_replaced_only_when_asked() {
         format!("pgnlake: {lake_text}: no import named month-1")
     );
     // Nothing is left in the staging folder.
-    assert_eq!(
-        common::listing(&lake.join("_staging")),
-        Vec::<String>::new()
-    );
+    assert_eq!(staging_left(&lake), Vec::<String>::new());
 }
 
 #[test]
@@ -306,12 +326,21 @@ fn outside_engines_read_the_lake_through_hive_partitions() {
     for name in ["openings.pgn", "results.pgn"] {
         ok(import_into(&lake, name, &[]));
     }
+    assert_outside_engines_agree(&lake, 4);
+    // Compacted: the tree in one partition, the games per import.
+    compact(&lake);
+    assert_outside_engines_agree(&lake, 3);
+}
+
+/// DuckDB, pyarrow and Spark see the lake's rows per import as pgnlake
+/// does (games and the opening tree: `rows` lines in all).
+fn assert_outside_engines_agree(lake: &Path, rows: usize) {
     let ours: Vec<String> = ["games", "openings"]
         .iter()
         .flat_map(|table| {
             let sum = if *table == "games" { "plies" } else { "games" };
             query_rows(
-                &lake,
+                lake,
                 &format!(
                     "SELECT '{table}' AS t, import, COUNT(*) AS n, SUM({sum}) AS s FROM {table} GROUP BY import ORDER BY import"
                 ),
@@ -319,11 +348,10 @@ fn outside_engines_read_the_lake_through_hive_partitions() {
         })
         .map(|row| row.replace(" | ", "\t"))
         .collect();
-    assert_eq!(ours.len(), 4, "{ours:?}");
-    let lake_arg: PathBuf = lake.clone();
-    for engine in ["duckdb", "pyarrow", "spark"] {
+    assert_eq!(ours.len(), rows, "{ours:?}");
+    for engine in ["duckdb", "polars", "pyarrow", "spark"] {
         let theirs: Vec<String> =
-            run_oracle("lake_readers.py", &[lake_arg.as_os_str(), engine.as_ref()])
+            run_oracle("lake_readers.py", &[lake.as_os_str(), engine.as_ref()])
                 .into_iter()
                 .map(|line| {
                     line.split_once('\t')
@@ -358,7 +386,39 @@ fn lake_of(dir: &Path, imports: &[(&str, &str)]) -> PathBuf {
 }
 
 #[test]
-fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_after() {
+fn readers_during_a_compaction_read_the_lake_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake_of(
+        dir.path(),
+        &[
+            ("a", "openings.pgn"),
+            ("b", "results.pgn"),
+            ("c", "lichess-2025-05-30games.pgn"),
+        ],
+    );
+    let lake_text = text(&lake);
+    let explore = || ok(pgnlake(&["explore", "--data", &lake_text, "e4"]));
+    let expected = explore();
+    std::thread::scope(|scope| {
+        let readers: Vec<_> = (0..8).map(|_| scope.spawn(explore)).collect();
+        ok(pgnlake(&["lake", &lake_text, "--compact"]));
+        for reader in readers {
+            assert_eq!(reader.join().unwrap(), expected);
+        }
+    });
+    compact_layout_checked(&lake);
+    assert_eq!(explore(), expected);
+}
+
+/// `_staging/` of a lake: empty but for the lake's lock file.
+pub(crate) fn staging_left(lake: &Path) -> Vec<String> {
+    let mut left = common::listing(&lake.join("_staging"));
+    left.retain(|name| name != ".lake.lock");
+    left
+}
+
+#[test]
+fn a_run_killed_at_any_step_of_a_commit_removal_or_compaction_leaves_the_lake_before_or_after() {
     use std::os::unix::process::ExitStatusExt;
     let dir = tempfile::tempdir().unwrap();
     let only_a = lake_state(&lake_of(&dir.path().join("1"), &[("a", "openings.pgn")]));
@@ -367,36 +427,76 @@ fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_aft
         &[("a", "openings.pgn"), ("b", "results.pgn")],
     ));
     let a_replaced = lake_state(&lake_of(&dir.path().join("3"), &[("a", "results.pgn")]));
-    // (what runs, the lake it runs on), the command, the state before and
-    // the state after.
-    type Run = (&'static str, &'static [(&'static str, &'static str)]);
+    let a_and_c = lake_state(&lake_of(
+        &dir.path().join("4"),
+        &[("a", "openings.pgn"), ("c", "edge-cases.pgn")],
+    ));
+    const A_B_AND_C: &[(&str, &str)] = &[
+        ("a", "openings.pgn"),
+        ("b", "results.pgn"),
+        ("c", "edge-cases.pgn"),
+    ];
+    let all_three = lake_state(&lake_of(&dir.path().join("5"), A_B_AND_C));
+    // (what runs, the lake it runs on, compacted first?), the command, the
+    // state before and the state after.
+    type Run = (&'static str, &'static [(&'static str, &'static str)], bool);
     type Scenario<'a> = (Run, &'a [&'a str], &'a Vec<String>, &'a Vec<String>);
-    let scenarios: [Scenario; 3] = [
+    let scenarios: [Scenario; 6] = [
         (
-            ("add b", &[("a", "openings.pgn")]),
+            ("add b", &[("a", "openings.pgn")], false),
             &["import", "results.pgn", "b", ""],
             &only_a,
             &a_and_b,
         ),
         (
-            ("replace a", &[("a", "openings.pgn")]),
+            ("replace a", &[("a", "openings.pgn")], false),
             &["import", "results.pgn", "a", "--replace"],
             &only_a,
             &a_replaced,
         ),
         (
-            ("remove b", &[("a", "openings.pgn"), ("b", "results.pgn")]),
+            (
+                "remove b",
+                &[("a", "openings.pgn"), ("b", "results.pgn")],
+                false,
+            ),
             &["remove", "", "b", ""],
             &a_and_b,
             &only_a,
         ),
+        (
+            (
+                "compact",
+                &[("a", "openings.pgn"), ("b", "results.pgn")],
+                false,
+            ),
+            &["compact", "", "", ""],
+            &a_and_b,
+            &a_and_b,
+        ),
+        (
+            ("remove compacted b", A_B_AND_C, true),
+            &["remove", "", "b", ""],
+            &all_three,
+            &a_and_c,
+        ),
+        (
+            ("replace compacted a", &[("a", "openings.pgn")], true),
+            &["import", "results.pgn", "a", "--replace"],
+            &only_a,
+            &a_replaced,
+        ),
     ];
-    for ((what, imports), command, before, after) in scenarios {
+    for ((what, imports, compacted), command, before, after) in scenarios {
         let mut crashed = 0;
+        let mut seen_after = false;
         for step in 1.. {
             let root = dir.path().join(format!("{what}-{step}"));
             let lake = lake_of(&root, imports);
             let lake_text = text(&lake);
+            if compacted {
+                compact(&lake);
+            }
             let mut args: Vec<String> = match command[0] {
                 "import" => vec![
                     "import".into(),
@@ -408,6 +508,7 @@ fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_aft
                     "--moves".into(),
                     "--quiet".into(),
                 ],
+                "compact" => vec!["lake".into(), lake_text.clone(), "--compact".into()],
                 _ => vec![
                     "lake".into(),
                     lake_text.clone(),
@@ -427,29 +528,44 @@ fn a_run_killed_at_any_step_of_a_commit_or_removal_leaves_the_lake_before_or_aft
             if !killed {
                 assert!(output.status.success(), "{what} {step}: {output:?}");
             }
-            // The first read sees the lake whole: before or after.
+            // The first read sees the lake whole: before or after, and
+            // after once a step has made it so.
             let seen = lake_state(&lake);
-            let expected = if what != "remove b" && killed && step == 1 {
-                before
+            if seen_after || !killed {
+                assert_eq!(&seen, after, "{what}, killed after step {step}");
             } else {
-                after
-            };
-            assert_eq!(&seen, expected, "{what}, killed after step {step}");
+                assert!(
+                    &seen == before || &seen == after,
+                    "{what}, killed after step {step}: {seen:#?}"
+                );
+            }
+            seen_after = &seen == after;
             // And every lake command leaves nothing behind.
             ok(pgnlake(&["lake", &lake_text]));
-            assert_eq!(
-                common::listing(&lake.join("_staging")),
-                Vec::<String>::new(),
-                "{what} {step}"
-            );
-            assert_eq!(&lake_state(&lake), expected, "{what} {step}");
+            assert_eq!(staging_left(&lake), Vec::<String>::new(), "{what} {step}");
+            assert_eq!(&lake_state(&lake), &seen, "{what} {step}");
             if !killed {
+                if command[0] == "compact" {
+                    compact_layout_checked(&lake);
+                }
                 break;
             }
             crashed += 1;
         }
         // Every table's folder, the summary and the staging were steps.
         assert!(crashed >= 8, "{what}: {crashed}");
+    }
+}
+
+/// A compacted lake's statistics tables: the compacted partition alone.
+fn compact_layout_checked(lake: &Path) {
+    for table in schema::TABLES.iter().filter(|t| is_aggregate(t)) {
+        assert_eq!(
+            common::listing(&lake.join(table.name)),
+            ["_layout", "import=_compacted"],
+            "{}",
+            table.name
+        );
     }
 }
 

@@ -2,7 +2,7 @@
 
 Usage:
   lake_readers.py LAKE ENGINE...
-      ENGINE: duckdb, pyarrow or spark. For each engine, reads the lake's
+      ENGINE: duckdb, polars, pyarrow or spark. For each engine, reads the lake's
       `games` and `openings` tables through Hive partitioning (the folders
       `import=NAME`) and prints one line per (engine, table, import):
       `ENGINE<TAB>TABLE<TAB>IMPORT<TAB>ROWS<TAB>SUM`, where SUM is the sum of
@@ -25,6 +25,22 @@ def duckdb_rows(lake):
             "GROUP BY import ORDER BY import"
         ).fetchall()
         for name, count, total in rows:
+            yield table, name, count, total
+
+
+def polars_rows(lake):
+    import polars as pl
+
+    for table, column in TABLES.items():
+        glob = str(pathlib.Path(lake) / table / "*" / "*.parquet")
+        frame = (
+            pl.scan_parquet(glob, hive_partitioning=True)
+            .group_by("import")
+            .agg(pl.len(), pl.col(column).sum())
+            .sort("import")
+            .collect()
+        )
+        for name, count, total in frame.iter_rows():
             yield table, name, count, total
 
 
@@ -59,7 +75,12 @@ def spark_rows(lake):
     spark.stop()
 
 
-READERS = {"duckdb": duckdb_rows, "pyarrow": pyarrow_rows, "spark": spark_rows}
+READERS = {
+    "duckdb": duckdb_rows,
+    "polars": polars_rows,
+    "pyarrow": pyarrow_rows,
+    "spark": spark_rows,
+}
 
 
 def main():
