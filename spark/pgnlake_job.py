@@ -1,7 +1,8 @@
 """pgnlake on Apache Spark: one archive imported as N shards, merged with Spark SQL.
 
     spark-submit [--master ...] [--files /path/to/pgnlake] spark/pgnlake_job.py \
-        --out OUT [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
+        (--out OUT | --into LAKE --name NAME [--replace] [--out OUT]) \
+        [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
         [--opening-min-games N] [--opening-plies N] [--opening-period P] \
         [--piece-values V] [--moves] \
         INPUT...
@@ -24,6 +25,11 @@ replaces its own shard only). The driver then merges with Spark SQL:
 The final tables are Parquet folders OUT/TABLE/ (part files in order) with
 the schema `pgnlake import` writes; they equal `pgnlake merge` of the shards
 and a single-machine import of the same inputs (CI checks it).
+
+With --into LAKE --name NAME the result becomes the import NAME of a lake
+(docs/lake.md): the driver runs `pgnlake lake LAKE --add OUT --name NAME`,
+which commits it atomically as `import --into` does; OUT defaults to a
+folder inside the lake, removed once added (an --out given is kept).
 
 INPUT paths must be readable at the same path on every executor (a shared
 file system, or an object store mounted as one); they are written to the
@@ -89,7 +95,11 @@ DRAW_REASONS = [
 def parse_args(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("inputs", nargs="+", help="PGN files or folders (as executors see them)")
-    parser.add_argument("--out", required=True, help="output folder (shared by driver and executors)")
+    parser.add_argument("--out", help="output folder (shared by driver and executors)")
+    parser.add_argument("--into", help="add the result to this lake as the import --name")
+    parser.add_argument("--name", help="the import's name in the lake (with --into)")
+    parser.add_argument("--replace", action="store_true",
+                        help="replace the lake's import of the same name (with --into)")
     parser.add_argument("--pgnlake", default="pgnlake",
                         help="the binary: a path on the executors, or the name of a file shipped "
                              "with --files (default: pgnlake)")
@@ -105,7 +115,14 @@ def parse_args(argv=None):
     parser.add_argument("--memory-limit", help="per shard, as pgnlake import takes it")
     parser.add_argument("--threads", type=int, help="pgnlake threads per task (default: spark.task.cpus)")
     parser.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    if args.into is None and args.out is None:
+        parser.error("give --out OUT or --into LAKE --name NAME")
+    if (args.into is None) != (args.name is None):
+        parser.error("--into and --name go together")
+    if args.replace and args.into is None:
+        parser.error("--replace needs --into")
+    return args
 
 
 def input_bytes(paths):
@@ -389,7 +406,10 @@ def main(argv=None):
     # `utc_timestamp` as pgnlake writes it: Parquet TIMESTAMP(MILLIS, UTC),
     # not Spark's default INT96.
     spark.conf.set("spark.sql.parquet.outputTimestampType", "TIMESTAMP_MILLIS")
-    out = os.path.abspath(args.out)
+    # Into a lake without --out: written inside the lake (a hidden folder,
+    # the same file system: the lake hard-links it), removed once added.
+    scratch = args.out is None
+    out = os.path.abspath(args.out or os.path.join(args.into, f"_spark-{uuid.uuid4().hex}"))
     shards_dir = os.path.join(out, "_shards")
     count = args.shards or max(1, -(-input_bytes(args.inputs) // args.shard_bytes))
     import_args = []
@@ -423,6 +443,21 @@ def main(argv=None):
     print(f"pgnlake on Spark: {count} shards, games read {summary['games_read']} = accepted "
           f"{summary['accepted']} + rejected {summary['rejected']}")
     spark.stop()
+    if args.into is not None:
+        add_to_lake(args, out, scratch)
+
+
+def add_to_lake(args, out, scratch):
+    """The merged result committed into the lake by pgnlake itself."""
+    command = [binary(args.pgnlake), "lake", args.into, "--add", out, "--name", args.name]
+    if args.replace:
+        command.append("--replace")
+    done = subprocess.run(command, check=False)
+    if done.returncode != 0:
+        raise SystemExit(done.returncode)
+    if scratch:
+        shutil.rmtree(out, ignore_errors=True)
+    print(f"pgnlake on Spark: added to {args.into} as import {args.name}")
 
 
 if __name__ == "__main__":

@@ -43,19 +43,35 @@ pub enum Command {
     /// Print the tables' columns: name, type, nulls, how shards add up, meaning.
     #[command(after_help = "More: docs/guide.md#schema")]
     Schema(SchemaArgs),
-    /// List the imports of a lake (import --into), remove one, or compact it.
+    /// List the imports of a lake (import --into), add, remove or compact them.
     #[command(after_help = "More: docs/guide.md#lake")]
     Lake(LakeArgs),
 }
 
-/// `pgnlake lake LAKE [--remove NAME | --compact]`.
+/// `pgnlake lake LAKE [--remove NAME | --compact | --add DIR --name NAME]`.
 #[derive(Debug, Args)]
 pub struct LakeArgs {
     /// The lake (a folder written by import --into).
     pub lake: PathBuf,
     /// Remove this import from the lake.
-    #[arg(long, value_name = "NAME", conflicts_with = "compact")]
+    #[arg(long, value_name = "NAME", conflicts_with_all = ["compact", "add"])]
     pub remove: Option<String>,
+    /// Add a finished import's folder (import --out, merge --out, or the
+    /// Spark job's output) to the lake as the import --name; the folder is
+    /// left as it is.
+    #[arg(
+        long,
+        value_name = "DIR",
+        requires = "name",
+        conflicts_with = "compact"
+    )]
+    pub add: Option<PathBuf>,
+    /// The name of the import --add adds.
+    #[arg(long, value_name = "NAME", requires = "add")]
+    pub name: Option<String>,
+    /// Replace the lake's import of the same name (--add).
+    #[arg(long, requires = "add")]
+    pub replace: bool,
     /// Sum the statistics tables of all imports into one partition
     /// (`import=_compacted`), so that reading stays fast; games, rejects
     /// and moves stay per import.

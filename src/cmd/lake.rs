@@ -1,11 +1,16 @@
-//! `pgnlake lake`: lists a lake's imports, removes one, or compacts them.
+//! `pgnlake lake`: lists a lake's imports, adds, removes or compacts them.
 
 use crate::cli::LakeArgs;
 use crate::cmd::ExitStatus;
 use crate::error::Error;
-use crate::lake;
+use crate::lake::{self, Compatibility, LakeImport};
+use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
+    if let (Some(dir), Some(name)) = (&args.add, &args.name) {
+        add(&args.lake, dir, name, args.replace)?;
+        return Ok(ExitStatus::Success);
+    }
     if !lake::is_lake(&args.lake) {
         return Err(Error::Usage(format!(
             "{}: not a lake (no {}/ folder; import --into creates one)",
@@ -57,6 +62,44 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     }
     crate::cmd::print_stdout(&out)?;
     Ok(ExitStatus::Success)
+}
+
+/// `--add DIR --name NAME`: a finished import's folder committed into the
+/// lake (created if missing) as an import would be.
+fn add(
+    lake: &std::path::Path,
+    dir: &std::path::Path,
+    name: &str,
+    replace: bool,
+) -> Result<(), Error> {
+    lake::check_name(name).map_err(Error::Usage)?;
+    let path = dir.join(SUMMARY_FILE);
+    let summary = Summary::read(&path).map_err(|e| match e {
+        e if e.is_missing() => Error::Usage(format!(
+            "{}: cannot read (no such file): not an import's folder",
+            path.display()
+        )),
+        e => Error::Summary(e),
+    })?;
+    let games = &crate::sink::schema::games::TABLE;
+    let has_games = dir.join(games.file_name()).is_file()
+        || !lake::part_files(&dir.join(games.name)).is_empty();
+    if !has_games {
+        return Err(Error::Usage(format!(
+            "{}: no games table (games.parquet or games/): not an import's folder",
+            dir.display()
+        )));
+    }
+    if summary.shard.is_some() {
+        return Err(Error::Usage(format!(
+            "{}: one shard of an import; merge the shards (merge --into LAKE) instead",
+            dir.display()
+        )));
+    }
+    let import = LakeImport::begin(lake, name, replace, &Compatibility::of(&summary))?;
+    import.stage_folder(dir)?;
+    import.commit()?;
+    Ok(())
 }
 
 /// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.

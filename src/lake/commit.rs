@@ -110,6 +110,33 @@ impl LakeImport {
         &self.staging
     }
 
+    /// Stages a finished import's folder `dir` (its summary and tables:
+    /// pgnlake's `TABLE.parquet` files, or `TABLE/` folders of part files
+    /// as the Spark job writes them), hard-linked where the file system
+    /// allows it, else copied: `dir` is left as it is.
+    pub fn stage_folder(&self, dir: &Path) -> Result<(), LakeError> {
+        fs::create_dir_all(&self.staging).map_err(io_error(&self.staging))?;
+        let summary = dir.join(SUMMARY_FILE);
+        let staged = self.staging.join(SUMMARY_FILE);
+        fs::copy(&summary, &staged).map_err(io_error(&summary))?;
+        for table in schema::TABLES {
+            for (file, name) in staged_files(dir, table) {
+                let to = match file.parent() == Some(dir) {
+                    true => self.staging.join(table.file_name()),
+                    false => {
+                        let folder = self.staging.join(table.name);
+                        fs::create_dir_all(&folder).map_err(io_error(&folder))?;
+                        folder.join(&name)
+                    }
+                };
+                if fs::hard_link(&file, &to).is_err() {
+                    fs::copy(&file, &to).map_err(io_error(&file))?;
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// Moves the finished import into the lake (see the module's steps).
     /// Partitions of tables this import did not write (`moves` without
     /// `--moves`) are removed on `--replace`.
@@ -132,13 +159,16 @@ impl LakeImport {
         let id = commit_id();
         let parts = self.staging.join(PARTS_DIR);
         for table in schema::TABLES {
-            let written = self.staging.join(table.file_name());
-            if written.is_file() {
-                let part = parts.join(table.name);
-                fs::create_dir_all(&part).map_err(io_error(&part))?;
-                fs::rename(&written, part.join(super::PART_FILE)).map_err(io_error(&written))?;
-                write_synced(&part.join(COMMIT_ID_FILE), &id)?;
+            let files = staged_files(&self.staging, table);
+            if files.is_empty() {
+                continue;
             }
+            let part = parts.join(table.name);
+            fs::create_dir_all(&part).map_err(io_error(&part))?;
+            for (file, name) in files {
+                fs::rename(&file, part.join(name)).map_err(io_error(&file))?;
+            }
+            write_synced(&part.join(COMMIT_ID_FILE), &id)?;
         }
         steps.step();
         write_synced(&self.staging.join(COMMIT_FILE), &id)?;
@@ -147,6 +177,20 @@ impl LakeImport {
         drop(self.lock);
         Ok(())
     }
+}
+
+/// The files of `table` in an import's folder, with their names in the
+/// partition: `TABLE.parquet` as `part-0.parquet` (pgnlake's import), or
+/// the part files of a folder `TABLE/` (the Spark job's output).
+fn staged_files(dir: &Path, table: &schema::Table) -> Vec<(PathBuf, std::ffi::OsString)> {
+    let file = dir.join(table.file_name());
+    if file.is_file() {
+        return vec![(file, super::PART_FILE.into())];
+    }
+    super::part_files(&dir.join(table.name))
+        .into_iter()
+        .filter_map(|p| Some((p.clone(), p.file_name()?.to_owned())))
+        .collect()
 }
 
 /// A commit's id: unique enough to tell this commit's partition folders

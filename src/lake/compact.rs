@@ -279,8 +279,7 @@ impl Compaction {
             let names = std::iter::once(COMPACTED).chain(imports.iter().map(String::as_str));
             let mut files = Vec::new();
             for name in names {
-                let from = super::partition_dir(lake, table, name).join(PART_FILE);
-                if from.is_file() {
+                for from in super::table_files(lake, table, name) {
                     let link = work
                         .join("inputs")
                         .join(table.name)

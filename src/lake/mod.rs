@@ -121,11 +121,32 @@ fn partition_dir(lake: &Path, table: &Table, name: &str) -> PathBuf {
         .join(format!("{PARTITION_COLUMN}={name}"))
 }
 
-/// The data file of `table` in the committed import `name`, if it has one
-/// (`moves` only with `--moves`).
-pub fn table_file(lake: &Path, table: &Table, name: &str) -> Option<PathBuf> {
-    let file = partition_dir(lake, table, name).join(PART_FILE);
-    file.is_file().then_some(file)
+/// The data files of `table` in the import `name`, in name order: the
+/// one `part-0.parquet` pgnlake writes, or the part files of a folder
+/// another engine wrote (`lake --add` of the Spark job's output). Empty
+/// when the import has no such table (`moves` only with `--moves`).
+pub fn table_files(lake: &Path, table: &Table, name: &str) -> Vec<PathBuf> {
+    part_files(&partition_dir(lake, table, name))
+}
+
+/// The Parquet files of a folder, in name order; hidden files (`.`, `_`)
+/// are not data, as for every Hive reader.
+pub fn part_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            !name.starts_with(['.', '_']) && name.ends_with(".parquet")
+        })
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    files.sort();
+    files
 }
 
 /// A table's data files: (import name, file), in name order.
@@ -141,9 +162,10 @@ pub fn import_files(lake: &Path, table: &Table, names: &[String]) -> ImportFiles
         .into_iter();
     compacted
         .chain(names.iter().cloned())
-        .filter_map(|name| {
-            let file = table_file(lake, table, &name)?;
-            Some((name, file))
+        .flat_map(|name| {
+            table_files(lake, table, &name)
+                .into_iter()
+                .map(move |file| (name.clone(), file))
         })
         .collect()
 }
@@ -152,7 +174,7 @@ pub fn import_files(lake: &Path, table: &Table, names: &[String]) -> ImportFiles
 pub fn partition_bytes(lake: &Path, name: &str) -> u64 {
     schema::TABLES
         .iter()
-        .filter_map(|table| table_file(lake, table, name))
+        .flat_map(|table| table_files(lake, table, name))
         .filter_map(|file| fs::metadata(file).ok())
         .map(|m| m.len())
         .sum()

@@ -13,14 +13,14 @@ use pgnlake::sink::schema::{self, Merge, Table};
 
 const INPUTS: [&str; 3] = ["lichess-2025-05-30games.pgn", "openings.pgn", "results.pgn"];
 
-fn pgnlake(args: &[&str]) -> Output {
+pub(crate) fn pgnlake(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgnlake"))
         .args(args)
         .output()
         .unwrap_or_else(|e| panic!("pgnlake: {e}"))
 }
 
-fn ok(output: Output) -> String {
+pub(crate) fn ok(output: Output) -> String {
     common::stdout_of(&output)
 }
 
@@ -135,6 +135,15 @@ fn assert_lake_reads_as_one_import(dir: &Path, inputs: &[PathBuf]) -> (PathBuf, 
     compact(&lake);
     assert_reads_alike(&lake, &one);
     (lake, one)
+}
+
+/// Two lakes read alike (see [`assert_reads_alike`]), by pgnlake and by
+/// DuckDB, polars, pyarrow and Spark.
+pub(crate) fn assert_lakes_alike(lake: &Path, other: &Path) {
+    assert_reads_alike(lake, other);
+    let games =
+        "SELECT import, COUNT(*) AS n, SUM(plies) AS s FROM games GROUP BY import ORDER BY import";
+    assert_eq!(query_rows(lake, games), query_rows(other, games));
 }
 
 /// `pgnlake lake LAKE --compact`, checked: every statistics table has the
@@ -365,7 +374,7 @@ fn assert_outside_engines_agree(lake: &Path, rows: usize) {
 
 /// What readers see of a lake: games per import, and the opening tree and
 /// the results summed over its imports.
-fn lake_state(lake: &Path) -> Vec<String> {
+pub(crate) fn lake_state(lake: &Path) -> Vec<String> {
     let mut state = query_rows(
         lake,
         "SELECT import, COUNT(*) AS n FROM games GROUP BY import ORDER BY import",
@@ -383,6 +392,71 @@ fn lake_of(dir: &Path, imports: &[(&str, &str)]) -> PathBuf {
         ok(import_into(&lake, file, &["--name", name]));
     }
     lake
+}
+
+#[test]
+fn a_finished_import_folder_is_added_as_an_import_and_left_as_it_was() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("folder");
+    let folder_text = text(&folder);
+    ok(pgnlake(&[
+        "import",
+        &input("openings.pgn"),
+        "--out",
+        &folder_text,
+        "--moves",
+        "--quiet",
+    ]));
+    let before = common::listing(&folder);
+    let lake = dir.path().join("lake");
+    let lake_text = text(&lake);
+    let add = |extra: &[&str]| {
+        let mut args = vec!["lake", &lake_text, "--add", &folder_text];
+        args.extend_from_slice(extra);
+        pgnlake(&args)
+    };
+    assert_eq!(ok(add(&["--name", "a"])), "");
+    assert_eq!(common::listing(&folder), before);
+    let direct = lake_of(&dir.path().join("direct"), &[("a", "openings.pgn")]);
+    assert_eq!(lake_state(&lake), lake_state(&direct));
+    // As an import: a name taken is refused without --replace.
+    assert!(error(add(&["--name", "a"])).contains("import a exists"));
+    ok(add(&["--name", "a", "--replace"]));
+    assert_eq!(lake_state(&lake), lake_state(&direct));
+    // Not an import's folder, or one shard of one: one line, exit 2.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let not_import = common::usage_error(&pgnlake(&[
+        "lake",
+        &lake_text,
+        "--add",
+        &text(&empty),
+        "--name",
+        "b",
+    ]));
+    assert!(
+        not_import.ends_with("not an import's folder"),
+        "{not_import}"
+    );
+    let shard = dir.path().join("shard");
+    ok(pgnlake(&[
+        "import",
+        &input("openings.pgn"),
+        "--out",
+        &text(&shard),
+        "--shard",
+        "1/2",
+        "--quiet",
+    ]));
+    let one_shard = common::usage_error(&pgnlake(&[
+        "lake",
+        &lake_text,
+        "--add",
+        &text(&shard),
+        "--name",
+        "b",
+    ]));
+    assert!(one_shard.contains("merge the shards"), "{one_shard}");
 }
 
 #[test]

@@ -27,7 +27,9 @@ fn inputs() -> Vec<PathBuf> {
     inputs
 }
 
-fn run_job(inputs: &[PathBuf], out: &Path, shards: u32) {
+/// Runs the job on `inputs` into `out`, and with it into the lake `lake`
+/// as the import `spark`.
+fn run_job(inputs: &[PathBuf], out: &Path, lake: &Path, shards: u32) {
     let job = Path::new(env!("CARGO_MANIFEST_DIR")).join("spark/pgnlake_job.py");
     let output = Command::new(python())
         .arg(job)
@@ -39,6 +41,9 @@ fn run_job(inputs: &[PathBuf], out: &Path, shards: u32) {
         ])
         .args(["--moves", "--shards", &shards.to_string(), "--out"])
         .arg(out)
+        .arg("--into")
+        .arg(lake)
+        .args(["--name", "spark"])
         .args(inputs)
         // Local mode on loopback: no host name to look up.
         .env("SPARK_LOCAL_IP", "127.0.0.1")
@@ -62,7 +67,8 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
     let single = import_moves(&inputs, 2);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("spark");
-    run_job(&inputs, &out, 4);
+    let lake = dir.path().join("lake");
+    run_job(&inputs, &out, &lake, 4);
 
     let statements = portable_statements();
     let file = statements_file(dir.path(), &statements);
@@ -105,4 +111,27 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
     assert_eq!(theirs["merged_shards"], 4);
 
     assert_same_answers("Spark SQL", single.dir.path(), &statements, &spark["sql"]);
+
+    // The job's result, a partition of Spark's part files, reads in a lake
+    // as the single import added to a lake, before and after compaction.
+    let single_lake = dir.path().join("single-lake");
+    let lake_cmd = |args: &[&str]| crate::lake::ok(crate::lake::pgnlake(args));
+    let added = lake_cmd(&[
+        "lake",
+        &single_lake.to_string_lossy(),
+        "--add",
+        &single.dir.path().to_string_lossy(),
+        "--name",
+        "spark",
+    ]);
+    assert_eq!(added, "");
+    assert!(
+        crate::lake::lake_state(&lake).first().map(String::as_str)
+            == Some(&format!("spark | {}", ours["accepted"]))
+    );
+    crate::lake::assert_lakes_alike(&lake, &single_lake);
+    for dir in [&lake, &single_lake] {
+        lake_cmd(&["lake", &dir.to_string_lossy(), "--compact"]);
+    }
+    crate::lake::assert_lakes_alike(&lake, &single_lake);
 }
