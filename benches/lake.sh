@@ -3,7 +3,8 @@
 # sample data (or FILE) N times into one lake under different names
 # (default 100), then times `explore` (a position, with filters, with top
 # games) and a `query` over the union, against one import of the same
-# input, and prints the lake's size and the commit time per import.
+# input, and again after `lake --compact`; prints the lake's size, the
+# commit time per import and the compaction's time.
 #   benches/lake.sh [N] [FILE]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -35,7 +36,11 @@ timed() { # LABEL COMMAND...: the best wall time of three runs
   done
   printf '%-48s %6s s  %6d MiB\n' "$label" "$best" $((rss / 1024))
 }
-for data in one lake; do
+cp -r "$tmp/lake" "$tmp/compacted"
+/usr/bin/time -f "%e %M" -o "$tmp/time" "$bin" lake "$tmp/compacted" --compact 2> /dev/null
+read -r wall rss < "$tmp/time"
+echo "lake --compact of $imports imports: $wall s, $((rss / 1024)) MiB"
+for data in one lake compacted; do
   timed "$data: explore e4 c5" "$bin" explore --data "$tmp/$data" e4 c5
   timed "$data: explore e4 --speed blitz --rating 1600.." \
     "$bin" explore --data "$tmp/$data" e4 --speed blitz --rating 1600..

@@ -30,23 +30,26 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     }
     if args.compact {
         let compacted = crate::import::run_compact(&args.lake)?;
-        let tree = compacted.rows.get("openings.parquet").copied().unwrap_or(0);
-        eprintln!(
-            "pgnlake: {} imports compacted ({} compacted in all; opening tree {tree} rows)",
-            compacted.imports.len(),
-            lake::covered(&args.lake)?.len()
-        );
+        let all = lake::covered(&args.lake)?.len();
+        match compacted.imports.len() {
+            0 => eprintln!("pgnlake: nothing to compact ({all} imports compacted before)"),
+            n => eprintln!(
+                "pgnlake: {n} imports compacted, {all} in all; the compacted opening tree has {} rows",
+                compacted.rows.get("openings.parquet").copied().unwrap_or(0)
+            ),
+        }
         return Ok(ExitStatus::Success);
     }
     lake::recover(&args.lake)?;
     let partitions = lake::partitions(&args.lake)?;
+    let covered = lake::covered(&args.lake)?;
     let mut out = String::from(
-        "import\tinputs\tgames\taccepted\trejected\tbytes\timported\tversion\topening_plies\topening_period\tmoves\n",
+        "import\tinputs\tgames\taccepted\trejected\tbytes\timported\tversion\topening_plies\topening_period\tmoves\tcompacted\n",
     );
     for p in &partitions {
         let s = &p.summary;
         out.push_str(&format!(
-            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\n",
             p.name,
             s.inputs.len(),
             s.games_read,
@@ -58,6 +61,7 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
             s.opening_tree.plies,
             lake::period_name(s.opening_tree.period),
             s.options.moves,
+            covered.contains(&p.name),
         ));
     }
     crate::cmd::print_stdout(&out)?;
