@@ -372,6 +372,36 @@ fn a_full_disk_during_an_import_into_a_lake_leaves_the_lake_as_it_was() {
 }
 
 #[test]
+fn a_full_disk_during_a_compaction_leaves_the_lake_as_it_was() {
+    let dir = tmp();
+    let lake = dir.path().join("lake");
+    let lake_text = path_str(&lake);
+    for (name, input) in [("a", sample("openings.pgn")), ("b", twic_or_sample())] {
+        let output = bin()
+            .args(["import", &path_str(&input), "--into", &lake_text])
+            .args(["--name", name, "-q"])
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let before = crate::lake::lake_state(&lake);
+    let output = with_file_size_limit(16, &["lake".into(), lake_text.clone(), "--compact".into()]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let message = stderr(&output);
+    assert_eq!(message.lines().count(), 1, "{message}");
+    assert!(message.contains("_staging/_compact/"), "{message}");
+    // Readers see the lake as it was; the next lake command clears the rest.
+    assert_eq!(crate::lake::lake_state(&lake), before);
+    assert_eq!(listing(&lake.join("openings")), ["import=a", "import=b"]);
+    let listed = bin()
+        .args(["lake", &lake_text])
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(listed.status.success(), "{}", stderr(&listed));
+    assert_eq!(crate::lake::staging_left(&lake), Vec::<String>::new());
+}
+
+#[test]
 fn an_output_that_cannot_be_created_is_exit_2_naming_it() {
     // The session may run as root, for whom a read-only folder is writable:
     // /proc refuses everyone.
