@@ -4,7 +4,6 @@ use crate::cli::LakeArgs;
 use crate::cmd::ExitStatus;
 use crate::error::Error;
 use crate::lake::{self, Compatibility, LakeImport};
-use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     if let (Some(dir), Some(name)) = (&args.add, &args.name) {
@@ -77,14 +76,7 @@ fn add(
     replace: bool,
 ) -> Result<(), Error> {
     lake::check_name(name).map_err(Error::Usage)?;
-    let path = dir.join(SUMMARY_FILE);
-    let summary = Summary::read(&path).map_err(|e| match e {
-        e if e.is_missing() => Error::Usage(format!(
-            "{}: cannot read (no such file): not an import's folder",
-            path.display()
-        )),
-        e => Error::Summary(e),
-    })?;
+    let summary = crate::import::read_folder_summary(dir)?;
     let games = &crate::sink::schema::games::TABLE;
     let has_games = dir.join(games.file_name()).is_file()
         || !lake::part_files(&dir.join(games.name)).is_empty();

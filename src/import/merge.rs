@@ -132,23 +132,29 @@ pub(super) fn merge_stats(
     Ok(dropped)
 }
 
+/// The summary of an import's folder `dir` (a missing one: not an
+/// import's folder).
+pub fn read_folder_summary(dir: &Path) -> Result<Summary, Error> {
+    let path = dir.join(SUMMARY_FILE);
+    Summary::read(&path).map_err(|e| match e {
+        e if e.is_missing() => Error::Usage(format!(
+            "{}: cannot read (no such file): not an import's folder",
+            path.display()
+        )),
+        e => Error::Summary(e),
+    })
+}
+
 /// Reads and checks the shards' summaries: one import split N ways, every
 /// shard there once, with the same options; sorted by shard.
 fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
     let mut shards = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        let path = dir.join(SUMMARY_FILE);
-        let summary = Summary::read(&path).map_err(|e| match e {
-            e if e.is_missing() => Error::Usage(format!(
-                "{}: cannot read (no such file): not an import's folder",
-                path.display()
-            )),
-            e => Error::Summary(e),
-        })?;
+        let summary = read_folder_summary(dir)?;
         let Some(shard) = summary.shard else {
             return Err(Error::Usage(format!(
                 "{}: not a shard (no `shard` in summary.json; import with --shard K/N)",
-                path.display()
+                dir.join(SUMMARY_FILE).display()
             )));
         };
         shards.push(ShardDir {

@@ -13,7 +13,7 @@ mod tables;
 mod worker;
 
 pub use compact::{Compacted, run_compact};
-pub use merge::{MergeOptions, run_merge};
+pub use merge::{MergeOptions, read_folder_summary, run_merge};
 pub use run::{
     DEFAULT_MEMORY_LIMIT, DEFAULT_OPENING_MIN_GAMES, DEFAULT_OPENING_PLIES, ImportOptions,
     run_import,

@@ -362,13 +362,18 @@ fn a_full_disk_during_an_import_into_a_lake_leaves_the_lake_as_it_was() {
     // Readers see the lake as it was; the next lake command clears the rest.
     assert_eq!(games(), before);
     assert_eq!(listing(&lake.join("_imports")), ["a.json"]);
+    lake_command_clears_staging(&lake);
+    assert!(!lake.join("games/import=b").exists());
+}
+
+/// The next lake command clears what a failed run left in `_staging/`.
+fn lake_command_clears_staging(lake: &Path) {
     let listed = bin()
-        .args(["lake", &lake_text])
+        .args(["lake", &path_str(lake)])
         .output()
         .unwrap_or_else(|e| panic!("{e}"));
     assert!(listed.status.success(), "{}", stderr(&listed));
-    assert_eq!(crate::lake::staging_left(&lake), Vec::<String>::new());
-    assert!(!lake.join("games/import=b").exists());
+    assert_eq!(crate::lake::staging_left(lake), Vec::<String>::new());
 }
 
 #[test]
@@ -393,12 +398,7 @@ fn a_full_disk_during_a_compaction_leaves_the_lake_as_it_was() {
     // Readers see the lake as it was; the next lake command clears the rest.
     assert_eq!(crate::lake::lake_state(&lake), before);
     assert_eq!(listing(&lake.join("openings")), ["import=a", "import=b"]);
-    let listed = bin()
-        .args(["lake", &lake_text])
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
-    assert!(listed.status.success(), "{}", stderr(&listed));
-    assert_eq!(crate::lake::staging_left(&lake), Vec::<String>::new());
+    lake_command_clears_staging(&lake);
 }
 
 #[test]
