@@ -28,6 +28,9 @@ pub enum Command {
     /// Write every accepted game back as standard PGN and set the rejected ones aside.
     #[command(after_help = "More: docs/guide.md#clean")]
     Clean(CleanArgs),
+    /// Write the games an SQL query selects as PGN, re-read from their sources.
+    #[command(after_help = "More: docs/guide.md#export")]
+    Export(ExportArgs),
     /// Run SQL over the tables of an import (polars SQL; every NAME.parquet is table NAME).
     #[command(after_help = "More: docs/guide.md#query")]
     Query(QueryArgs),
@@ -189,6 +192,35 @@ pub enum QueryFormat {
     Csv,
     Json,
     Parquet,
+}
+
+/// `pgnlake export --data DIR (FILE.sql | -e SQL) -o OUT`.
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// A file holding the selecting query (- for stdin).
+    pub file: Option<PathBuf>,
+    /// The selecting query on the command line instead of a file: any query
+    /// that returns `game_id` (and, on a lake, `import`).
+    #[arg(long, short = 'e', value_name = "SQL", allow_hyphen_values = true)]
+    pub execute: Option<String>,
+    /// The folder an import wrote, or a lake.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// Where the PGN goes (- for stdout; .zst and .gz are compressed).
+    #[arg(long, short)]
+    pub output: PathBuf,
+    /// Write the result the board proves, as `clean --fix-results`.
+    #[arg(long)]
+    pub fix_results: bool,
+    /// Read the notations `clean --repair` reads.
+    #[arg(long)]
+    pub repair: bool,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// No progress and no summary on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 #[derive(Debug, Args)]

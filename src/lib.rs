@@ -30,6 +30,8 @@ pub mod cli;
 #[cfg(feature = "tables")]
 pub mod cmd;
 pub mod error;
+#[cfg(feature = "tables")]
+pub mod export;
 pub mod fuzzing;
 #[cfg(feature = "tables")]
 pub mod import;

@@ -189,6 +189,7 @@ fn process_game(
     let declared_result = declared.result();
     let mut row = GameRow {
         place: game_place(batch, raw),
+        raw_hash: crate::pgn::bytes::raw_hash(batch.game_bytes(raw)),
         variant_name: variant,
         chess960,
         start_fen,

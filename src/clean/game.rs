@@ -151,6 +151,33 @@ pub(super) fn clean_batch(batch: &Batch, modes: Modes, losers: &Losers) -> Vec<I
     items
 }
 
+/// The games of `batch` as `clean` writes them, for `export`: each game's
+/// offset, and its text, or why `clean` rejects it.
+pub fn clean_texts(
+    batch: &Batch,
+    fix_results: bool,
+    repair: bool,
+) -> Vec<(u64, Result<String, String>)> {
+    let modes = Modes {
+        fix_results,
+        repair,
+        salvage: false,
+        dedupe: DedupeMode::None,
+    };
+    clean_batch(batch, modes, &Losers::new())
+        .into_iter()
+        .map(|item| match item {
+            Item::Clean { text, place, .. } | Item::Duplicate { text, place, .. } => {
+                (place.offset, Ok(text))
+            }
+            Item::Rejected { row, .. } => (
+                row.place.offset,
+                Err(format!("{}: {}", row.reason.as_str(), row.message)),
+            ),
+        })
+        .collect()
+}
+
 fn rejected(batch: &Batch, raw: &RawGame, row: Box<RejectRow>) -> Item {
     Item::Rejected {
         raw: batch.game_bytes(raw).to_vec(),

@@ -32,7 +32,7 @@ mod run;
 mod tag_section;
 
 #[cfg(feature = "tables")]
-pub use game::{Action, ActionKind};
+pub use game::{Action, ActionKind, clean_texts};
 #[cfg(feature = "tables")]
 pub use options::{CleanOptions, CleanSummary};
 #[cfg(feature = "tables")]

@@ -3,6 +3,7 @@
 
 pub mod clean;
 pub mod explore;
+pub mod export;
 pub mod import;
 pub mod lake;
 pub mod merge;
@@ -88,7 +89,7 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
 pub fn run(cli: Cli) -> ExitStatus {
     let reads_games = matches!(
         cli.command,
-        Command::Import(_) | Command::Clean(_) | Command::Merge(_)
+        Command::Import(_) | Command::Clean(_) | Command::Merge(_) | Command::Export(_)
     );
     if reads_games {
         limit_polars_threads();
@@ -102,6 +103,7 @@ pub fn run(cli: Cli) -> ExitStatus {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Clean(args) => clean::run(args),
+        Command::Export(args) => export::run(args),
         Command::Query(args) => query::run(args),
         Command::Merge(args) => merge::run(args),
         Command::Report(args) => report::run(args),

@@ -14,7 +14,7 @@ use crate::sink::output::FileOutput;
 use crate::sink::results::{render_table, write_csv, write_json, write_parquet};
 
 pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
-    let (origin, script) = read_script(&args)?;
+    let (origin, script) = read_script(args.file.as_deref(), args.execute.as_deref())?;
     let statements = split_statements(&script);
     if statements.is_empty() {
         return Err(QueryError::Empty { origin }.into());
@@ -49,11 +49,14 @@ pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
 }
 
 /// The script and where it came from (`FILE`, `-` or `-e`), for messages.
-fn read_script(args: &QueryArgs) -> Result<(String, String), Error> {
-    if let Some(sql) = &args.execute {
-        return Ok(("-e".to_owned(), sql.clone()));
+pub(super) fn read_script(
+    file: Option<&Path>,
+    execute: Option<&str>,
+) -> Result<(String, String), Error> {
+    if let Some(sql) = execute {
+        return Ok(("-e".to_owned(), sql.to_owned()));
     }
-    let Some(path) = &args.file else {
+    let Some(path) = file else {
         return Err(Error::Usage("give a SQL file or -e SQL".into()));
     };
     if path == Path::new("-") {

@@ -220,6 +220,8 @@ pub(crate) fn values<'a, R, T>(rows: &'a [R], f: impl Fn(&'a R) -> T) -> Vec<T> 
 pub(crate) fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<DataFrame> {
     let mut columns = place_columns(rows.iter().map(|r| &r.place), sources);
     columns.extend([
+        // The hash's 64 bits as the i64 Parquet keeps.
+        col(games::RAW_HASH, values(rows, |r| r.raw_hash as i64)),
         col(games::EVENT, values(rows, |r| r.tag(r.event))),
         col(games::SITE, values(rows, |r| r.tag(r.site))),
         col(

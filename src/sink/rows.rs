@@ -30,6 +30,8 @@ pub struct Place {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct GameRow {
     pub place: Place,
+    /// [`crate::pgn::bytes::raw_hash`] of the game's bytes as read.
+    pub raw_hash: u64,
     /// The decoded tag values, back to back; the tag fields point into it,
     /// so that a game costs one allocation for all its tags.
     pub text: String,

@@ -306,6 +306,11 @@ pub mod games {
     );
     pub(crate) const LINE: Column =
         Column::required("line", I64, "Line of the game's first byte, from 1.");
+    pub(crate) const RAW_HASH: Column = Column::required(
+        "raw_hash",
+        I64,
+        "A 64-bit hash of the game's bytes as read (before any repair): `export` re-reads the game at `source` and `offset` and checks it against this, so a source changed since the import is found.",
+    );
     const M_EVENT: &str = "The tags as written; null when absent.";
     pub(crate) const EVENT: Column = Column::nullable("event", Text, M_EVENT);
     pub(crate) const SITE: Column = Column::nullable("site", Text, M_EVENT);
@@ -557,6 +562,7 @@ pub mod games {
             GAME_INDEX,
             OFFSET,
             LINE,
+            RAW_HASH,
             EVENT,
             SITE,
             LICHESS_ID,

@@ -27,8 +27,9 @@ const LAYERS: &[&[&str]] = &[
     &["pipeline", "check"],
     // The commands.
     &["import", "clean", "read"],
-    // The report draws what `read` reads (the opening tree's positions).
-    &["report"],
+    // The report draws what `read` reads (the opening tree's positions);
+    // export writes what `read` selects as `clean` writes it.
+    &["report", "export"],
     // Fuzz entry points, the command line, and its wiring.
     &["fuzzing", "cli"],
     &["cmd"],

@@ -1,0 +1,430 @@
+//! Export, `pgnlake export`: the games an SQL query over the tables
+//! selects, re-read from their sources (by `source` and `offset`, each
+//! checked against the `raw_hash` the import recorded) and written as PGN
+//! in the query's order, exactly as `clean` writes them.
+//!
+//! Each source is read once, front to back, through the import's pipeline
+//! (a `.zst` month is decompressed once however many games are selected);
+//! the selected games' texts go to a spill file as they are cleaned, and
+//! are then copied to the output in the query's order, so memory holds one
+//! index entry per selected game, not the games.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use polars::prelude::*;
+
+use crate::error::Error;
+use crate::input::{self, InputSource};
+use crate::pgn::bytes::raw_hash;
+use crate::pgn::framer::Batch;
+use crate::pipeline;
+use crate::read::query::{Statement, Tables};
+use crate::read::source::Data;
+use crate::sink::output::FileOutput;
+use crate::sink::schema::games;
+
+/// What `pgnlake export` was asked to do.
+#[derive(Debug, Clone)]
+pub struct ExportOptions {
+    /// An import's folder or a lake.
+    pub data: PathBuf,
+    /// The selecting query, and where it came from (for messages).
+    pub statement: Statement,
+    pub place: String,
+    pub output: PathBuf,
+    pub fix_results: bool,
+    pub repair: bool,
+    pub threads: usize,
+    pub quiet: bool,
+}
+
+/// What an export did.
+#[derive(Debug, Default)]
+pub struct ExportSummary {
+    /// Rows the query selected.
+    pub selected: u64,
+    /// Games written.
+    pub written: u64,
+    /// One line per source that could not be read as the import read it
+    /// (missing, changed, unreadable); its games were not written.
+    pub problems: Vec<String>,
+}
+
+/// The import of a lake a selected game belongs to (empty in a folder).
+type Import = String;
+
+/// One selected game: where the import found it.
+struct Selected {
+    source: String,
+    offset: u64,
+    raw_hash: u64,
+}
+
+/// Runs `export`: nothing is written when the query fails, returns no
+/// `game_id`, or names a game the tables do not have.
+pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
+    let data = Data::open(&options.data)?;
+    let selection = select(options, &data)?;
+    let mut summary = ExportSummary {
+        selected: selection.len() as u64,
+        ..ExportSummary::default()
+    };
+    // The sources, each once, in the order of their first selected game.
+    let mut names: Vec<&str> = Vec::new();
+    for game in &selection {
+        if !names.contains(&game.source.as_str()) {
+            names.push(&game.source);
+        }
+    }
+    let recorded = recorded_sizes(&data);
+    let mut sources = Vec::new();
+    let mut source_of: HashMap<&str, u32> = HashMap::new();
+    for name in names {
+        match readable_source(name, recorded.get(name)) {
+            Ok(source) => {
+                source_of.insert(name, sources.len() as u32);
+                sources.push(source);
+            }
+            Err(problem) => summary.problems.push(problem),
+        }
+    }
+    let mut wanted: HashMap<(u32, u64), u64> = HashMap::new();
+    for game in &selection {
+        if let Some(&source) = source_of.get(game.source.as_str()) {
+            wanted.insert((source, game.offset), game.raw_hash);
+        }
+    }
+    let spill = read_selected(options, &sources, &wanted)?;
+    for (source, problem) in &spill.problems {
+        if let Some(source) = sources.get(*source as usize) {
+            summary
+                .problems
+                .push(format!("{}: {problem}", source.display_name()));
+        }
+    }
+    summary.written = write_in_order(options, &selection, &source_of, spill)?;
+    Ok(summary)
+}
+
+/// The games the query selects, in its order, with their places.
+fn select(options: &ExportOptions, data: &Data) -> Result<Vec<Selected>, Error> {
+    let mut tables = Tables::open(&options.data)?;
+    let frame = tables.run(&options.statement, &options.place)?;
+    let usage = |what: String| Error::Usage(format!("{}: {what}", options.place));
+    let id_name = games::GAME_ID.name;
+    let import_name = crate::lake::PARTITION_COLUMN;
+    let mut keys = vec![id_name];
+    if data.is_lake() {
+        keys.push(import_name);
+    }
+    for key in &keys {
+        if frame.column(key).is_err() {
+            return Err(usage(format!(
+                "the query returns no `{key}` column: select {} of the games to export",
+                keys.join(" and ")
+            )));
+        }
+    }
+    let order = "_export_order";
+    let chosen = frame
+        .select(keys.iter().copied())
+        .and_then(|f| f.with_row_index(order.into(), None))
+        .map_err(|e| usage(e.to_string()))?;
+    let Some(games) = data
+        .scan(&games::TABLE)
+        .map_err(|e| Error::Usage(format!("{}: cannot read: {}", e.path.display(), e.message)))?
+    else {
+        return Err(usage("the data has no games table".into()));
+    };
+    let mut columns = vec![
+        col(id_name),
+        col(games::SOURCE.name),
+        col(games::OFFSET.name),
+        col(games::RAW_HASH.name),
+    ];
+    if data.is_lake() {
+        columns.push(col(import_name));
+    }
+    let on: Vec<Expr> = keys.iter().map(|k| col(*k)).collect();
+    let cast = |f: LazyFrame| f.with_column(col(id_name).cast(DataType::Int64));
+    let joined = cast(chosen.lazy())
+        .join(
+            cast(games.select(columns)),
+            on.clone(),
+            on,
+            JoinArgs::new(JoinType::Left),
+        )
+        .sort([order], SortMultipleOptions::default())
+        .collect()
+        .map_err(|e| usage(e.to_string()))?;
+    selected_rows(&joined, data.is_lake()).map_err(usage)
+}
+
+/// The joined rows as selected games; a game the tables do not have (or
+/// a null key) is an error.
+fn selected_rows(frame: &DataFrame, lake: bool) -> Result<Vec<Selected>, String> {
+    let column = |name: &str| frame.column(name).map_err(|e| e.to_string());
+    let ids = column(games::GAME_ID.name)?
+        .i64()
+        .map_err(|e| e.to_string())?
+        .clone();
+    let sources = column(games::SOURCE.name)?
+        .str()
+        .map_err(|e| e.to_string())?
+        .clone();
+    let offsets = column(games::OFFSET.name)?
+        .cast(&DataType::Int64)
+        .map_err(|e| e.to_string())?;
+    let offsets = offsets.i64().map_err(|e| e.to_string())?;
+    let hashes = column(games::RAW_HASH.name)?
+        .cast(&DataType::Int64)
+        .map_err(|e| e.to_string())?;
+    let hashes = hashes.i64().map_err(|e| e.to_string())?;
+    let imports = match lake {
+        true => Some(
+            column(crate::lake::PARTITION_COLUMN)?
+                .str()
+                .map_err(|e| e.to_string())?
+                .clone(),
+        ),
+        false => None,
+    };
+    let mut selected = Vec::with_capacity(frame.height());
+    for row in 0..frame.height() {
+        let import: Option<Import> = imports.as_ref().and_then(|i| i.get(row)).map(str::to_owned);
+        let place = (sources.get(row), offsets.get(row), hashes.get(row));
+        let (Some(source), Some(offset), Some(hash)) = place else {
+            let id = ids.get(row).map_or("null".into(), |id| id.to_string());
+            return Err(match import {
+                Some(import) => {
+                    format!("game_id {id} of import {import} is not in the games table")
+                }
+                None => format!("game_id {id} is not in the games table"),
+            });
+        };
+        selected.push(Selected {
+            source: source.to_owned(),
+            offset: u64::try_from(offset).unwrap_or(0),
+            raw_hash: hash as u64,
+        });
+    }
+    Ok(selected)
+}
+
+/// The size on disk each source had when it was imported (per the
+/// summaries; the last import of a source in a lake).
+fn recorded_sizes(data: &Data) -> HashMap<String, u64> {
+    data.summaries()
+        .iter()
+        .flat_map(|s| &s.inputs)
+        .filter_map(|input| Some((input.path.clone(), input.bytes?)))
+        .collect()
+}
+
+/// A source to read again, or the line that says why it cannot be.
+fn readable_source(name: &str, recorded: Option<&u64>) -> Result<InputSource, String> {
+    let path = Path::new(name);
+    if name == "-" {
+        return Err("-: stdin cannot be read again; its games were not written".into());
+    }
+    let metadata = std::fs::metadata(path)
+        .map_err(|e| format!("{name}: cannot read ({e}); its games were not written"))?;
+    if !metadata.is_file() {
+        return Err(format!(
+            "{name}: not a file (a zip archive's entries are not exported yet); its games were not written"
+        ));
+    }
+    if let Some(&size) = recorded
+        && size != metadata.len()
+    {
+        return Err(format!(
+            "{name}: changed since the import ({size} bytes then, {} now); its games were not written",
+            metadata.len()
+        ));
+    }
+    Ok(InputSource::File(path.to_path_buf()))
+}
+
+/// The selected games' texts, written to a spill file as each source is
+/// read: where each is, and why any could not be.
+struct Spill {
+    file: File,
+    /// (source, offset) → (position, length) in the file.
+    at: HashMap<(u32, u64), (u64, usize)>,
+    /// (source, why), in input order.
+    problems: Vec<(u32, String)>,
+}
+
+/// Reads each source once, cleaning the selected games on the workers.
+fn read_selected(
+    options: &ExportOptions,
+    sources: &[InputSource],
+    wanted: &HashMap<(u32, u64), u64>,
+) -> Result<Spill, Error> {
+    let spill_dir = options
+        .output
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty() && options.output != Path::new("-"))
+        .map_or_else(std::env::temp_dir, Path::to_path_buf);
+    let file = tempfile::tempfile_in(&spill_dir).map_err(Error::write(&spill_dir))?;
+    let spill = Spill {
+        file,
+        at: HashMap::new(),
+        problems: Vec::new(),
+    };
+    if sources.is_empty() {
+        return Ok(spill);
+    }
+    let (pool, threads) = pipeline::worker_pool(options.threads)?;
+    let total = sources.iter().map(InputSource::size).sum::<Option<u64>>();
+    let bar = input::progress::import_bar(total, options.quiet || options.output == Path::new("-"));
+    let workers = pipeline::Workers {
+        new_state: || (),
+        work: |batch: &Batch, _: &mut ()| clean_selected(batch, wanted, options),
+        finish: |_| {},
+    };
+    let consumer = SpillWriter {
+        spill,
+        position: 0,
+        games: 0,
+        path: spill_dir,
+    };
+    let (read, consumed) = pipeline::run(sources, &[], &pool, threads, &bar, workers, consumer);
+    bar.finish_and_clear();
+    let mut spill = consumed?.spill;
+    for (index, input) in read?.iter().enumerate() {
+        if let Some(cut) = &input.truncated {
+            spill
+                .problems
+                .push((index as u32, format!("cut short: {cut:?}")));
+        }
+    }
+    Ok(spill)
+}
+
+/// A game read again: its source, offset and clean text (or why not).
+type Cleaned = Vec<(u32, u64, Result<String, String>)>;
+
+/// The selected games of a batch, checked against the hash the import
+/// recorded and cleaned as `clean` cleans them.
+fn clean_selected(
+    batch: &Batch,
+    wanted: &HashMap<(u32, u64), u64>,
+    options: &ExportOptions,
+) -> Cleaned {
+    let mut chosen = Batch {
+        source: batch.source,
+        data: Vec::new(),
+        games: Vec::new(),
+    };
+    let mut out = Vec::new();
+    for (index, raw) in batch.games.iter().enumerate() {
+        let Some(&hash) = wanted.get(&(batch.source, raw.offset)) else {
+            continue;
+        };
+        // The game and what follows it up to the next game, as the
+        // checks read it in the whole batch (where a game ends is checked
+        // against where the next begins).
+        let next = batch
+            .games
+            .get(index + 1)
+            .map_or(batch.data.len(), |next| next.start);
+        let bytes = batch.game_bytes(raw);
+        if raw_hash(bytes) != hash {
+            out.push((
+                batch.source,
+                raw.offset,
+                Err(format!(
+                    "the game at byte {} (line {}) changed since the import",
+                    raw.offset, raw.line
+                )),
+            ));
+            continue;
+        }
+        let start = chosen.data.len();
+        chosen
+            .data
+            .extend_from_slice(batch.data.get(raw.start..next).unwrap_or(bytes));
+        let mut game = raw.clone();
+        game.start = start;
+        game.end = start + bytes.len();
+        chosen.games.push(game);
+    }
+    if !chosen.games.is_empty() {
+        for (offset, text) in
+            crate::clean::clean_texts(&chosen, options.fix_results, options.repair)
+        {
+            out.push((batch.source, offset, text));
+        }
+    }
+    out
+}
+
+/// Appends the cleaned games to the spill file, in input order.
+struct SpillWriter {
+    spill: Spill,
+    position: u64,
+    games: u64,
+    path: PathBuf,
+}
+
+impl pipeline::Consumer<Cleaned> for SpillWriter {
+    fn consume(&mut self, cleaned: Cleaned) -> Result<(), Error> {
+        for (source, offset, text) in cleaned {
+            self.games += 1;
+            match text {
+                Ok(text) => {
+                    self.spill
+                        .file
+                        .write_all(text.as_bytes())
+                        .map_err(Error::write(&self.path))?;
+                    self.spill
+                        .at
+                        .insert((source, offset), (self.position, text.len()));
+                    self.position += text.len() as u64;
+                }
+                Err(why) => self.spill.problems.push((source, why)),
+            }
+        }
+        Ok(())
+    }
+
+    fn games(&self) -> u64 {
+        self.games
+    }
+}
+
+/// Copies the games from the spill file to the output, in the query's
+/// order; games not read are left out (their sources were reported).
+fn write_in_order(
+    options: &ExportOptions,
+    selection: &[Selected],
+    source_of: &HashMap<&str, u32>,
+    mut spill: Spill,
+) -> Result<u64, Error> {
+    let path = &options.output;
+    let mut output = FileOutput::create(path).map_err(Error::write(path))?;
+    let mut written = 0;
+    let mut text = Vec::new();
+    for game in selection {
+        let place = source_of
+            .get(game.source.as_str())
+            .and_then(|&source| spill.at.get(&(source, game.offset)));
+        let Some(&(position, len)) = place else {
+            continue;
+        };
+        text.resize(len, 0);
+        spill
+            .file
+            .seek(SeekFrom::Start(position))
+            .and_then(|_| spill.file.read_exact(&mut text))
+            .map_err(|e| Error::Usage(format!("export spill file: {e}")))?;
+        output.write_all(&text).map_err(Error::write(path))?;
+        written += 1;
+    }
+    output.finish().map_err(Error::write(path))?;
+    Ok(written)
+}
