@@ -36,8 +36,8 @@ pub fn run(args: ExportArgs) -> Result<ExitStatus, Error> {
     }
     if !options.quiet {
         eprintln!(
-            "exported {} of {} selected games",
-            summary.written, summary.selected
+            "exported {} of {} selected games; {} sources read, each once ({} bytes)",
+            summary.written, summary.selected, summary.sources_read, summary.bytes_read
         );
     }
     Ok(match summary.problems.is_empty() {

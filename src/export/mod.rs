@@ -48,6 +48,9 @@ pub struct ExportSummary {
     pub selected: u64,
     /// Games written.
     pub written: u64,
+    /// Sources read (each once, whole) and their uncompressed bytes.
+    pub sources_read: usize,
+    pub bytes_read: u64,
     /// One line per source that could not be read as the import read it
     /// (missing, changed, unreadable); its games were not written.
     pub problems: Vec<String>,
@@ -98,6 +101,8 @@ pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
         }
     }
     let spill = read_selected(options, &sources, &wanted)?;
+    summary.sources_read = sources.len();
+    summary.bytes_read = spill.bytes_read;
     for (source, problem) in &spill.problems {
         if let Some(source) = sources.get(*source as usize) {
             summary
@@ -256,6 +261,8 @@ struct Spill {
     at: HashMap<(u32, u64), (u64, usize)>,
     /// (source, why), in input order.
     problems: Vec<(u32, String)>,
+    /// Uncompressed bytes of the sources read.
+    bytes_read: u64,
 }
 
 /// Reads each source once, cleaning the selected games on the workers.
@@ -274,6 +281,7 @@ fn read_selected(
         file,
         at: HashMap::new(),
         problems: Vec::new(),
+        bytes_read: 0,
     };
     if sources.is_empty() {
         return Ok(spill);
@@ -296,6 +304,7 @@ fn read_selected(
     bar.finish_and_clear();
     let mut spill = consumed?.spill;
     for (index, input) in read?.iter().enumerate() {
+        spill.bytes_read += input.uncompressed_bytes;
         if let Some(cut) = &input.truncated {
             spill
                 .problems

@@ -45,7 +45,7 @@ fn import_into(lake: &Path, input_name: &str, extra: &[&str]) -> Output {
 }
 
 /// Each statement's rows over `data` (an import's folder or a lake).
-fn query_rows(data: &Path, sql: &str) -> Vec<String> {
+pub(crate) fn query_rows(data: &Path, sql: &str) -> Vec<String> {
     let mut tables = Tables::open(data).unwrap_or_else(|e| panic!("{e}"));
     let statement = split_statements(sql)
         .pop()

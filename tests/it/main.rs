@@ -11,6 +11,7 @@ mod cli;
 mod corpus;
 mod differential;
 mod docs;
+mod export;
 mod faults;
 mod fuzz_regressions;
 mod import;
