@@ -259,6 +259,24 @@ pub struct CleanArgs {
     /// copy of each group is kept.
     #[arg(long, value_enum, default_value_t = crate::clean::dedupe::DedupeMode::None)]
     pub dedupe: crate::clean::dedupe::DedupeMode,
+    /// Add tags of what pgnlake knows of each game, comma-separated: eco,
+    /// opening, variation (as pgn-extract splits the name), plycount,
+    /// final-fen, result-by-rule, time-class, lichess-id. A game's own tag
+    /// of that name is kept, and a disagreement reported.
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub add_tags: Vec<crate::clean::enrich::TagToAdd>,
+    /// With --add-tags: replace a game's own tag that disagrees (reported).
+    #[arg(long, requires = "add_tags")]
+    pub overwrite_tags: bool,
+    /// Leave out of the games written, comma-separated: comments,
+    /// variations, nags, clocks ([%clk], [%emt] and [%eval] in comments).
+    #[arg(long, value_enum, value_delimiter = ',', value_name = "LIST")]
+    pub strip: Vec<crate::clean::enrich::StripPart>,
+    /// Write the clean games into one file per key, named after -o OUT
+    /// (`OUT-B90.pgn`, `OUT-2024.pgn`, `OUT-1.pgn`): eco, year, event, or N
+    /// games a file.
+    #[arg(long, value_name = "eco|year|event|N", value_parser = crate::clean::enrich::SplitBy::parse)]
+    pub split_by: Option<crate::clean::enrich::SplitBy>,
     /// Where duplicates go, each with a DuplicateOf tag naming the kept game.
     #[arg(long)]
     pub duplicates: Option<PathBuf>,

@@ -6,6 +6,7 @@
 use crate::check::{self, CheckedGame, check_game, game_place};
 use crate::clean::dedupe::{DedupeMode, DupFacts, mark_duplicate};
 use crate::clean::duplicate_pass::Losers;
+use crate::clean::enrich::{Enrich, Facts, SplitBy, add_tags, strip};
 use crate::clean::export::export_game;
 use crate::clean::repair::{Repair, RepairClass};
 use crate::clean::repaired_game::repair_game;
@@ -15,6 +16,7 @@ use crate::pgn::visitor::{BatchParser, Comments};
 use crate::replay::audit::Declared;
 use crate::replay::dead::DEFAULT_NODES;
 use crate::replay::reject::RejectReason;
+use crate::replay::variant::VariantName;
 use crate::replay::{Replayed, Replayer};
 use crate::sink::pgn::{ExportGame, write_game};
 use crate::sink::rows::{Place, RejectRow};
@@ -28,6 +30,8 @@ pub(super) enum Item {
         variations: u32,
         /// Only in the first pass of `--dedupe`.
         facts: Option<DupFacts>,
+        /// The file of `--split-by eco|year|event` it goes to.
+        split_key: Option<String>,
     },
     Duplicate {
         text: String,
@@ -98,6 +102,10 @@ pub enum ActionKind {
     FenRepaired,
     Salvaged,
     Duplicate,
+    /// `--add-tags`: the game's tag says otherwise (kept).
+    TagDisagrees,
+    /// `--add-tags --overwrite-tags`: the game's tag said otherwise.
+    TagReplaced,
 }
 
 impl ActionKind {
@@ -112,6 +120,8 @@ impl ActionKind {
             ActionKind::FenRepaired => "fen_repaired",
             ActionKind::Salvaged => "salvaged",
             ActionKind::Duplicate => "duplicate",
+            ActionKind::TagDisagrees => "tag_disagrees",
+            ActionKind::TagReplaced => "tag_replaced",
         }
     }
 }
@@ -126,6 +136,10 @@ pub(super) struct Modes {
     /// The first pass of `--dedupe`: what to learn of each game (nothing
     /// otherwise, so a plain run does not hash every game).
     pub(super) dedupe: DedupeMode,
+    /// Tags added, parts stripped.
+    pub(super) enrich: Enrich,
+    /// `--split-by`.
+    pub(super) split_by: Option<SplitBy>,
 }
 
 /// Every game of a batch, in order: clean, repaired, rejected, or (second
@@ -163,6 +177,8 @@ pub fn clean_texts(
         repair,
         salvage: false,
         dedupe: DedupeMode::None,
+        enrich: Enrich::default(),
+        split_by: None,
     };
     clean_batch(batch, modes, &Losers::new())
         .into_iter()
@@ -211,10 +227,14 @@ fn clean_game(
         game,
         report,
         start: start_pos,
+        start_fen,
+        variant,
         fen_repaired,
         replayed,
         ..
     } = check_game(batch, raw, next, parser, replayer)?;
+    // As the import names a game's opening: standard chess from the start.
+    let standard_start = start_fen.is_none() && variant == VariantName::Standard;
     let declared = Declared {
         tag: game.text(game.result),
         marker: report.marker,
@@ -237,12 +257,18 @@ fn clean_game(
             detail: repair.detail,
         }));
     }
+    let facts = Facts {
+        replayed: &replayed,
+        keys: replayer.keys(),
+        standard_start,
+    };
+    let split_key = enrich_tags(&mut export.tags, &facts, modes, &mut actions);
     let capacity = game.tag_text.len() + 16 * game.sans.len() + 64;
     let item = clean_item(
-        &export,
+        export,
         capacity,
         game_place(batch, raw),
-        actions,
+        (actions, split_key),
         game.variations,
         modes,
     );
@@ -252,24 +278,41 @@ fn clean_game(
 
 /// A game to write: its export text, and what the first pass of `--dedupe`
 /// keys it by.
+/// `--add-tags` on a game's tags; its `--split-by` key.
+pub(super) fn enrich_tags(
+    tags: &mut Vec<(String, String)>,
+    facts: &Facts<'_>,
+    modes: Modes,
+    actions: &mut Vec<Action>,
+) -> Option<String> {
+    // The key from the game's own tags, as read.
+    let key = modes.split_by.and_then(|by| by.key_of(tags, facts));
+    if modes.enrich.adds_any() {
+        add_tags(tags, facts, modes.enrich, actions);
+    }
+    key
+}
+
 pub(super) fn clean_item(
-    export: &ExportGame,
+    mut export: ExportGame,
     capacity: usize,
     place: Place,
-    actions: Vec<Action>,
+    (actions, split_key): (Vec<Action>, Option<String>),
     variations: u32,
     modes: Modes,
 ) -> Item {
-    let mut text = String::with_capacity(capacity);
-    write_game(export, &mut text);
     let facts = (modes.dedupe != DedupeMode::None)
-        .then(|| DupFacts::of(export, modes.dedupe == DedupeMode::Contained));
+        .then(|| DupFacts::of(&export, modes.dedupe == DedupeMode::Contained));
+    strip(&mut export, modes.enrich);
+    let mut text = String::with_capacity(capacity);
+    write_game(&export, &mut text);
     Item::Clean {
         text,
         place,
         actions,
         variations,
         facts,
+        split_key,
     }
 }
 

@@ -15,6 +15,8 @@ pub mod repair;
 #[cfg(feature = "tables")]
 mod duplicate_pass;
 #[cfg(feature = "tables")]
+pub mod enrich;
+#[cfg(feature = "tables")]
 mod export;
 #[cfg(feature = "tables")]
 mod game;

@@ -33,6 +33,11 @@ pub struct CleanOptions {
     pub duplicates: Option<PathBuf>,
     /// Memory for the duplicate search before it spills to disk.
     pub memory_limit: u64,
+    /// Tags added (`--add-tags`, `--overwrite-tags`), parts stripped
+    /// (`--strip`).
+    pub enrich: crate::clean::enrich::Enrich,
+    /// One file per ECO, year, event or N games (`--split-by`).
+    pub split_by: Option<crate::clean::enrich::SplitBy>,
 }
 
 /// The accounting of a clean run: `read = clean + rejected + duplicates`.
@@ -57,11 +62,17 @@ pub struct CleanSummary {
     /// repaired.
     pub games_repaired: u64,
     pub moves_repaired: u64,
+    /// `--add-tags`: games whose own tag disagreed with pgnlake's, by tag
+    /// (kept, or replaced with `--overwrite-tags`).
+    pub tags_disagreeing: BTreeMap<String, u64>,
+    pub tags_replaced: u64,
     /// Repairs by class (`reduced_pawn_capture`, `unescaped_quotes`,
     /// `salvaged`, …; see [`crate::clean::repair::RepairClass`]).
     pub repairs: BTreeMap<&'static str, u64>,
     /// What was read from each input, with any truncation.
     pub inputs: Vec<InputSummary>,
+    /// The clean files written (one, or one per `--split-by` key).
+    pub outputs: Vec<PathBuf>,
     /// Archive entries passed over because they are not PGN.
     pub skipped_entries: Vec<String>,
     /// `games_read = clean + rejected + duplicates`, and every game framed
@@ -103,6 +114,16 @@ impl CleanSummary {
             "moves repaired               {} (games repaired: {})",
             self.moves_repaired, self.games_repaired
         );
+        if !self.tags_disagreeing.is_empty() {
+            let _ = writeln!(
+                out,
+                "tags disagreeing with pgnlake's (replaced: {}):",
+                self.tags_replaced
+            );
+            for (tag, n) in &self.tags_disagreeing {
+                let _ = writeln!(out, "  {tag:<28} {n}");
+            }
+        }
         if !self.repairs.is_empty() {
             let _ = writeln!(out, "repairs by class:");
             for (class, n) in &self.repairs {

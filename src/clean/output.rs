@@ -5,6 +5,9 @@
 use std::io::Write as _;
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
+use crate::clean::enrich::SplitBy;
 use crate::clean::game::{Action, ActionKind, Item};
 use crate::clean::options::CleanSummary;
 use crate::clean::report::ReportWriter;
@@ -30,10 +33,100 @@ pub(super) fn finish(output: FileOutput) -> Result<(), Error> {
     output.finish().map_err(Error::write(&path))
 }
 
+/// The clean output: one file, or (`--split-by`) one per key or chunk,
+/// each created when its first game comes and renamed into place at the
+/// end with the others.
+pub(super) enum Outputs {
+    One(Box<FileOutput>),
+    Split {
+        /// `OUT`: the files are `OUT-KEY` with its extensions.
+        base: std::path::PathBuf,
+        by: SplitBy,
+        files: BTreeMap<String, FileOutput>,
+        /// Games written, for `--split-by N`.
+        written: u64,
+    },
+}
+
+impl Outputs {
+    pub(super) fn new(path: &Path, split_by: Option<SplitBy>) -> Result<Outputs, Error> {
+        Ok(match split_by {
+            None => Outputs::One(Box::new(create(path)?)),
+            Some(by) => Outputs::Split {
+                base: path.to_path_buf(),
+                by,
+                files: BTreeMap::new(),
+                written: 0,
+            },
+        })
+    }
+
+    pub(super) fn is_stdout(&self) -> bool {
+        matches!(self, Outputs::One(output) if output.is_stdout())
+    }
+
+    fn write(&mut self, text: &[u8], key: Option<&str>) -> Result<(), Error> {
+        match self {
+            Outputs::One(output) => emit(output, text),
+            Outputs::Split {
+                base,
+                by,
+                files,
+                written,
+            } => {
+                let key = match (*by, key) {
+                    (SplitBy::Games(n), _) => (*written / n + 1).to_string(),
+                    (_, key) => key.unwrap_or("unknown").to_owned(),
+                };
+                *written += 1;
+                if !files.contains_key(&key) {
+                    let output = create(&split_path(base, &key))?;
+                    files.insert(key.clone(), output);
+                }
+                match files.get_mut(&key) {
+                    Some(output) => emit(output, text),
+                    None => Ok(()),
+                }
+            }
+        }
+    }
+
+    /// Every file renamed into place; the files written.
+    pub(super) fn finish(self) -> Result<Vec<std::path::PathBuf>, Error> {
+        match self {
+            Outputs::One(output) => {
+                let path = output.path().to_path_buf();
+                finish(*output)?;
+                Ok(vec![path])
+            }
+            Outputs::Split { files, .. } => {
+                let mut paths = Vec::with_capacity(files.len());
+                for output in files.into_values() {
+                    paths.push(output.path().to_path_buf());
+                    finish(output)?;
+                }
+                Ok(paths)
+            }
+        }
+    }
+}
+
+/// `dir/name.pgn.zst` and `B90` → `dir/name-B90.pgn.zst`.
+fn split_path(base: &Path, key: &str) -> std::path::PathBuf {
+    let file = base
+        .file_name()
+        .map_or_else(|| "clean".into(), |n| n.to_string_lossy().into_owned());
+    let (stem, extensions) = match file.find('.') {
+        Some(0) | None => (file.as_str(), ""),
+        Some(at) => file.split_at(at),
+    };
+    base.with_file_name(format!("{stem}-{key}{extensions}"))
+}
+
 /// Writes the outputs in input order and keeps the accounting.
 pub(super) struct CleanConsumer {
     pub(super) summary: CleanSummary,
-    pub(super) output: FileOutput,
+    pub(super) output: Outputs,
     pub(super) rejects: Option<FileOutput>,
     pub(super) duplicates: Option<FileOutput>,
     pub(super) report: Option<ReportWriter>,
@@ -50,6 +143,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                     place,
                     actions,
                     variations,
+                    split_key,
                     ..
                 } => {
                     self.summary.clean += 1;
@@ -63,6 +157,17 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             ActionKind::EncodingRepaired => self.summary.encoding_repaired += 1,
                             ActionKind::VariationDropped => self.summary.variations_dropped += 1,
                             ActionKind::MoveRepaired => self.summary.moves_repaired += 1,
+                            ActionKind::TagDisagrees | ActionKind::TagReplaced => {
+                                let tag = action.detail.split(':').next().unwrap_or_default();
+                                *self
+                                    .summary
+                                    .tags_disagreeing
+                                    .entry(tag.to_owned())
+                                    .or_default() += 1;
+                                if action.kind == ActionKind::TagReplaced {
+                                    self.summary.tags_replaced += 1;
+                                }
+                            }
                             ActionKind::TagRepaired
                             | ActionKind::FenRepaired
                             | ActionKind::Salvaged
@@ -73,7 +178,7 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             *self.summary.repairs.entry(class.as_str()).or_default() += 1;
                         }
                     }
-                    emit(&mut self.output, text.as_bytes())?;
+                    self.output.write(text.as_bytes(), split_key.as_deref())?;
                     if let Some(report) = &mut self.report {
                         for action in actions {
                             report.push(&place, &self.sources, action)?;

@@ -9,7 +9,10 @@ use shakmaty::variant::VariantPosition;
 use shakmaty::{Chess, Position};
 
 use crate::check::game_place;
-use crate::clean::game::{Action, ActionKind, Item, Modes, clean_item, set_tag, settle_result};
+use crate::clean::enrich::Facts;
+use crate::clean::game::{
+    Action, ActionKind, Item, Modes, clean_item, enrich_tags, set_tag, settle_result,
+};
 use crate::clean::repair::{self, Repair, RepairClass, Repaired};
 use crate::clean::tag_section::{TagSection, read_tag_section};
 use crate::pgn::encoding;
@@ -91,6 +94,12 @@ pub(super) fn repair_game(
     if let Some(was) = original {
         tags.push(("OriginalResult".into(), was));
     }
+    let facts = Facts {
+        replayed: &replayed,
+        keys: replayer.keys(),
+        standard_start: !tags.iter().any(|(n, _)| n == "FEN"),
+    };
+    let split_key = enrich_tags(&mut tags, &facts, modes, &mut actions);
     let export = ExportGame {
         tags,
         moves: export_moves(&repaired, salvaged.as_ref()),
@@ -100,10 +109,10 @@ pub(super) fn repair_game(
         result: result.to_owned(),
     };
     Ok(clean_item(
-        &export,
+        export,
         text.len() + 64,
         game_place(batch, raw),
-        actions,
+        (actions, split_key),
         repaired.variations,
         modes,
     ))

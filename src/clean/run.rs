@@ -9,7 +9,7 @@ use crate::clean::dedupe::DedupeMode;
 use crate::clean::duplicate_pass::find_duplicates;
 use crate::clean::game::{Modes, clean_batch};
 use crate::clean::options::{CleanOptions, CleanSummary};
-use crate::clean::output::{CleanConsumer, create, finish};
+use crate::clean::output::{CleanConsumer, Outputs, create, finish};
 use crate::clean::report::ReportWriter;
 use crate::error::Error;
 use crate::input::{self, InputSource, progress};
@@ -37,7 +37,12 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
             path: options.output.clone(),
             source,
         })?;
-    let output = create(&options.output)?;
+    if options.split_by.is_some() && options.output == Path::new("-") {
+        return Err(Error::Usage(
+            "--split-by writes files named after -o OUT: give a file, not -".into(),
+        ));
+    }
+    let output = Outputs::new(&options.output, options.split_by)?;
     let rejects = options.rejects.as_deref().map(create).transpose()?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet || output.is_stdout());
@@ -46,6 +51,8 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
         repair: options.repair,
         salvage: options.salvage,
         dedupe: DedupeMode::None,
+        enrich: options.enrich,
+        split_by: options.split_by,
     };
     let losers = match options.dedupe {
         DedupeMode::None => HashMap::new(),
@@ -89,7 +96,7 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
     summary.inputs = inputs;
     summary.skipped_entries = skipped_entries;
     crate::interrupt::commit(|| {
-        finish(output)?;
+        summary.outputs = output.finish()?;
         for extra in [rejects, duplicates].into_iter().flatten() {
             finish(extra)?;
         }

@@ -19,6 +19,8 @@ pub fn run(args: CleanArgs) -> Result<ExitStatus, Error> {
         dedupe: args.dedupe,
         duplicates: args.duplicates,
         memory_limit: args.memory_limit,
+        enrich: crate::clean::enrich::Enrich::new(&args.add_tags, args.overwrite_tags, &args.strip),
+        split_by: args.split_by,
     };
     let summary = run_clean(&options)?;
     if !options.quiet {

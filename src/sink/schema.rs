@@ -1109,7 +1109,7 @@ pub mod clean_report {
     pub(crate) const ACTION: Column = Column::required(
         "action",
         Text,
-        "`reject`, `duplicate`, `result_fixed`, `move_repaired`, `tag_repaired`, `fen_repaired`, `salvaged`, `encoding_repaired`, or `variation_dropped` (an illegal variation turned into a comment).",
+        "`reject`, `duplicate`, `result_fixed`, `move_repaired`, `tag_repaired`, `fen_repaired`, `salvaged`, `encoding_repaired`, `variation_dropped` (an illegal variation turned into a comment), `tag_disagrees` (`--add-tags`: the game's own tag says otherwise and is kept) or `tag_replaced` (`--overwrite-tags`).",
     );
     const PLACE: &str = "Where the game is, as in `games`.";
     pub(crate) const SOURCE: Column = Column::required("source", Text, PLACE);

@@ -6,6 +6,7 @@ use crate::common;
 use std::path::{Path, PathBuf};
 
 use common::{import, sample};
+use pgnlake::clean::enrich::{Enrich, SplitBy, StripPart, TagToAdd};
 use pgnlake::clean::{CleanOptions, CleanSummary, run_clean};
 
 /// Plain options: clean `input` into `output`, nothing else asked.
@@ -54,7 +55,16 @@ fn a_clean_file_round_trips_through_import_and_clean() {
     // Importing the clean output gives the same games table.
     let direct = import(std::slice::from_ref(&input), 2).table("games");
     let cleaned = import(std::slice::from_ref(&first), 2).table("games");
-    let place = ["game_id", "source", "game_index", "offset", "line"];
+    // Where each game is, and its bytes as read (the clean file writes
+    // them anew).
+    let place = [
+        "game_id",
+        "source",
+        "game_index",
+        "offset",
+        "line",
+        "raw_hash",
+    ];
     let keep: Vec<String> = direct
         .get_column_names()
         .iter()
@@ -735,4 +745,223 @@ fn repair_reads_the_result_markers_the_import_reads() {
             assert!(game.contains(&movetext), "{marker}: {game}");
         }
     }
+}
+
+/// Each game's tags in a PGN text: (name, value) in order, per game.
+fn tags_of(pgn: &str) -> Vec<Vec<(String, String)>> {
+    let mut games: Vec<Vec<(String, String)>> = Vec::new();
+    let mut in_tags = false;
+    for line in pgn.lines() {
+        let Some(tag) = line.strip_prefix('[').and_then(|l| l.strip_suffix("\"]")) else {
+            in_tags = false;
+            continue;
+        };
+        let Some((name, value)) = tag.split_once(" \"") else {
+            continue;
+        };
+        if !in_tags {
+            games.push(Vec::new());
+            in_tags = true;
+        }
+        if let Some(game) = games.last_mut() {
+            game.push((name.to_owned(), value.replace("\\\"", "\"")));
+        }
+    }
+    games
+}
+
+#[test]
+fn added_eco_opening_and_variation_tags_agree_with_the_games_table() {
+    let dir = tmp();
+    let inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];
+    let output = dir.path().join("tagged.pgn");
+    let tags = [
+        TagToAdd::Eco,
+        TagToAdd::Opening,
+        TagToAdd::Variation,
+        TagToAdd::Plycount,
+    ];
+    let summary = run(CleanOptions {
+        enrich: Enrich::new(&tags, true, &[]),
+        ..common::clean_options(inputs.clone(), &output)
+    });
+    // The sample's own ECO and Opening tags that name another opening
+    // than the position does (replaced and counted).
+    assert_eq!(
+        summary.tags_disagreeing,
+        [("ECO".to_owned(), 3), ("Opening".to_owned(), 1)].into()
+    );
+    assert_eq!(summary.tags_replaced, 4);
+    let written = tags_of(&std::fs::read_to_string(&output).unwrap());
+    let games = import(&inputs, 2).table("games");
+    let column = |name: &str| -> Vec<Option<String>> {
+        let c = games
+            .column(name)
+            .unwrap()
+            .cast(&polars::prelude::DataType::String)
+            .unwrap();
+        let values = c.str().unwrap();
+        (0..values.len())
+            .map(|i| values.get(i).map(str::to_owned))
+            .collect()
+    };
+    let (eco, name, plies) = (column("eco"), column("opening_name"), column("plies"));
+    assert_eq!(written.len(), eco.len());
+    let mut named = 0;
+    for (i, tags) in written.iter().enumerate() {
+        let tag = |n: &str| tags.iter().find(|(t, _)| t == n).map(|(_, v)| v.clone());
+        assert_eq!(tag("PlyCount"), plies[i], "game {i}");
+        let Some(eco) = &eco[i] else { continue };
+        named += 1;
+        assert_eq!(tag("ECO").as_ref(), Some(eco), "game {i}");
+        // pgn-extract's split, or lichess's whole name kept (it agrees).
+        let opening = tag("Opening").unwrap();
+        let whole = match tag("Variation") {
+            Some(variation) if !opening.contains(':') => format!("{opening}: {variation}"),
+            _ => opening,
+        };
+        assert_eq!(Some(&whole), name[i].as_ref(), "game {i}");
+    }
+    assert!(named > 60, "{named}");
+}
+
+#[test]
+fn a_disagreeing_tag_is_kept_and_reported_without_overwrite_tags() {
+    let dir = tmp();
+    let input = dir.path().join("wrong-eco.pgn");
+    std::fs::write(
+        &input,
+        "[Event \"e\"]\n[ECO \"C20\"]\n[Site \"https://lichess.org/AbCdEfGh\"]\n[TimeControl \"180+2\"]\n\n1. e4 c5 2. Nf3 d6 1-0\n\n",
+    )
+    .unwrap();
+    let output = dir.path().join("out.pgn");
+    let report = dir.path().join("report.parquet");
+    let all = [
+        TagToAdd::Eco,
+        TagToAdd::TimeClass,
+        TagToAdd::LichessId,
+        TagToAdd::ResultByRule,
+        TagToAdd::FinalFen,
+    ];
+    let summary = run(CleanOptions {
+        enrich: Enrich::new(&all, false, &[]),
+        report: Some(report.clone()),
+        ..options(&input, &output)
+    });
+    assert_eq!(summary.tags_disagreeing, [("ECO".to_owned(), 1)].into());
+    let tags = &tags_of(&std::fs::read_to_string(&output).unwrap())[0];
+    let tag = |n: &str| tags.iter().find(|(t, _)| t == n).map(|(_, v)| v.as_str());
+    assert_eq!(tag("ECO"), Some("C20"));
+    assert_eq!(tag("TimeClass"), Some("blitz"));
+    assert_eq!(tag("LichessId"), Some("AbCdEfGh"));
+    assert_eq!(tag("ResultByRule"), None);
+    assert_eq!(
+        tag("FinalFEN"),
+        Some("rnbqkbnr/pp2pppp/3p4/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 0 3")
+    );
+    let rows = common::read_table(&report);
+    let detail = rows
+        .column("detail")
+        .unwrap()
+        .str()
+        .unwrap()
+        .get(0)
+        .map(str::to_owned);
+    assert_eq!(detail.as_deref(), Some("ECO: tag \"C20\", pgnlake \"B50\""));
+}
+
+#[test]
+fn stripped_parts_are_gone_and_the_games_import_the_same() {
+    let dir = tmp();
+    let inputs = vec![
+        sample("time-and-eval-comments.pgn"),
+        sample("lichess-2025-05-30games.pgn"),
+        sample("edge-cases.pgn"),
+    ];
+    let full = dir.path().join("full.pgn");
+    run(common::clean_options(inputs.clone(), &full));
+    let full_text = std::fs::read_to_string(&full).unwrap();
+    assert!(full_text.contains("[%clk") && full_text.contains('(') && full_text.contains('$'));
+    for (parts, gone) in [
+        (
+            &[StripPart::Clocks][..],
+            &["[%clk ", "[%eval ", "[%emt "][..],
+        ),
+        (
+            &[StripPart::Comments, StripPart::Variations, StripPart::Nags][..],
+            &["{", "(", "$"][..],
+        ),
+    ] {
+        let output = dir.path().join("stripped.pgn");
+        run(CleanOptions {
+            enrich: Enrich::new(&[], false, parts),
+            ..common::clean_options(inputs.clone(), &output)
+        });
+        let text = std::fs::read_to_string(&output).unwrap();
+        for needle in gone {
+            assert!(!text.contains(needle), "{parts:?}: {needle}");
+        }
+        // The same games, move for move.
+        let moves = |pgn: &Path| {
+            let games = import(&[pgn.to_path_buf()], 2).table("games");
+            games.column("moves_uci").unwrap().clone()
+        };
+        assert_eq!(moves(&output), moves(&full), "{parts:?}");
+    }
+}
+
+#[test]
+fn split_by_writes_one_file_per_key_or_chunk_and_every_game_once() {
+    let dir = tmp();
+    let inputs = vec![Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")];
+    let whole = dir.path().join("whole.pgn");
+    run(common::clean_options(inputs.clone(), &whole));
+    let whole_games = tags_of(&std::fs::read_to_string(&whole).unwrap()).len();
+    // N games a file, in input order: the files put together are the whole.
+    let chunks = dir.path().join("chunks").join("part.pgn");
+    std::fs::create_dir(chunks.parent().unwrap()).unwrap();
+    let summary = run(CleanOptions {
+        split_by: Some(SplitBy::Games(50)),
+        ..common::clean_options(inputs.clone(), &chunks)
+    });
+    let dir_listing = common::listing(chunks.parent().unwrap());
+    assert_eq!(
+        dir_listing,
+        [".part.pgn.lock", "part-1.pgn", "part-2.pgn", "part-3.pgn"]
+    );
+    assert_eq!(summary.outputs.len(), 3);
+    let joined: String = (1..=3)
+        .map(|k| std::fs::read_to_string(chunks.with_file_name(format!("part-{k}.pgn"))).unwrap())
+        .collect();
+    assert_eq!(joined, std::fs::read_to_string(&whole).unwrap());
+    // By ECO: each file's games are of its ECO (added as a tag to check).
+    let by_eco = dir.path().join("eco").join("sample.pgn.gz");
+    std::fs::create_dir(by_eco.parent().unwrap()).unwrap();
+    run(CleanOptions {
+        split_by: Some(SplitBy::Eco),
+        enrich: Enrich::new(&[TagToAdd::Eco], true, &[]),
+        ..common::clean_options(inputs, &by_eco)
+    });
+    let mut games = 0;
+    for name in common::listing(by_eco.parent().unwrap()) {
+        let Some(key) = name
+            .strip_prefix("sample-")
+            .and_then(|n| n.strip_suffix(".pgn.gz"))
+        else {
+            continue;
+        };
+        let file = std::fs::File::open(by_eco.with_file_name(&name)).unwrap();
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::MultiGzDecoder::new(file), &mut text)
+            .unwrap();
+        for tags in tags_of(&text) {
+            games += 1;
+            let eco = tags
+                .iter()
+                .find(|(n, _)| n == "ECO")
+                .map(|(_, v)| v.as_str());
+            assert_eq!(eco.unwrap_or("unknown"), key, "{name}");
+        }
+    }
+    assert_eq!(games, whole_games);
 }

@@ -313,6 +313,8 @@ pub fn clean_options(inputs: Vec<PathBuf>, output: &Path) -> pgnlake::clean::Cle
         dedupe: pgnlake::clean::dedupe::DedupeMode::None,
         duplicates: None,
         memory_limit: 1 << 30,
+        enrich: pgnlake::clean::enrich::Enrich::default(),
+        split_by: None,
     }
 }
 
