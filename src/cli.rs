@@ -163,14 +163,22 @@ pub struct MergeArgs {
     pub quiet: bool,
 }
 
+/// The SQL of `query` and `export`: a file, or `-e SQL`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("script").required(true).args(["file", "execute"])))]
-pub struct QueryArgs {
-    /// A file of SQL statements separated by `;` (- for stdin).
+#[group(required = true, multiple = false)]
+pub struct ScriptArgs {
+    /// A file of SQL statements separated by `;` (- for stdin); `export`
+    /// takes one, that selects the games.
     pub file: Option<PathBuf>,
     /// SQL given on the command line instead of a file.
     #[arg(long, short = 'e', value_name = "SQL", allow_hyphen_values = true)]
     pub execute: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct QueryArgs {
+    #[command(flatten)]
+    pub script: ScriptArgs,
     /// The folder an import wrote.
     #[arg(long, default_value = "out")]
     pub data: PathBuf,
@@ -197,12 +205,9 @@ pub enum QueryFormat {
 /// `pgnlake export --data DIR (FILE.sql | -e SQL) -o OUT`.
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// A file holding the selecting query (- for stdin).
-    pub file: Option<PathBuf>,
-    /// The selecting query on the command line instead of a file: any query
-    /// that returns `game_id` (and, on a lake, `import`).
-    #[arg(long, short = 'e', value_name = "SQL", allow_hyphen_values = true)]
-    pub execute: Option<String>,
+    /// Any query that returns `game_id` (and, on a lake, `import`).
+    #[command(flatten)]
+    pub script: ScriptArgs,
     /// The folder an import wrote, or a lake.
     #[arg(long, default_value = "out")]
     pub data: PathBuf,

@@ -7,8 +7,7 @@ use crate::export::{ExportOptions, run_export};
 use crate::read::query::{QueryError, place, split_statements};
 
 pub fn run(args: ExportArgs) -> Result<ExitStatus, Error> {
-    let (origin, script) =
-        super::query::read_script(args.file.as_deref(), args.execute.as_deref())?;
+    let (origin, script) = super::query::read_script(&args.script)?;
     let statements = split_statements(&script);
     let statement = match statements.as_slice() {
         [] => return Err(QueryError::Empty { origin }.into()),

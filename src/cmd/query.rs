@@ -6,7 +6,7 @@ use std::path::Path;
 
 use polars::prelude::DataFrame;
 
-use crate::cli::{QueryArgs, QueryFormat};
+use crate::cli::{QueryArgs, QueryFormat, ScriptArgs};
 use crate::cmd::ExitStatus;
 use crate::error::{Cause, Error};
 use crate::read::query::{QueryError, Statement, Tables, place, split_statements};
@@ -14,7 +14,7 @@ use crate::sink::output::FileOutput;
 use crate::sink::results::{render_table, write_csv, write_json, write_parquet};
 
 pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
-    let (origin, script) = read_script(args.file.as_deref(), args.execute.as_deref())?;
+    let (origin, script) = read_script(&args.script)?;
     let statements = split_statements(&script);
     if statements.is_empty() {
         return Err(QueryError::Empty { origin }.into());
@@ -49,14 +49,11 @@ pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
 }
 
 /// The script and where it came from (`FILE`, `-` or `-e`), for messages.
-pub(super) fn read_script(
-    file: Option<&Path>,
-    execute: Option<&str>,
-) -> Result<(String, String), Error> {
-    if let Some(sql) = execute {
-        return Ok(("-e".to_owned(), sql.to_owned()));
+pub(super) fn read_script(script: &ScriptArgs) -> Result<(String, String), Error> {
+    if let Some(sql) = &script.execute {
+        return Ok(("-e".to_owned(), sql.clone()));
     }
-    let Some(path) = file else {
+    let Some(path) = &script.file else {
         return Err(Error::Usage("give a SQL file or -e SQL".into()));
     };
     if path == Path::new("-") {
