@@ -310,7 +310,9 @@ pub mod games {
         "raw_hash",
         I64,
         "A 64-bit hash of the game's bytes as read (before any repair): `export` re-reads the game at `source` and `offset` and checks it against this, so a source changed since the import is found.",
-    );
+    )
+    // Unique per game: no dictionary to try.
+    .plain();
     const M_EVENT: &str = "The tags as written; null when absent.";
     pub(crate) const EVENT: Column = Column::nullable("event", Text, M_EVENT);
     pub(crate) const SITE: Column = Column::nullable("site", Text, M_EVENT);
