@@ -23,6 +23,7 @@ pub struct Compacted {
 pub fn run_compact(lake: &Path) -> Result<Compacted, Error> {
     let compaction = Compaction::begin(lake)?;
     if compaction.imports().is_empty() {
+        compaction.abandon()?;
         return Ok(Compacted {
             imports: Vec::new(),
             rows: Default::default(),
@@ -36,6 +37,8 @@ pub fn run_compact(lake: &Path) -> Result<Compacted, Error> {
     let summed = pool.install(|| merge_stats(&|t| compaction.inputs(t), 0, &mut writers));
     if let Err(e) = summed {
         writers.abandon();
+        // The sums' error is the one to report.
+        let _ = compaction.abandon();
         return Err(e);
     }
     let rows = writers.finish()?;

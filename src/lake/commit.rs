@@ -333,7 +333,7 @@ fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(), LakeError>
 
 /// The lock file of a staging folder, once its work is done (it is only
 /// ever created again by the next run of that name).
-fn remove_lock_file(staging: &Path) {
+pub(super) fn remove_lock_file(staging: &Path) {
     if let Some(name) = staging.file_name() {
         let mut file = std::ffi::OsString::from(".");
         file.push(name);

@@ -309,6 +309,16 @@ impl Compaction {
         })
     }
 
+    /// Ends a compaction that has nothing to do (or failed before its
+    /// swap): its work folder goes, the lake is as it was.
+    pub fn abandon(self) -> Result<(), LakeError> {
+        if self.work.exists() {
+            fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
+        }
+        commit::remove_lock_file(&self.work);
+        Ok(())
+    }
+
     /// The imports this compaction adds to the compacted partition.
     pub fn imports(&self) -> &[String] {
         &self.imports
@@ -362,7 +372,9 @@ impl Compaction {
         covered.extend(self.imports.iter().cloned());
         covered.sort();
         swap_tables(lake, plan, &covered, steps)?;
-        fs::remove_dir_all(&self.work).map_err(io_error(&self.work))
+        fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
+        commit::remove_lock_file(&self.work);
+        Ok(())
     }
 
     /// Has the lake changed under the compaction in a way that would make

@@ -152,6 +152,10 @@ fn compact(lake: &Path) {
     let games_before = common::listing(&lake.join("games"));
     ok(pgnlake(&["lake", &text(lake), "--compact"]));
     compact_layout_checked(lake);
+    // Again: nothing to do, nothing left behind.
+    ok(pgnlake(&["lake", &text(lake), "--compact"]));
+    compact_layout_checked(lake);
+    assert_eq!(staging_left(lake), Vec::<String>::new());
     assert_eq!(common::listing(&lake.join("games")), games_before);
 }
 
