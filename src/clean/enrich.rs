@@ -5,6 +5,8 @@
 //! and reported unless `--overwrite-tags`; and parts left out (`--strip`:
 //! comments, variations, NAGs, or only the clock and eval commands).
 
+use std::cell::OnceCell;
+
 use crate::clean::game::{Action, ActionKind};
 use crate::pgn::tags::lichess_id;
 use crate::pgn::time_control::TimeClass;
@@ -101,7 +103,8 @@ impl SplitBy {
                 .filter(|v| !v.is_empty() && !v.starts_with('?'))
         };
         let key = match self {
-            SplitBy::Eco => opening_of(facts)
+            SplitBy::Eco => facts
+                .opening()
                 .map(|o| o.eco.to_owned())
                 .or_else(|| tag("ECO").map(str::to_owned)),
             SplitBy::Year => tag("Date")
@@ -174,26 +177,36 @@ impl Enrich {
     }
 }
 
-/// What a game's added tags are computed from.
+/// What a game's added tags and split key are computed from.
 pub(super) struct Facts<'a> {
-    pub replayed: &'a Replayed,
+    replayed: &'a Replayed,
     /// The mainline's position keys (the start first).
-    pub keys: &'a [u64],
+    keys: &'a [u64],
     /// Standard chess from the standard start (a game the opening table
     /// can name).
-    pub standard_start: bool,
+    standard_start: bool,
+    /// The opening, classified once however many tags and keys ask.
+    opening: OnceCell<Option<&'static openings::OpeningName>>,
 }
 
-/// The game's opening, named by its deepest position in the table.
-fn opening_of(facts: &Facts<'_>) -> Option<&'static openings::OpeningName> {
-    let index = openings::index();
-    let found = facts.standard_start.then(|| index.classify(facts.keys))??;
-    index.name(found.name_id)
-}
+impl<'a> Facts<'a> {
+    pub(super) fn new(replayed: &'a Replayed, keys: &'a [u64], standard_start: bool) -> Self {
+        Facts {
+            replayed,
+            keys,
+            standard_start,
+            opening: OnceCell::new(),
+        }
+    }
 
-/// The opening's whole name (`Sicilian Defense: Najdorf Variation`).
-fn standard_opening_name(facts: &Facts<'_>) -> Option<String> {
-    opening_of(facts).map(|o| o.name.to_owned())
+    /// The game's opening, named by its deepest position in the table.
+    fn opening(&self) -> Option<&'static openings::OpeningName> {
+        *self.opening.get_or_init(|| {
+            let index = openings::index();
+            let found = self.standard_start.then(|| index.classify(self.keys))??;
+            index.name(found.name_id)
+        })
+    }
 }
 
 /// The value of one added tag, if the game has one.
@@ -203,7 +216,7 @@ fn value_of(tag: TagToAdd, tags: &[(String, String)], facts: &Facts<'_>) -> Opti
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     };
-    let opening = || opening_of(facts);
+    let opening = || facts.opening();
     match tag {
         TagToAdd::Eco => opening().map(|o| o.eco.to_owned()),
         TagToAdd::Opening => opening().map(|o| o.family().to_owned()),
@@ -220,17 +233,6 @@ fn value_of(tag: TagToAdd, tags: &[(String, String)], facts: &Facts<'_>) -> Opti
     }
 }
 
-const TAGS: [TagToAdd; 8] = [
-    TagToAdd::Eco,
-    TagToAdd::Opening,
-    TagToAdd::Variation,
-    TagToAdd::Plycount,
-    TagToAdd::FinalFen,
-    TagToAdd::ResultByRule,
-    TagToAdd::TimeClass,
-    TagToAdd::LichessId,
-];
-
 /// Adds the asked tags after the game's own; a tag the game has with
 /// another value is kept and reported (`tag_disagrees`), or replaced and
 /// reported (`tag_replaced`) with `--overwrite-tags`.
@@ -240,14 +242,15 @@ pub(super) fn add_tags(
     enrich: Enrich,
     actions: &mut Vec<Action>,
 ) {
-    for tag in TAGS.into_iter().filter(|t| enrich.adds(*t)) {
+    let all = <TagToAdd as clap::ValueEnum>::value_variants();
+    for &tag in all.iter().filter(|t| enrich.adds(**t)) {
         let Some(value) = value_of(tag, tags, facts) else {
             continue;
         };
         let name = tag.tag_name();
         // lichess writes the whole name as `Opening`: that agrees too.
         let full_name = match tag {
-            TagToAdd::Opening => standard_opening_name(facts),
+            TagToAdd::Opening => facts.opening().map(|o| o.name.to_owned()),
             _ => None,
         };
         match tags.iter_mut().find(|(n, _)| n == name) {

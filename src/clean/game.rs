@@ -257,11 +257,7 @@ fn clean_game(
             detail: repair.detail,
         }));
     }
-    let facts = Facts {
-        replayed: &replayed,
-        keys: replayer.keys(),
-        standard_start,
-    };
+    let facts = Facts::new(&replayed, replayer.keys(), standard_start);
     let split_key = enrich_tags(&mut export.tags, &facts, modes, &mut actions);
     let capacity = game.tag_text.len() + 16 * game.sans.len() + 64;
     let item = clean_item(

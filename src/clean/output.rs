@@ -6,6 +6,7 @@ use std::io::Write as _;
 use std::path::Path;
 
 use std::collections::BTreeMap;
+use std::collections::btree_map::Entry;
 
 use crate::clean::enrich::SplitBy;
 use crate::clean::game::{Action, ActionKind, Item};
@@ -79,14 +80,14 @@ impl Outputs {
                     (_, key) => key.unwrap_or("unknown").to_owned(),
                 };
                 *written += 1;
-                if !files.contains_key(&key) {
-                    let output = create(&split_path(base, &key))?;
-                    files.insert(key.clone(), output);
-                }
-                match files.get_mut(&key) {
-                    Some(output) => emit(output, text),
-                    None => Ok(()),
-                }
+                let output = match files.entry(key) {
+                    Entry::Occupied(file) => file.into_mut(),
+                    Entry::Vacant(file) => {
+                        let output = create(&split_path(base, file.key()))?;
+                        file.insert(output)
+                    }
+                };
+                emit(output, text)
             }
         }
     }

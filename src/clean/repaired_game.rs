@@ -94,11 +94,8 @@ pub(super) fn repair_game(
     if let Some(was) = original {
         tags.push(("OriginalResult".into(), was));
     }
-    let facts = Facts {
-        replayed: &replayed,
-        keys: replayer.keys(),
-        standard_start: !tags.iter().any(|(n, _)| n == "FEN"),
-    };
+    let standard_start = !tags.iter().any(|(n, _)| n == "FEN");
+    let facts = Facts::new(&replayed, replayer.keys(), standard_start);
     let split_key = enrich_tags(&mut tags, &facts, modes, &mut actions);
     let export = ExportGame {
         tags,

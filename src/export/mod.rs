@@ -76,12 +76,12 @@ pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
         ..ExportSummary::default()
     };
     // The sources, each once, in the order of their first selected game.
-    let mut names: Vec<&str> = Vec::new();
-    for game in &selection {
-        if !names.contains(&game.source.as_str()) {
-            names.push(&game.source);
-        }
-    }
+    let mut seen = std::collections::HashSet::new();
+    let names: Vec<&str> = selection
+        .iter()
+        .map(|game| game.source.as_str())
+        .filter(|name| seen.insert(*name))
+        .collect();
     let recorded = recorded_sizes(&data);
     let mut sources = Vec::new();
     let mut source_of: HashMap<&str, u32> = HashMap::new();
@@ -116,7 +116,7 @@ pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
 
 /// The games the query selects, in its order, with their places.
 fn select(options: &ExportOptions, data: &Data) -> Result<Vec<Selected>, Error> {
-    let mut tables = Tables::open(&options.data)?;
+    let mut tables = Tables::of_data(data, &options.data)?;
     let frame = tables.run(&options.statement, &options.place)?;
     let usage = |what: String| Error::Usage(format!("{}: {what}", options.place));
     let id_name = games::GAME_ID.name;

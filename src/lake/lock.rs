@@ -15,8 +15,11 @@ pub struct LakeLock {
     _file: File,
 }
 
+/// The lock's file, in `_staging/`.
+const LOCK_FILE: &str = ".lake.lock";
+
 fn lock_path(lake: &Path) -> PathBuf {
-    lake.join(STAGING_DIR).join(".lake.lock")
+    lake.join(STAGING_DIR).join(LOCK_FILE)
 }
 
 fn open_lock_file(path: &Path) -> std::io::Result<File> {
@@ -29,7 +32,7 @@ fn open_lock_file(path: &Path) -> std::io::Result<File> {
 
 impl LakeLock {
     pub(super) fn is_lock_file(path: &Path) -> bool {
-        path.file_name() == lock_path(Path::new("")).file_name()
+        path.file_name().is_some_and(|name| name == LOCK_FILE)
     }
 
     /// The lock to change the lake's folders, waiting for readers and

@@ -174,6 +174,19 @@ impl Tables {
             path: lake.to_path_buf(),
             message: e.to_string(),
         })?;
+        Self::of_lake(data, lake)
+    }
+
+    /// [`Tables::open`] of data a caller has open already (a lake's
+    /// summaries not read again).
+    pub(crate) fn of_data(data: &super::source::Data, dir: &Path) -> Result<Tables, QueryError> {
+        match data.is_lake() {
+            true => Self::of_lake(data.clone(), dir),
+            false => Self::open(dir),
+        }
+    }
+
+    fn of_lake(data: super::source::Data, lake: &Path) -> Result<Tables, QueryError> {
         let unreadable = |e: super::source::ScanError| QueryError::Unreadable {
             path: e.path,
             message: first_line(&e.message).to_owned(),
