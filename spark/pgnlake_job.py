@@ -384,6 +384,8 @@ def merged_summary(summaries, rows, min_games, dropped):
         "result_checks": add_maps("result_checks"),
         "annotations": add_maps("annotations"),
         "unwinnability": add_maps("unwinnability"),
+        "repaired": add("repaired"),
+        "repairs": add_maps("repairs") or {},
         "elapsed_seconds": add("elapsed_seconds"),
         "tables": {f"{name}.parquet": n for name, n in sorted(rows.items())},
         "truncated_inputs": sum(1 for i in inputs if i.get("truncated")),

@@ -348,6 +348,13 @@ pub struct ImportArgs {
     /// Default 0: the static analysis alone.
     #[arg(long, value_name = "N", default_value_t = crate::replay::dead::DEFAULT_NODES)]
     pub unwinnable_nodes: u64,
+    /// Read again, by `clean --repair`'s rules, each game the import rejects
+    /// for its notation or tags (captures without x, promotions without =,
+    /// long algebraic, doubled quotes in a tag, an empty FEN, ...): accepted
+    /// when exactly one legal move fits every token, with what was mended
+    /// in the games column `repairs`.
+    #[arg(long)]
+    pub repair: bool,
 }
 
 /// Explore one position of the opening tree of an import.

@@ -9,7 +9,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::variant::VariantPosition;
 use shakmaty::{Chess, Position};
 
-use crate::check::process_batch;
+use crate::check::{BatchModes, process_batch};
 use crate::pgn::framer::{Batch, Framer};
 use crate::replay::material::{PieceValues, material_facts, material_facts_of};
 use crate::replay::{Replayer, Start, openings, setup};
@@ -43,7 +43,25 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
             // A Cursor never fails to read.
             Ok(false) | Err(_) => break,
         }
-        let output = process_batch(&batch, &mut aggregates, true);
+        let strict = BatchModes {
+            moves: true,
+            repair: false,
+        };
+        let output = process_batch(&batch, &mut aggregates, strict);
+        // `--repair` reads every game the strict import reads, and more.
+        let repaired = process_batch(
+            &batch,
+            &mut aggregates,
+            BatchModes {
+                repair: true,
+                ..strict
+            },
+        );
+        assert!(repaired.games.len() >= output.games.len());
+        assert_eq!(
+            repaired.games.len() + repaired.rejects.len(),
+            batch.games.len()
+        );
         assert_eq!(
             output.games.len() + output.rejects.len(),
             batch.games.len(),
@@ -207,7 +225,7 @@ pub fn repair_movetext(input: &RepairInput) {
     };
     // A failed repair's moves before the failure are what `--salvage`
     // keeps: they must be legal too.
-    let repaired = match crate::clean::repair::repair(&start, &input.movetext) {
+    let repaired = match crate::check::repair::repair(&start, &input.movetext) {
         Ok(repaired) => repaired,
         Err(error) => error.before,
     };

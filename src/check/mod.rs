@@ -5,7 +5,10 @@
 
 mod moves;
 mod reject;
+pub mod repair;
+pub(crate) mod reread;
 mod row;
+pub(crate) mod tag_section;
 
 use shakmaty::variant::VariantPosition;
 
@@ -21,7 +24,7 @@ use crate::sink::rows::{Place, RejectRow};
 
 pub use reject::{MAX_MESSAGE_CHARS, MAX_RAW_PGN, MAX_TOKEN_CHARS};
 use reject::{frame_rejection, reject_row, token_rejection};
-pub use row::{BatchOutput, counted_result, process_batch};
+pub use row::{BatchModes, BatchOutput, counted_result, process_batch};
 
 /// A game that parsed, passed the token audit and replayed.
 pub(crate) struct CheckedGame {

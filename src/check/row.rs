@@ -7,14 +7,16 @@ use std::borrow::Cow;
 use shakmaty::Position;
 
 use crate::check::moves::GameMoves;
+use crate::check::reread::{as_read_text, rejected_as_ambiguous, repairable, repairs_text, reread};
 use crate::check::{CheckedGame, check_game, for_each_game, game_place};
 use crate::pgn::Span;
 use crate::pgn::annotations::{AnnotationCounts, GameClocks};
-use crate::pgn::framer::{Batch, RawGame};
+use crate::pgn::bytes::raw_hash;
+use crate::pgn::framer::{Batch, RawGame, SEPARATOR};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
 use crate::pgn::time_control::{self, TimeClass};
-use crate::pgn::visitor::{BatchParser, Comments};
+use crate::pgn::visitor::{BatchParser, Comments, FeedHolder};
 use crate::profile::{self, Stage, Timer};
 use crate::replay::Replayer;
 use crate::replay::audit::{self, Declared, ResultCheck};
@@ -38,13 +40,27 @@ pub struct BatchOutput {
     pub counts: RunCounts,
 }
 
+/// What an import does with a batch besides checking its games.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct BatchModes {
+    /// One moves row per mainline ply of each accepted game (`--moves`).
+    pub moves: bool,
+    /// Each game rejected for its notation or tags read again through
+    /// repair (`--repair`).
+    pub repair: bool,
+}
+
 /// Parses, audits and replays every game of a batch, in order, and adds
-/// the accepted games to the worker's aggregates; with `moves`, one row
-/// per mainline ply of each accepted game too.
-pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool) -> BatchOutput {
+/// the accepted games to the worker's aggregates; with `modes.moves`, one
+/// row per mainline ply of each accepted game too.
+pub fn process_batch(
+    batch: &Batch,
+    aggregates: &mut Aggregates<'_>,
+    modes: BatchModes,
+) -> BatchOutput {
     let mut out = BatchOutput::default();
     let piece_values = aggregates.options.piece_values;
-    let comments = if moves {
+    let comments = if modes.moves {
         Comments::PerMove
     } else {
         Comments::Logged
@@ -53,35 +69,129 @@ pub fn process_batch(batch: &Batch, aggregates: &mut Aggregates<'_>, moves: bool
         batch,
         comments,
         aggregates.options.unwinnable_nodes,
-        |raw, next, parser, replayer| match process_game(
-            batch,
-            raw,
-            next,
-            parser,
-            replayer,
-            &mut out.counts.annotations,
-            moves.then_some((&mut out.moves, &piece_values)),
-        ) {
-            Ok(mut row) => {
-                let mut timer = Timer::start();
-                add_to_aggregates(&mut row, replayer, aggregates);
-                profile::lap(&mut timer, Stage::Statistics);
-                out.counts
-                    .count_accepted(row.replayed.end_state, row.result_check);
-                if row.variant_name.is_standard_rules() {
-                    out.counts
-                        .unwinnable
-                        .add(row.replayed.can_mate, row.replayed.can_mate_asked);
+        |raw, next, parser, replayer| {
+            let checked = process_game(
+                batch,
+                raw,
+                next,
+                parser,
+                replayer,
+                &mut out.counts.annotations,
+                modes.moves.then_some((&mut out.moves, &piece_values)),
+            );
+            let checked = match checked {
+                Err(row) if modes.repair && repairable(row.reason) => {
+                    let move_rows = modes.moves.then_some((&mut out.moves, &piece_values));
+                    let game = RejectedGame { batch, raw, row };
+                    repaired_row(game, replayer, comments, &mut out.counts, move_rows)
                 }
-                out.games.push(row);
-            }
-            Err(row) => {
-                out.counts.count_rejected(row.reason);
-                out.rejects.push(*row);
+                other => other,
+            };
+            match checked {
+                Ok(mut row) => {
+                    let mut timer = Timer::start();
+                    add_to_aggregates(&mut row, replayer, aggregates);
+                    profile::lap(&mut timer, Stage::Statistics);
+                    out.counts
+                        .count_accepted(row.replayed.end_state, row.result_check);
+                    if row.variant_name.is_standard_rules() {
+                        out.counts
+                            .unwinnable
+                            .add(row.replayed.can_mate, row.replayed.can_mate_asked);
+                    }
+                    out.games.push(row);
+                }
+                Err(row) => {
+                    out.counts.count_rejected(row.reason);
+                    out.rejects.push(*row);
+                }
             }
         },
     );
     out
+}
+
+/// A game the strict path rejected: where it is, and its reject row.
+struct RejectedGame<'a> {
+    batch: &'a Batch,
+    raw: &'a RawGame,
+    row: Box<RejectRow>,
+}
+
+/// `--repair`: a rejected game read again by `clean --repair`'s rules,
+/// written as it was read in standard notation, and that text checked by
+/// the strict path like any game, so that every column means what it means
+/// for a game read as written. The row keeps the game's place and the
+/// hash of its bytes as read, and names what was mended (`repairs`, and
+/// the run's counts). A game repair cannot read keeps its first reject
+/// row, unless a token fits several legal moves (`ambiguous_move`).
+fn repaired_row(
+    game: RejectedGame<'_>,
+    replayer: &mut Replayer,
+    comments: Comments,
+    counts: &mut RunCounts,
+    move_rows: Option<(&mut Vec<MoveRow>, &PieceValues)>,
+) -> Result<GameRow, Box<RejectRow>> {
+    let RejectedGame { batch, raw, row } = game;
+    let bytes = batch.game_bytes(raw);
+    let Some(reread) = reread(bytes) else {
+        return Err(row);
+    };
+    let repaired = match reread.moves() {
+        Some(Ok(repaired)) => repaired,
+        Some(Err(error)) if error.ambiguous => {
+            return Err(Box::new(rejected_as_ambiguous(
+                *row,
+                error.token,
+                error.ply,
+            )));
+        }
+        Some(Err(_)) | None => return Err(row),
+    };
+    let text = as_read_text(&reread, &repaired);
+    // Framed as the framer frames a game: its bytes up to its last token,
+    // then the separator.
+    let mut data = text.trim_end().as_bytes().to_vec();
+    let end = data.len();
+    data.extend_from_slice(SEPARATOR);
+    let as_read = Batch {
+        source: batch.source,
+        games: vec![RawGame {
+            start: 0,
+            end,
+            ..*raw
+        }],
+        data,
+    };
+    let Some(raw_as_read) = as_read.games.first() else {
+        return Err(row);
+    };
+    let holder = FeedHolder::new(&as_read.data);
+    let mut parser = BatchParser::new(&holder, comments);
+    let checked = process_game(
+        &as_read,
+        raw_as_read,
+        as_read.data.len(),
+        &mut parser,
+        replayer,
+        &mut counts.annotations,
+        move_rows,
+    );
+    let Ok(mut checked) = checked else {
+        // Repair's reading did not replay as the strict path reads it:
+        // the game stays as first rejected.
+        return Err(row);
+    };
+    let mut repairs = reread.repairs;
+    repairs.extend(repaired.repairs);
+    checked.raw_hash = raw_hash(bytes);
+    checked.encoding_repaired |= reread.encoding_repaired;
+    checked.repairs = repairs_text(&repairs);
+    counts.repaired += 1;
+    for repair in &repairs {
+        *counts.repairs.entry(repair.class.as_str()).or_default() += 1;
+    }
+    Ok(checked)
 }
 
 /// Derives the per-game statistics columns (material, speed, draw reason,
@@ -189,7 +299,7 @@ fn process_game(
     let declared_result = declared.result();
     let mut row = GameRow {
         place: game_place(batch, raw),
-        raw_hash: crate::pgn::bytes::raw_hash(batch.game_bytes(raw)),
+        raw_hash: raw_hash(batch.game_bytes(raw)),
         variant_name: variant,
         chess960,
         start_fen,

@@ -3,19 +3,19 @@
 //! export PGN, or read again through notation repair (`--repair`) before it
 //! is rejected, and marked as a duplicate when the first pass found it one.
 
+use crate::check::repair::{Repair, RepairClass};
+use crate::check::reread::repairable;
 use crate::check::{self, CheckedGame, check_game, game_place};
 use crate::clean::dedupe::{DedupeMode, DupFacts, mark_duplicate};
 use crate::clean::duplicate_pass::Losers;
 use crate::clean::enrich::{Enrich, Facts, SplitBy, add_tags, strip};
 use crate::clean::export::export_game;
-use crate::clean::repair::{Repair, RepairClass};
 use crate::clean::repaired_game::repair_game;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::pgn::visitor::{BatchParser, Comments};
 use crate::replay::audit::Declared;
 use crate::replay::dead::DEFAULT_NODES;
-use crate::replay::reject::RejectReason;
 use crate::replay::variant::VariantName;
 use crate::replay::{Replayed, Replayer};
 use crate::sink::pgn::{ExportGame, write_game};
@@ -356,15 +356,4 @@ pub(super) fn set_tag(tags: &mut [(String, String)], name: &str, value: String) 
     if let Some(tag) = tags.iter_mut().find(|(n, _)| n == name) {
         tag.1 = value;
     }
-}
-
-fn repairable(reason: RejectReason) -> bool {
-    matches!(
-        reason,
-        RejectReason::UnknownToken
-            | RejectReason::UnparsableSan
-            | RejectReason::IllegalMove
-            | RejectReason::MalformedTag
-            | RejectReason::InvalidFen
-    )
 }

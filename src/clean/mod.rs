@@ -10,7 +10,6 @@
 //! duplicate keys need no tables (the fuzz targets build them alone).
 
 pub mod dedupe;
-pub mod repair;
 
 #[cfg(feature = "tables")]
 mod duplicate_pass;
@@ -30,8 +29,6 @@ mod repaired_game;
 mod report;
 #[cfg(feature = "tables")]
 mod run;
-#[cfg(feature = "tables")]
-mod tag_section;
 
 #[cfg(feature = "tables")]
 pub use game::{Action, ActionKind, clean_texts};

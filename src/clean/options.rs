@@ -67,7 +67,7 @@ pub struct CleanSummary {
     pub tags_disagreeing: BTreeMap<String, u64>,
     pub tags_replaced: u64,
     /// Repairs by class (`reduced_pawn_capture`, `unescaped_quotes`,
-    /// `salvaged`, …; see [`crate::clean::repair::RepairClass`]).
+    /// `salvaged`, …; see [`crate::check::repair::RepairClass`]).
     pub repairs: BTreeMap<&'static str, u64>,
     /// What was read from each input, with any truncation.
     pub inputs: Vec<InputSummary>,

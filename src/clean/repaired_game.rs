@@ -1,26 +1,22 @@
-//! Archivist mode, a rejected game read again (`clean --repair`): its tags
-//! ([`crate::clean::tag_section`]), its FEN, its movetext through repair
-//! ([`crate::clean::repair`]), replayed (or, with `--salvage`, cut before
-//! the first token no legal move fits), and written back with each repair
-//! reported.
+//! Archivist mode, a rejected game read again (`clean --repair`): its tags,
+//! FEN and movetext as [`crate::check::reread`] reads them, replayed (or,
+//! with `--salvage`, cut before the first token no legal move fits), and
+//! written back with each repair reported.
 
 use shakmaty::san::SanPlus;
-use shakmaty::variant::VariantPosition;
 use shakmaty::{Chess, Position};
 
 use crate::check::game_place;
+use crate::check::repair::{self, Repair, RepairClass, Repaired};
+use crate::check::reread::{self, Reread, rejected_as_ambiguous, reread};
 use crate::clean::enrich::Facts;
 use crate::clean::game::{
     Action, ActionKind, Item, Modes, clean_item, enrich_tags, set_tag, settle_result,
 };
-use crate::clean::repair::{self, Repair, RepairClass, Repaired};
-use crate::clean::tag_section::{TagSection, read_tag_section};
-use crate::pgn::encoding;
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
+use crate::replay::Replayer;
 use crate::replay::audit::Declared;
-use crate::replay::reject::RejectReason;
-use crate::replay::{self, Replayer, Start};
 use crate::sink::pgn::{ExportGame, ExportMove};
 use crate::sink::rows::RejectRow;
 
@@ -36,29 +32,34 @@ pub(super) fn repair_game(
     modes: Modes,
     row: RejectRow,
 ) -> Result<Item, Box<RejectRow>> {
-    let (text, repaired_encoding) = encoding::decode(batch.game_bytes(raw));
-    let Some(TagSection {
-        mut tags,
-        repairs: tag_repairs,
-        movetext,
-    }) = read_tag_section(&text)
-    else {
+    let Some(reread) = reread(batch.game_bytes(raw)) else {
         return Err(Box::new(row));
     };
-    let mut actions: Vec<Action> = tag_repairs.into_iter().map(Action::repaired).collect();
-    let Some((start, empty_fen)) = start_of(&mut tags, &mut actions) else {
-        return Err(Box::new(row));
-    };
-    let body = text.get(movetext..).unwrap_or_default();
-    let salvage = modes.salvage && !empty_fen;
+    let salvage = modes.salvage && !reread.empty_fen;
     // Repair reads standard chess (and Chess960) only.
-    let VariantPosition::Chess(chess) = &start.pos else {
+    let Some(chess) = reread.chess() else {
         return Err(Box::new(row));
     };
-    let (mut repaired, salvaged) = match read_moves(chess, body, salvage) {
+    let (mut repaired, salvaged) = match read_moves(chess, reread.body(), salvage) {
         Ok(read) => read,
         Err(ambiguous) => return Err(Box::new(rejected_as(row, ambiguous))),
     };
+    let Reread {
+        mut tags,
+        repairs,
+        start,
+        encoding_repaired,
+        ..
+    } = reread;
+    let mut actions: Vec<Action> = repairs.into_iter().map(Action::repaired).collect();
+    if let Some(repair) = &start.fen_repaired {
+        set_tag(&mut tags, "FEN", repair.fen.clone());
+        actions.push(Action::repaired(Repair {
+            class: RepairClass::ImpossibleFenRights,
+            ply: None,
+            detail: repair.detail.clone(),
+        }));
+    }
     let start_pos = start.pos.clone();
     // Repair gave each move's SAN: replay, report and output use it.
     let sans: Vec<SanPlus> = repaired.moves.iter().map(|r| r.san).collect();
@@ -77,7 +78,7 @@ pub(super) fn repair_game(
         Some(salvaged) => salvaged_result(declared, salvaged, &repaired, &mut actions),
         None => settle_result(declared, &replayed, modes.fix_results, &mut actions),
     };
-    if repaired_encoding {
+    if encoding_repaired {
         actions.push(Action::encoding_repaired());
     }
     if repaired.variations > 0 {
@@ -107,41 +108,12 @@ pub(super) fn repair_game(
     };
     Ok(clean_item(
         export,
-        text.len() + 64,
+        batch.game_bytes(raw).len() + 64,
         game_place(batch, raw),
         (actions, split_key),
         repaired.variations,
         modes,
     ))
-}
-
-/// The start position from the `Variant` and `FEN` tags: an empty `FEN`
-/// is the standard start (its tags dropped), a FEN's impossible rights are
-/// dropped (the tag rewritten); each repair reported. Also whether the FEN
-/// was empty. None when the tags name no position pgnlake can play.
-fn start_of(tags: &mut Vec<(String, String)>, actions: &mut Vec<Action>) -> Option<(Start, bool)> {
-    let tag = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
-    let fen = tag("FEN");
-    let empty_fen = fen.as_deref().is_some_and(|f| f.trim().is_empty());
-    let fen = fen.filter(|_| !empty_fen);
-    let start = replay::setup(tag("Variant").as_deref(), fen.as_deref()).ok()?;
-    if empty_fen {
-        tags.retain(|(name, _)| name != "FEN" && name != "SetUp");
-        actions.push(Action::repaired(Repair {
-            class: RepairClass::EmptyFen,
-            ply: None,
-            detail: "empty FEN tag read as the standard start".into(),
-        }));
-    }
-    if let Some(repair) = &start.fen_repaired {
-        set_tag(tags, "FEN", repair.fen.clone());
-        actions.push(Action::repaired(Repair {
-            class: RepairClass::ImpossibleFenRights,
-            ply: None,
-            detail: repair.detail.clone(),
-        }));
-    }
-    Some((start, empty_fen))
 }
 
 /// The movetext through repair; with `salvage`, the moves before a token
@@ -172,14 +144,11 @@ fn read_moves(start: &Chess, body: &str, salvage: bool) -> Result<ReadMoves, Opt
 
 /// The game's reject row: as first rejected, or `ambiguous_move` when a
 /// token fits several moves.
-fn rejected_as(mut row: RejectRow, ambiguous: Option<Ambiguous>) -> RejectRow {
-    if let Some(Ambiguous { token, ply }) = ambiguous {
-        row.reason = RejectReason::AmbiguousMove;
-        row.message = format!("repair: {token:?} at ply {ply} fits more than one legal move");
-        row.ply = Some(ply);
-        row.token = Some(token);
+fn rejected_as(row: RejectRow, ambiguous: Option<Ambiguous>) -> RejectRow {
+    match ambiguous {
+        Some(Ambiguous { token, ply }) => rejected_as_ambiguous(row, token, ply),
+        None => row,
     }
-    row
 }
 
 /// A salvaged game is unfinished: `*`, never a result the board proves,
@@ -211,16 +180,7 @@ fn salvaged_result(
 /// The moves to write, a salvaged game's rest of movetext as a comment
 /// after its last move.
 fn export_moves(repaired: &Repaired, salvaged: Option<&Salvage>) -> Vec<ExportMove> {
-    let mut moves: Vec<ExportMove> = repaired
-        .moves
-        .iter()
-        .map(|r| ExportMove {
-            san: r.san.to_string(),
-            nags: r.nags.clone(),
-            comments: r.comments.clone(),
-            variations: Vec::new(),
-        })
-        .collect();
+    let mut moves = reread::export_moves(repaired);
     if let (Some(salvaged), Some(last)) = (salvaged, moves.last_mut()) {
         last.comments.push(salvaged.rest.clone());
     }

@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::{DataFrame, PolarsResult};
 
+use crate::check::repair::RepairClass;
 use crate::clean::game::Action;
-use crate::clean::repair::RepairClass;
 use crate::error::Error;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame, table_schema};
 use crate::sink::rows::Place;

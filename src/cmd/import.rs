@@ -58,6 +58,7 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         shard: args.shard,
         moves: args.moves,
         unwinnable_nodes: args.unwinnable_nodes,
+        repair: args.repair,
     };
     if options.shard.is_some() && options.opening_min_games > 1 {
         return Err(Error::Usage(

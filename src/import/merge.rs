@@ -185,13 +185,21 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
                 "{place}: imported with other --piece-values, --opening-plies or --opening-period than the first shard"
             )));
         }
-        if ours.options.moves != theirs.options.moves {
-            let with = |moves: bool| if moves { "with" } else { "without" };
-            return Err(Error::Usage(format!(
-                "{place}: imported {} --moves, the first shard {}",
-                with(theirs.options.moves),
-                with(ours.options.moves),
-            )));
+        // A table of games read strictly cannot be summed with one of
+        // games read through repair, nor one with moves with one without.
+        let flags = [
+            ("--moves", ours.options.moves, theirs.options.moves),
+            ("--repair", ours.options.repair, theirs.options.repair),
+        ];
+        for (flag, first_has, this_has) in flags {
+            if first_has != this_has {
+                let with = |on: bool| if on { "with" } else { "without" };
+                return Err(Error::Usage(format!(
+                    "{place}: imported {} {flag}, the first shard {}",
+                    with(this_has),
+                    with(first_has),
+                )));
+            }
         }
     }
     let indexes: Vec<u32> = shards.iter().map(|s| s.shard.index).collect();
@@ -831,6 +839,8 @@ fn merged_summary(
     summary.rejected_by_reason = add_maps(|s| &s.rejected_by_reason);
     summary.end_states = add_maps(|s| &s.end_states);
     summary.result_checks = add_maps(|s| &s.result_checks);
+    summary.repaired = sum(|s| s.repaired);
+    summary.repairs = add_maps(|s| &s.repairs);
     // Counted with --moves only (null otherwise, in every shard alike).
     summary.annotations = summaries
         .iter()

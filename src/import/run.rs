@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Instant;
 
-use crate::check::process_batch;
+use crate::check::{BatchModes, process_batch};
 use crate::error::Error;
 use crate::import::tables::{TableConsumer, Writers, write_aggregates};
 use crate::import::worker::BatchTables;
@@ -48,6 +48,9 @@ pub struct ImportOptions {
     /// `--unwinnable-nodes`: the dead-position search's budget per side of
     /// a flagged final position (0: the static test only).
     pub unwinnable_nodes: u64,
+    /// `--repair`: rejected games read again through `clean --repair`'s
+    /// rules.
+    pub repair: bool,
 }
 
 /// Default `--opening-min-games`: every row.
@@ -85,7 +88,11 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let workers = pipeline::Workers {
         new_state: || Aggregates::new(aggregate_options, &spill),
         work: |batch: &Batch, aggregates: &mut Aggregates<'_>| {
-            let output = process_batch(batch, aggregates, options.moves);
+            let modes = BatchModes {
+                moves: options.moves,
+                repair: options.repair,
+            };
+            let output = process_batch(batch, aggregates, modes);
             BatchTables::new(output, &names, options.moves)
         },
         finish: |aggregates| {
@@ -164,6 +171,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
                 piece_values: options.piece_values.into(),
                 moves: options.moves,
                 unwinnable_nodes: options.unwinnable_nodes,
+                repair: options.repair,
             },
             inputs,
             &counts,

@@ -408,6 +408,7 @@ pub(crate) fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<
             games::ENCODING_REPAIRED,
             values(rows, |r| r.encoding_repaired),
         ),
+        col(games::REPAIRS, values(rows, |r| r.repairs.as_deref())),
         extra_tags_column(rows)?,
     ]);
     table_frame(&games::TABLE, rows.len(), columns)

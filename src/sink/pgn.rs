@@ -1,6 +1,7 @@
 //! Sink stage, PGN writer: games in the PGN standard's export format (Seven
 //! Tag Roster first, escaped tag values, move numbers, comments and NAGs,
-//! lines of at most 80 characters, a result marker), for `pgnlake clean`.
+//! lines of at most 80 characters, a result marker), for `pgnlake clean`
+//! and `export`, and a repaired game as read for `import --repair`.
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
@@ -70,6 +71,22 @@ pub(crate) fn escape_tag_value(value: &str) -> String {
 /// Appends `game` in export format, followed by a blank line.
 pub(crate) fn write_game(game: &ExportGame, out: &mut String) {
     write_tags(game, out);
+    write_movetext(game, out);
+}
+
+/// Appends `game` with its tags as they are (in their order, none added,
+/// none moved), its movetext, and its result marker only when `result` is
+/// not empty: a repaired game as it was read, for `import --repair` to
+/// check like any other.
+pub(crate) fn write_game_as_read(game: &ExportGame, out: &mut String) {
+    for (name, value) in &game.tags {
+        write_tag(out, name, value);
+    }
+    write_movetext(game, out);
+}
+
+/// A blank line, the movetext and its marker, a blank line.
+fn write_movetext(game: &ExportGame, out: &mut String) {
     out.push('\n');
     let mut lines = Lines::new(out);
     for comment in &game.leading_comments {
@@ -81,7 +98,9 @@ pub(crate) fn write_game(game: &ExportGame, out: &mut String) {
         game.first_move_number.max(1),
         game.white_first,
     );
-    lines.token(&game.result);
+    if !game.result.is_empty() {
+        lines.token(&game.result);
+    }
     lines.finish();
     out.push('\n');
 }
@@ -120,10 +139,13 @@ fn write_moves(lines: &mut Lines<'_>, moves: &[ExportMove], mut number: u32, mut
     }
 }
 
+/// `[Name "value"]` and a line break.
+fn write_tag(out: &mut String, name: &str, value: &str) {
+    let _ = writeln!(out, "[{name} \"{}\"]", escape_tag_value(value));
+}
+
 fn write_tags(game: &ExportGame, out: &mut String) {
-    let tag = |out: &mut String, name: &str, value: &str| {
-        let _ = writeln!(out, "[{name} \"{}\"]", escape_tag_value(value));
-    };
+    let tag = write_tag;
     for (name, default) in SEVEN_TAG_ROSTER {
         let value = game
             .tags

@@ -75,6 +75,9 @@ pub struct GameRow {
     pub base_increment: Option<(u64, u64)>,
     pub draw_reason: Option<DrawReason>,
     pub encoding_repaired: bool,
+    /// What `--repair` mended to read the game (`kind:count, …`); None
+    /// when it was read as written.
+    pub repairs: Option<String>,
     pub extra_tags: Vec<(Cow<'static, str>, Span)>,
     /// `UTCDate` + `UTCTime` as milliseconds since the epoch (UTC).
     pub utc_timestamp_ms: Option<i64>,

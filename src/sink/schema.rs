@@ -540,6 +540,11 @@ pub mod games {
         Bool,
         "Some tag was decoded as Windows-1252.",
     );
+    pub(crate) const REPAIRS: Column = Column::nullable(
+        "repairs",
+        Text,
+        "What `import --repair` mended to read the game, as `kind:count` pairs by kind (`capture_without_x:2, unescaped_quotes:1`; the kinds are `clean --repair`'s); null when the game was read as written.",
+    );
     pub(crate) const EXTRA_TAGS: Column = Column::required(
         "extra_tags",
         TagList,
@@ -639,6 +644,7 @@ pub mod games {
             BISHOP_PAIR_BLACK,
             MOVES_UCI,
             ENCODING_REPAIRED,
+            REPAIRS,
             EXTRA_TAGS,
         ],
     };

@@ -115,6 +115,9 @@ pub struct Options {
     pub moves: bool,
     /// `--unwinnable-nodes`: the dead-position search's budget.
     pub unwinnable_nodes: u64,
+    /// `--repair`: rejected games were read again through repair.
+    #[serde(default)]
+    pub repair: bool,
 }
 
 /// How the opening tree was built.
@@ -195,6 +198,12 @@ pub struct Summary {
     /// Who can still checkmate in the final positions (standard rules):
     /// answers per side, and those left null (undetermined, not asked).
     pub unwinnability: UnwinnableCounts,
+    /// `--repair`: accepted games that needed it (counted in `accepted`),
+    /// and its repairs by kind (a game may need several).
+    #[serde(default)]
+    pub repaired: u64,
+    #[serde(default)]
+    pub repairs: BTreeMap<String, u64>,
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
     /// Rows of each table file written.
@@ -277,6 +286,8 @@ impl Summary {
             result_checks: named(counts.result_checks()),
             annotations,
             unwinnability: counts.unwinnable,
+            repaired: counts.repaired,
+            repairs: named(counts.repairs.clone()),
             elapsed_seconds,
             games_per_second: if elapsed_seconds > 0.0 {
                 counts.read as f64 / elapsed_seconds
@@ -340,6 +351,14 @@ impl Summary {
             }
         };
         section(&mut out, "rejected by reason", &self.rejected_by_reason);
+        if self.options.repair {
+            let _ = writeln!(
+                out,
+                "repaired (--repair, counted as accepted): {}",
+                self.repaired
+            );
+        }
+        section(&mut out, "repairs", &self.repairs);
         section(&mut out, "end states", &self.end_states);
         section(&mut out, "result checks", &self.result_checks);
         out.push_str(&skipped_entries_text(&self.skipped_entries));

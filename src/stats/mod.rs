@@ -38,6 +38,9 @@ pub struct RunCounts {
     pub annotations: AnnotationCounts,
     /// The final positions' who-can-mate answers (standard rules only).
     pub unwinnable: UnwinnableCounts,
+    /// Accepted games `--repair` mended, and its repairs by kind.
+    pub repaired: u64,
+    pub repairs: BTreeMap<&'static str, u64>,
 }
 
 impl RunCounts {
@@ -177,6 +180,10 @@ impl AddAssign<&RunCounts> for RunCounts {
         add_slots(&mut self.by_result_check, &other.by_result_check);
         self.annotations += &other.annotations;
         self.unwinnable += &other.unwinnable;
+        self.repaired += other.repaired;
+        for (kind, n) in &other.repairs {
+            *self.repairs.entry(kind).or_default() += n;
+        }
     }
 }
 

@@ -612,7 +612,7 @@ fn the_book_collection_is_repaired_and_python_chess_reads_it() {
         [
             ("en_passant_mark", 17),
             ("impossible_fen_rights", 20),
-            ("notation", 435),
+            ("notation", 450),
             ("text_after_result", 2),
             ("unescaped_quotes", 5),
         ]

@@ -7,7 +7,7 @@
 use crate::common;
 
 use common::games::{layout, render};
-use pgnlake::check::process_batch;
+use pgnlake::check::{BatchModes, process_batch};
 use pgnlake::pgn::framer::{Batch, Framer};
 use pgnlake::stats::{AggregateOptions, Aggregates, SpillDirs};
 use proptest::prelude::*;
@@ -41,7 +41,7 @@ proptest! {
                 Ok(true) => {}
                 _ => break,
             }
-            let out = process_batch(&batch, &mut aggregates, false);
+            let out = process_batch(&batch, &mut aggregates, BatchModes::default());
             prop_assert!(out.rejects.is_empty(), "rejected: {:?}\n{pgn}", out.rejects.first().map(|r| &r.message));
             got.extend(out.games.into_iter().map(|g| {
                 (g.replayed.moves_uci, g.replayed.plies, g.replayed.end_state.as_str())

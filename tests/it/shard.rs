@@ -28,6 +28,7 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         shard,
         moves: true,
         unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
+        repair: false,
     }
 }
 

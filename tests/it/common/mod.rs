@@ -101,6 +101,7 @@ fn options(
         shard: None,
         moves: false,
         unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
+        repair: false,
     }
 }
 

@@ -1,6 +1,6 @@
-//! Archivist mode, notation repair (`clean --repair`): a game whose movetext
-//! is not SAN (long algebraic, UCI, castling with zeros, figurines,
-//! localized piece letters, Chinese scoresheet notation, full-width forms, a
+//! The per-game path, notation repair (`clean --repair`, `import
+//! --repair`): a game whose movetext is not SAN (long algebraic, UCI,
+//! castling with zeros, figurines, localized piece letters, Chinese scoresheet notation, full-width forms, a
 //! wrong origin square, reduced pawn captures `cd4`, captures without `x`,
 //! en-passant marks, a move glued to the result, text after the result, a
 //! word for mate or resigns) is read again token by token; a token is
@@ -39,7 +39,7 @@ pub(crate) struct Repair {
     pub detail: String,
 }
 
-/// The kinds of fault `clean --repair` mends, as the summary counts them.
+/// The kinds of fault `--repair` mends, as the summaries count them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RepairClass {
     /// Another notation: long algebraic, UCI, figurines, other languages.
@@ -169,10 +169,14 @@ pub(crate) fn repair(start: &Chess, movetext: &str) -> Result<Repaired, Box<Repa
                 let san = SanPlus::from_move_and_play_unchecked(&mut pos, m);
                 let text = san.to_string();
                 let plain = |s: &str| s.trim_end_matches(['+', '#']).to_owned();
-                let original = (plain(&raw) != plain(&text)).then(|| raw.trim().to_owned());
+                // `Rxf7++` (double check), `Qh7#+`: marks SAN does not write.
+                let written = raw.trim();
+                let marks = written.len() - written.trim_end_matches(['+', '#']).len();
+                let original =
+                    (plain(&raw) != plain(&text) || marks > 1).then(|| written.to_owned());
                 // A token shakmaty reads as SAN but SAN would not write
-                // (`c7c5`, an over-disambiguated `Nbd2`) is still rewritten,
-                // so it is reported too, as another notation.
+                // (`c7c5`, an over-disambiguated `Nbd2`, `Rxf7++`) is still
+                // rewritten, so it is reported too, as another notation.
                 let class = if glued {
                     Some(RepairClass::MoveGluedToResult)
                 } else {
@@ -936,6 +940,24 @@ mod tests {
                 ("notation", Some(3), "g1f3 -> Nf3".to_owned()),
             ]
         );
+    }
+
+    /// Regression: `Rxf7++` (a double check, as old books write it) was
+    /// rewritten `Rxf7+` without a word, and `import --repair` accepted
+    /// the game with no repair named. A single `+` or `#`, even where SAN
+    /// writes none, is not a repair (the strict path reads it).
+    #[test]
+    fn a_doubled_check_mark_is_reported() {
+        let start = Chess::default();
+        assert_eq!(
+            classes(&start, "1. e4 f6 2. d4 g5 3. Qh5## 1-0"),
+            vec![("notation", Some(5), "Qh5## -> Qh5#".to_owned())]
+        );
+        assert_eq!(
+            classes(&start, "1. e4 f6 2. d4 g5 3. Qh5+# 1-0"),
+            vec![("notation", Some(5), "Qh5+# -> Qh5#".to_owned())]
+        );
+        assert!(classes(&start, "1. e4 e5 2. Nf3+ 1-0").is_empty());
     }
 
     fn classes(start: &Chess, text: &str) -> Vec<(&'static str, Option<u32>, String)> {

@@ -1,24 +1,24 @@
-//! Archivist mode, a rejected game's tag section read again (`clean
-//! --repair`): tag pairs as PGN writes them, with one repair, a value with
+//! The per-game path, a rejected game's tag section read again (`clean
+//! --repair`, `import --repair`): tag pairs as PGN writes them, with one repair, a value with
 //! unescaped quotes inside (`[Event "The "Big" Open"]`), which runs from the
 //! first quote to the last `"]` of its line, as the framer reads it.
 
-use crate::clean::repair::{Repair, RepairClass};
+use crate::check::repair::{Repair, RepairClass};
 
 /// A game's tags (values unescaped) and where its movetext starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(super) struct TagSection {
-    pub(super) tags: Vec<(String, String)>,
-    pub(super) repairs: Vec<Repair>,
+pub(crate) struct TagSection {
+    pub(crate) tags: Vec<(String, String)>,
+    pub(crate) repairs: Vec<Repair>,
     /// Byte offset of the movetext in the game's text.
-    pub(super) movetext: usize,
+    pub(crate) movetext: usize,
 }
 
 /// Reads the tag section at the start of `text`: lines of tag pairs (one or
 /// several per line), blank lines and `%` escape lines, up to the first
 /// other line. None when a line starting with `[` is not tag pairs, even
 /// read with the quote repair: such a game stays rejected.
-pub(super) fn read_tag_section(text: &str) -> Option<TagSection> {
+pub(crate) fn read_tag_section(text: &str) -> Option<TagSection> {
     let mut section = TagSection::default();
     for line in text.split_inclusive('\n') {
         let trimmed = line.trim();

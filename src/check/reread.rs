@@ -1,0 +1,160 @@
+//! The per-game path, a rejected game read again (`clean --repair`,
+//! `import --repair`): which rejections repair may undo, the game's bytes
+//! decoded, its tag section through the quote repair, its start position
+//! (an empty `FEN` tag read as the standard start) and its movetext through
+//! notation repair. `clean` writes the game back from this; `import` writes
+//! it as read and checks that text like any other game (`row`).
+
+use shakmaty::variant::VariantPosition;
+use shakmaty::{Chess, Position};
+
+use crate::check::repair::{self, Repair, RepairClass, RepairError, Repaired};
+use crate::check::tag_section::{TagSection, read_tag_section};
+use crate::pgn::encoding;
+use crate::replay::reject::RejectReason;
+use crate::replay::{self, Start};
+use crate::sink::pgn::{ExportGame, ExportMove, write_game_as_read};
+use crate::sink::rows::RejectRow;
+
+/// A rejected game's tags and start, read again.
+pub(crate) struct Reread {
+    /// Tags in file order, values unescaped; an empty `FEN` tag and its
+    /// `SetUp` dropped.
+    pub tags: Vec<(String, String)>,
+    /// What reading the tags took: unescaped quotes, an empty `FEN`.
+    pub repairs: Vec<Repair>,
+    pub start: Start,
+    /// The `FEN` tag was empty (read as the standard start).
+    pub empty_fen: bool,
+    /// Some byte was decoded as Windows-1252.
+    pub encoding_repaired: bool,
+    /// The game's text, decoded, and where its movetext starts in it.
+    text: String,
+    movetext: usize,
+}
+
+impl Reread {
+    /// The movetext, from its first byte.
+    pub(crate) fn body(&self) -> &str {
+        self.text.get(self.movetext..).unwrap_or_default()
+    }
+
+    /// The start position when it is standard chess (or Chess960): the
+    /// only rules notation repair reads.
+    pub(crate) fn chess(&self) -> Option<&Chess> {
+        match &self.start.pos {
+            VariantPosition::Chess(chess) => Some(chess),
+            _ => None,
+        }
+    }
+
+    /// The movetext through notation repair.
+    pub(crate) fn moves(&self) -> Option<Result<Repaired, Box<RepairError>>> {
+        Some(repair::repair(self.chess()?, self.body()))
+    }
+}
+
+/// Whether repair may read a game rejected for `reason` again: a token or a
+/// tag no rule reads, an illegal move (a wrong origin square), a FEN.
+pub(crate) fn repairable(reason: RejectReason) -> bool {
+    matches!(
+        reason,
+        RejectReason::UnknownToken
+            | RejectReason::UnparsableSan
+            | RejectReason::IllegalMove
+            | RejectReason::MalformedTag
+            | RejectReason::InvalidFen
+    )
+}
+
+/// Reads a rejected game's bytes again up to its movetext. None when its
+/// tags are no tag pairs even with the quote repair, or name no position
+/// pgnlake can play.
+pub(crate) fn reread(bytes: &[u8]) -> Option<Reread> {
+    let (text, encoding_repaired) = encoding::decode(bytes);
+    let TagSection {
+        mut tags,
+        mut repairs,
+        movetext,
+    } = read_tag_section(&text)?;
+    let tag = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
+    let fen = tag("FEN");
+    let empty_fen = fen.as_deref().is_some_and(|f| f.trim().is_empty());
+    let fen = fen.filter(|_| !empty_fen);
+    let start = replay::setup(tag("Variant").as_deref(), fen.as_deref()).ok()?;
+    if empty_fen {
+        tags.retain(|(name, _)| name != "FEN" && name != "SetUp");
+        repairs.push(Repair {
+            class: RepairClass::EmptyFen,
+            ply: None,
+            detail: "empty FEN tag read as the standard start".into(),
+        });
+    }
+    Some(Reread {
+        tags,
+        repairs,
+        start,
+        empty_fen,
+        encoding_repaired,
+        text,
+        movetext,
+    })
+}
+
+/// A repaired game's moves to write: SAN, NAGs and comments (repair drops
+/// variations).
+pub(crate) fn export_moves(repaired: &Repaired) -> Vec<ExportMove> {
+    repaired
+        .moves
+        .iter()
+        .map(|r| ExportMove {
+            san: r.san.to_string(),
+            nags: r.nags.clone(),
+            comments: r.comments.clone(),
+            variations: Vec::new(),
+        })
+        .collect()
+}
+
+/// The repaired game as it was read, in standard notation: its tags as
+/// they are (none added: a tag the game lacks stays null), its moves in
+/// SAN with their comments and NAGs, its result marker if it had one.
+/// `import --repair` checks this text like any game.
+pub(crate) fn as_read_text(reread: &Reread, repaired: &Repaired) -> String {
+    let game = ExportGame {
+        tags: reread.tags.clone(),
+        leading_comments: repaired.leading_comments.clone(),
+        moves: export_moves(repaired),
+        first_move_number: reread.start.pos.fullmoves().get(),
+        white_first: reread.start.pos.turn().is_white(),
+        result: repaired
+            .marker
+            .map_or(String::new(), |m| m.as_str().to_owned()),
+    };
+    let mut text = String::with_capacity(reread.text.len() + 64);
+    write_game_as_read(&game, &mut text);
+    text
+}
+
+/// The repairs as the `repairs` column writes them: `kind:count` by kind.
+pub(crate) fn repairs_text(repairs: &[Repair]) -> Option<String> {
+    let mut counts: std::collections::BTreeMap<&str, u32> = std::collections::BTreeMap::new();
+    for repair in repairs {
+        *counts.entry(repair.class.as_str()).or_default() += 1;
+    }
+    let pairs: Vec<String> = counts
+        .iter()
+        .map(|(kind, n)| format!("{kind}:{n}"))
+        .collect();
+    (!pairs.is_empty()).then(|| pairs.join(", "))
+}
+
+/// The game's reject row when repair found a token that fits several legal
+/// moves: `ambiguous_move` at that token (a guess would invent a move).
+pub(crate) fn rejected_as_ambiguous(mut row: RejectRow, token: String, ply: u32) -> RejectRow {
+    row.reason = RejectReason::AmbiguousMove;
+    row.message = format!("repair: {token:?} at ply {ply} fits more than one legal move");
+    row.ply = Some(ply);
+    row.token = Some(token);
+    row
+}
