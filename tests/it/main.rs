@@ -23,6 +23,7 @@ mod openings;
 mod outcomes;
 mod properties;
 mod query;
+mod repair;
 mod report;
 mod roundtrip;
 mod shard;

@@ -28,7 +28,9 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         shard,
         moves: true,
         unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
-        repair: false,
+        // The repaired games (the samples' untidy archive, the book
+        // collection's old notations) are split and summed like any other.
+        repair: true,
     }
 }
 
@@ -133,6 +135,8 @@ fn check_shards_merge_into_one_import(
             "rejected",
             "balanced",
             "rejected_by_reason",
+            "repaired",
+            "repairs",
             "end_states",
             "result_checks",
             "annotations",

@@ -1,8 +1,7 @@
 """python-chess reads single games of a PGN file, for `import --repair`'s test.
 
-Usage: read_at.py GAMES.pgn < RANGES
-RANGES has one line per game: `START END`, byte offsets of the game in the
-file (END exclusive). Each game's bytes are decoded as pgnlake decodes them
+Usage: read_at.py GAMES.pgn START:END...
+Each range is a game's byte offsets in the file (END exclusive). Each game's bytes are decoded as pgnlake decodes them
 (UTF-8, else Windows-1252) and read with python-chess alone.
 Prints one line per range, in order, tab-separated: START, status (`ok`;
 `split` when python-chess ends the game at a second blank line after the
@@ -27,8 +26,8 @@ def decode(raw):
 def main():
     data = open(sys.argv[1], "rb").read()
     out = sys.stdout
-    for line in sys.stdin:
-        start, end = (int(x) for x in line.split())
+    for arg in sys.argv[2:]:
+        start, end = (int(x) for x in arg.split(":"))
         handle = io.StringIO(decode(data[start:end]))
         try:
             game = chess.pgn.read_game(handle)

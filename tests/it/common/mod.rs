@@ -62,6 +62,14 @@ pub fn import_with_moves(
     })
 }
 
+/// [`import`] with `--repair`.
+pub fn import_repair(inputs: &[PathBuf], threads: usize) -> Imported {
+    run(ImportOptions {
+        repair: true,
+        ..options(inputs, threads, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
+    })
+}
+
 /// [`import`] with `--unwinnable-nodes N`.
 pub fn import_unwinnable_nodes(inputs: &[PathBuf], nodes: u64) -> Imported {
     run(ImportOptions {
