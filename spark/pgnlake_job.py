@@ -4,7 +4,7 @@
         (--out OUT | --into LAKE --name NAME [--replace] [--out OUT]) \
         [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
         [--opening-min-games N] [--opening-plies N] [--opening-period P] \
-        [--piece-values V] [--moves] \
+        [--piece-values V] [--moves] [--repair] \
         INPUT...
 
 Each Spark task runs `pgnlake import INPUT... --shard K/N` (the binary decides
@@ -112,6 +112,8 @@ def parse_args(argv=None):
     parser.add_argument("--piece-values")
     parser.add_argument("--moves", action="store_true",
                         help="also write the moves table (pgnlake import --moves)")
+    parser.add_argument("--repair", action="store_true",
+                        help="read rejected games again by clean --repair's rules (pgnlake import --repair)")
     parser.add_argument("--memory-limit", help="per shard, as pgnlake import takes it")
     parser.add_argument("--threads", type=int, help="pgnlake threads per task (default: spark.task.cpus)")
     parser.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
@@ -421,6 +423,8 @@ def main(argv=None):
             import_args += [flag, str(value)]
     if args.moves:
         import_args.append("--moves")
+    if args.repair:
+        import_args.append("--repair")
     tables = tables_of(args.moves)
     options = {
         "pgnlake": args.pgnlake,

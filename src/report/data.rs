@@ -20,6 +20,8 @@ pub struct RunFacts {
     pub accepted: u64,
     pub rejected: u64,
     pub balanced: bool,
+    /// Accepted games `import --repair` mended (counted in `accepted`).
+    pub repaired: u64,
     pub rejected_by_reason: Vec<(String, u64)>,
     pub result_checks: Vec<(String, u64)>,
     /// Each input and its games.
@@ -155,6 +157,7 @@ fn run_facts(summary: Summary) -> RunFacts {
         accepted: summary.accepted,
         rejected: summary.rejected,
         balanced: summary.balanced,
+        repaired: summary.repaired,
         inputs: summary
             .inputs
             .into_iter()
@@ -187,6 +190,7 @@ impl RunFacts {
             accepted: self.accepted + other.accepted,
             rejected: self.rejected + other.rejected,
             balanced: self.balanced && other.balanced,
+            repaired: self.repaired + other.repaired,
             rejected_by_reason: merged(self.rejected_by_reason, other.rejected_by_reason),
             result_checks: merged(self.result_checks, other.result_checks),
             inputs: self.inputs.into_iter().chain(other.inputs).collect(),

@@ -233,6 +233,13 @@ fn run_table(run: &crate::report::data::RunFacts) -> String {
         run.rejected,
         if run.balanced { "yes" } else { "NO (mismatch)" }
     );
+    if run.repaired > 0 {
+        let _ = write!(
+            out,
+            "<tr><td>accepted after repair (--repair)</td><td>{}</td></tr>",
+            run.repaired
+        );
+    }
     for (path, games) in &run.inputs {
         let _ = write!(out, "<tr><td>{}</td><td>{games}</td></tr>", escape(path));
     }

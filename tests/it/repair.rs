@@ -153,6 +153,23 @@ fn import_repair_reads_the_untidy_archive_as_clean_repair_does() {
     for game in &exported {
         assert!(all_clean.contains(game), "{game}");
     }
+    // The report's run table counts them.
+    let page = ok(pgnlake(&[
+        "report",
+        "--data",
+        &text(repaired.dir.path()),
+        "-o",
+        "-",
+    ]));
+    assert!(page.contains("<td>accepted after repair (--repair)</td><td>12</td>"));
+    let strict_page = ok(pgnlake(&[
+        "report",
+        "--data",
+        &text(strict.dir.path()),
+        "-o",
+        "-",
+    ]));
+    assert!(!strict_page.contains("after repair"));
 }
 
 /// The bytes of each game a strict import rejected, as `START:END` ranges

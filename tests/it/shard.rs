@@ -328,6 +328,22 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
         "moves in one shard",
         pgnlake(&["merge", &at("s1"), &at("s2"), "-o", &at("m4")]),
     );
+    // Games read strictly and games read through repair are not summed.
+    let (code, _) = pgnlake(&[
+        "import",
+        &results,
+        "--shard",
+        "2/2",
+        "-o",
+        &at("s4"),
+        "-q",
+        "--repair",
+    ]);
+    assert_eq!(code, Some(0));
+    refusals.insert(
+        "repair in one shard",
+        pgnlake(&["merge", &at("s1"), &at("s4"), "-o", &at("m7")]),
+    );
     // Regression: a summary with a field missing was read as zeros (a
     // merge of two shards reported the first shard's games alone).
     let (code, _) = pgnlake(&["import", &results, "--shard", "2/2", "-o", &at("s3"), "-q"]);
@@ -384,5 +400,12 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
             .contains("imported with --moves, the first shard without"),
         "{}",
         refusals["moves in one shard"].1
+    );
+    assert!(
+        refusals["repair in one shard"]
+            .1
+            .contains("imported with --repair, the first shard without"),
+        "{}",
+        refusals["repair in one shard"].1
     );
 }

@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::common::{import_moves, python, run_oracle, shared_data, table_names};
+use crate::common::{import_moves_repair, python, run_oracle, shared_data, table_names};
 use crate::query::{assert_same_answers, portable_statements, statements_file};
 
 fn inputs() -> Vec<PathBuf> {
@@ -39,7 +39,10 @@ fn run_job(inputs: &[PathBuf], out: &Path, lake: &Path, shards: u32) {
             "--pgnlake",
             env!("CARGO_BIN_EXE_pgnlake"),
         ])
-        .args(["--moves", "--shards", &shards.to_string(), "--out"])
+        // --repair: the shards read the untidy archive's games as one
+        // import does.
+        .args(["--moves", "--repair", "--shards", &shards.to_string()])
+        .arg("--out")
         .arg(out)
         .arg("--into")
         .arg(lake)
@@ -64,7 +67,7 @@ fn summary(path: &Path) -> Value {
 #[test]
 fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
     let inputs = inputs();
-    let single = import_moves(&inputs, 2);
+    let single = import_moves_repair(&inputs, 2);
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("spark");
     let lake = dir.path().join("lake");
@@ -104,6 +107,8 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
         "rejected",
         "balanced",
         "annotations",
+        "repaired",
+        "repairs",
         "tables",
     ] {
         assert_eq!(theirs[field], ours[field], "summary {field}");

@@ -70,6 +70,15 @@ pub fn import_repair(inputs: &[PathBuf], threads: usize) -> Imported {
     })
 }
 
+/// [`import`] with `--moves` and `--repair`.
+pub fn import_moves_repair(inputs: &[PathBuf], threads: usize) -> Imported {
+    run(ImportOptions {
+        moves: true,
+        repair: true,
+        ..options(inputs, threads, DEFAULT_OPENING_PLIES, DEFAULT_MEMORY_LIMIT)
+    })
+}
+
 /// [`import`] with `--unwinnable-nodes N`.
 pub fn import_unwinnable_nodes(inputs: &[PathBuf], nodes: u64) -> Imported {
     run(ImportOptions {
