@@ -158,3 +158,79 @@ pub(crate) fn rejected_as_ambiguous(mut row: RejectRow, token: String, ply: u32)
     row.token = Some(token);
     row
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repaired_text(pgn: &str) -> (String, Vec<&'static str>) {
+        let reread = reread(pgn.as_bytes()).unwrap_or_else(|| panic!("{pgn}"));
+        let repaired = match reread.moves() {
+            Some(Ok(repaired)) => repaired,
+            _ => panic!("{pgn}"),
+        };
+        let mut classes: Vec<&str> = reread.repairs.iter().map(|r| r.class.as_str()).collect();
+        classes.extend(repaired.repairs.iter().map(|r| r.class.as_str()));
+        (as_read_text(&reread, &repaired), classes)
+    }
+
+    /// The text `import --repair` checks: the tags as they were (none
+    /// added, the quotes repaired and escaped), the moves in SAN with their
+    /// comments and NAGs, and a marker only where the game had one.
+    #[test]
+    fn a_repaired_game_is_written_as_read() {
+        let (text, classes) = repaired_text(
+            "[White \"Tal, Mikhail \"Misha\"\"]\n\n1. e4 e5 2. Ng1-f3 {[%clk 0:01:00]} Nc6 $1 3. Bb5 a6 4. Bc6 dc6",
+        );
+        assert_eq!(
+            text,
+            "[White \"Tal, Mikhail \\\"Misha\\\"\"]\n\n\
+             1. e4 e5 2. Nf3 {[%clk 0:01:00]} 2... Nc6 $1 3. Bb5 a6 4. Bxc6 dxc6\n\n"
+        );
+        assert_eq!(
+            classes,
+            [
+                "unescaped_quotes",
+                "notation",
+                "capture_without_x",
+                "reduced_pawn_capture"
+            ]
+        );
+        let (text, _) = repaired_text(
+            "[Result \"1-0\"]\n[FEN \"\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qf7++ 1-0",
+        );
+        assert_eq!(
+            text,
+            "[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n\n"
+        );
+    }
+
+    #[test]
+    fn repairs_are_counted_by_kind() {
+        let repair = |class| Repair {
+            class,
+            ply: None,
+            detail: String::new(),
+        };
+        assert_eq!(repairs_text(&[]), None);
+        let repairs = [
+            repair(RepairClass::UnescapedQuotes),
+            repair(RepairClass::CaptureWithoutX),
+            repair(RepairClass::UnescapedQuotes),
+        ];
+        assert_eq!(
+            repairs_text(&repairs).as_deref(),
+            Some("capture_without_x:1, unescaped_quotes:2")
+        );
+    }
+
+    /// Only rejections of the notation or the tags are read again: a game
+    /// cut short or of an unknown variant is not a notation fault.
+    #[test]
+    fn what_repair_may_read_again() {
+        assert!(repairable(RejectReason::UnparsableSan));
+        assert!(repairable(RejectReason::MalformedTag));
+        assert!(!repairable(RejectReason::TruncatedInput));
+        assert!(!repairable(RejectReason::UnsupportedVariant));
+    }
+}
