@@ -313,37 +313,30 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
         "no folder",
         pgnlake(&["merge", &at("nowhere"), "-o", &at("m3")]),
     );
-    let (code, _) = pgnlake(&[
-        "import",
-        &results,
-        "--shard",
-        "2/2",
-        "-o",
-        &at("s2"),
-        "-q",
-        "--moves",
-    ]);
-    assert_eq!(code, Some(0));
-    refusals.insert(
-        "moves in one shard",
-        pgnlake(&["merge", &at("s1"), &at("s2"), "-o", &at("m4")]),
-    );
-    // Games read strictly and games read through repair are not summed.
-    let (code, _) = pgnlake(&[
-        "import",
-        &results,
-        "--shard",
-        "2/2",
-        "-o",
-        &at("s4"),
-        "-q",
-        "--repair",
-    ]);
-    assert_eq!(code, Some(0));
-    refusals.insert(
-        "repair in one shard",
-        pgnlake(&["merge", &at("s1"), &at("s4"), "-o", &at("m7")]),
-    );
+    // Shard 2 with --moves, then with --repair: neither is summed with a
+    // shard 1 imported without it.
+    for (flag, shard, merged) in [("--moves", "s2", "m4"), ("--repair", "s4", "m7")] {
+        let (code, _) = pgnlake(&[
+            "import",
+            &results,
+            "--shard",
+            "2/2",
+            "-o",
+            &at(shard),
+            "-q",
+            flag,
+        ]);
+        assert_eq!(code, Some(0));
+        let what = if flag == "--moves" {
+            "moves in one shard"
+        } else {
+            "repair in one shard"
+        };
+        refusals.insert(
+            what,
+            pgnlake(&["merge", &at("s1"), &at(shard), "-o", &at(merged)]),
+        );
+    }
     // Regression: a summary with a field missing was read as zeros (a
     // merge of two shards reported the first shard's games alone).
     let (code, _) = pgnlake(&["import", &results, "--shard", "2/2", "-o", &at("s3"), "-q"]);
