@@ -6,10 +6,13 @@
 #   benches/throughput.sh [RUNS]      (default 3)
 # Inputs: ../shared/data/corpus/pgnmentor-players.pgn.zst (one zstd frame),
 # its plain text, and a pzstd copy (lichess's layout), made in a temporary
-# folder. Prints, per input, the median wall, games/s, CPU s, CPU µs per game
+# folder; and LICHESS_GAMES (default 200000) lichess-like games
+# (examples/gen_games.rs --lichess: the six speeds, [%clk] on every move,
+# [%eval] in analysed games, openings drawn from the lichess table). Prints, per input, the median wall, games/s, CPU s, CPU µs per game
 # and peak RSS of the floor, the default import and `--opening-plies 0`, each
 # import's ratio to the floor; then CPU per game at --threads 1 and 2; then
-# the stage profile (PGNLAKE_PROFILE=1) of one more run per input.
+# the stage profile (PGNLAKE_PROFILE=1) of one more run per input, and from
+# it the projected time of a 90 M-game lichess month on 16 cores.
 #   BASE=/path/to/older/pgnlake benches/throughput.sh   also times an older
 # build's default import (`base-import`) in the same rounds, for A/B ratios.
 set -euo pipefail
@@ -25,7 +28,7 @@ fi
 for tool in zstd pzstd; do
   command -v "$tool" >/dev/null || { echo "$tool is missing: apt-get install zstd" >&2; exit 2; }
 done
-cargo build --release --locked --quiet --bin pgnlake
+cargo build --release --locked --quiet --bin pgnlake --example gen_games
 cargo build --release --locked --quiet --manifest-path benches/floor/Cargo.toml
 bin="$CARGO_TARGET_DIR/release/pgnlake"
 floor="$CARGO_TARGET_DIR/release/floor"
@@ -34,7 +37,13 @@ trap 'rm -rf "$tmp"' EXIT
 
 zstd -dq "$corpus" -o "$tmp/pgnmentor.pgn"
 pzstd -q -p 2 -3 "$tmp/pgnmentor.pgn" -o "$tmp/pgnmentor-pzstd.pgn.zst"
-inputs=("$corpus" "$tmp/pgnmentor.pgn" "$tmp/pgnmentor-pzstd.pgn.zst")
+lichess="$tmp/lichess-like.pgn"
+"$CARGO_TARGET_DIR/release/examples/gen_games" "${LICHESS_GAMES:-200000}" --lichess -o "$lichess"
+inputs=("$corpus" "$tmp/pgnmentor.pgn" "$tmp/pgnmentor-pzstd.pgn.zst" "$lichess")
+games="$tmp/games.txt"
+for input in "${inputs[@]}"; do
+  echo "$(basename "$input") $("$floor" "$input" | awk '{print $2}')" >> "$games"
+done
 
 results="$tmp/results.txt"
 # shellcheck source=benches/timed.sh
@@ -51,18 +60,19 @@ for run in $(seq "$runs"); do
     timed "threads-2" "$input" "$bin" import "$input" --out "$tmp/out" --quiet --threads 2
   done
 done
-games=$("$floor" "$corpus" | awk '{print $2}')
 python3 - "$results" "$games" "$runs" <<'PY'
 import statistics, sys
-path, games, runs = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, games_path, runs = sys.argv[1], sys.argv[2], sys.argv[3]
+games_of = dict((n, int(g)) for n, g in (line.split() for line in open(games_path)))
 rows = {}
 for line in open(path):
     input_, name, wall, user, sys_, rss = line.split()
     rows.setdefault(input_, {}).setdefault(name, []).append(
         (float(wall), float(user) + float(sys_), int(rss)))
-print(f"{games:,} games; medians of {runs} interleaved runs")
+print(f"medians of {runs} interleaved runs")
 for input_, by_name in rows.items():
-    print(f"\n{input_}")
+    games = games_of[input_]
+    print(f"\n{input_}: {games:,} games")
     print(f"  {'run':<16}{'wall s':>8}{'games/s':>10}{'CPU s':>8}{'µs CPU/game':>13}{'peak RSS':>12}{'× floor':>9}")
     floor = games / statistics.median(w for w, _, _ in by_name["floor"])
     cpu_per_game = {}
@@ -81,9 +91,24 @@ for input_, by_name in rows.items():
         ratio = cpu_per_game["threads-2"] / cpu_per_game["threads-1"]
         print(f"  CPU per game at --threads 2 / --threads 1: {ratio:.2f}")
 PY
-for input in "$corpus" "$tmp/pgnmentor-pzstd.pgn.zst"; do
-  echo
-  echo "stage profile: $(basename "$input")"
-  rm -rf "$tmp/out"
-  PGNLAKE_PROFILE=1 "$bin" import "$input" --out "$tmp/out" --quiet
+for input in "$corpus" "$tmp/pgnmentor-pzstd.pgn.zst" "$lichess"; do
+  for plies in 20 0; do
+    echo
+    echo "stage profile: $(basename "$input") --opening-plies $plies"
+    rm -rf "$tmp/out"
+    PGNLAKE_PROFILE=1 "$bin" import "$input" --out "$tmp/out" --quiet --opening-plies "$plies" \
+      2>&1 | tee "$tmp/profile.txt"
+    # The profile's total CPU per game and serial share, projected to a
+    # lichess month: 90 M games on 16 cores, the parallel part divided by 16.
+    python3 - "$tmp/profile.txt" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+m = re.search(r"total ([0-9.]+) µs/game; serial share ([0-9.]+) %", text)
+if m:
+    total, share = float(m.group(1)), float(m.group(2)) / 100
+    seconds = 90e6 * total * 1e-6 * (share + (1 - share) / 16)
+    print(f"  projected: 90 M games on 16 cores in {seconds / 60:.1f} min"
+          f" ({90e6 / seconds:,.0f} games/s; {1e6 / total:,.0f} games per CPU-second)")
+PY
+  done
 done
