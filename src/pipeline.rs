@@ -23,6 +23,9 @@ use crate::sink::summary::{InputPart, InputSummary};
 
 const BATCH_BYTES: usize = 512 << 10;
 const BATCH_GAMES: usize = 2048;
+/// Room in a batch's buffer past [`BATCH_BYTES`] for the game that fills it
+/// and the reader's padding.
+const BATCH_SLACK: usize = 64 << 10;
 
 /// Receives the batch outputs in input order, on its own thread.
 pub trait Consumer<O>: Send {
@@ -243,9 +246,13 @@ fn frame_all(
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
+                // Sized for a full batch and its last game: grown by
+                // doubling, its bytes were copied about twice more (the
+                // reader thread's largest cost on lichess-like input).
                 let mut batch = Batch {
                     source: index as u32,
-                    ..Batch::default()
+                    data: Vec::with_capacity(BATCH_BYTES + BATCH_SLACK),
+                    games: Vec::with_capacity(BATCH_GAMES),
                 };
                 let more = framer
                     .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
