@@ -151,26 +151,25 @@ fn repaired_row(
     let text = as_read_text(&reread, &repaired);
     // Framed as the framer frames a game: its bytes up to its last token,
     // then the separator.
-    let mut data = text.trim_end().as_bytes().to_vec();
-    let end = data.len();
+    let end = text.trim_end().len();
+    let mut data = text.into_bytes();
+    data.truncate(end);
     data.extend_from_slice(SEPARATOR);
+    let raw_as_read = RawGame {
+        start: 0,
+        end,
+        ..*raw
+    };
     let as_read = Batch {
         source: batch.source,
-        games: vec![RawGame {
-            start: 0,
-            end,
-            ..*raw
-        }],
+        games: Vec::new(),
         data,
-    };
-    let Some(raw_as_read) = as_read.games.first() else {
-        return Err(row);
     };
     let holder = FeedHolder::new(&as_read.data);
     let mut parser = BatchParser::new(&holder, comments);
     let checked = process_game(
         &as_read,
-        raw_as_read,
+        &raw_as_read,
         as_read.data.len(),
         &mut parser,
         replayer,
