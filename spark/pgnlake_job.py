@@ -4,7 +4,7 @@
         (--out OUT | --into LAKE --name NAME [--replace] [--out OUT]) \
         [--shards N | --shard-bytes BYTES] [--pgnlake PATH] \
         [--opening-min-games N] [--opening-plies N] [--opening-period P] \
-        [--piece-values V] [--moves] [--repair] \
+        [--piece-values V] [--moves] [--repair] [--compression CODEC] \
         INPUT...
 
 Each Spark task runs `pgnlake import INPUT... --shard K/N` (the binary decides
@@ -21,6 +21,12 @@ replaces its own shard only). The driver then merges with Spark SQL:
   json`), `--opening-min-games` applied after the sums, in the order
   `pgnlake import` writes them;
 - summary.json: the shards' counts added up, each input once.
+
+`--compression` (zstd, zstd:LEVEL, none; default zstd:1, as `pgnlake
+import`) is the codec of the final tables' pages and of the shards' own.
+Not lz4: Spark's Parquet reader (parquet-java before the fix of
+apache/parquet-java#3478) fails on LZ4_RAW pages over 8 KiB, its own
+included.
 
 The final tables are Parquet folders OUT/TABLE/ (part files in order) with
 the schema `pgnlake import` writes; they equal `pgnlake merge` of the shards
@@ -115,6 +121,8 @@ def parse_args(argv=None):
     parser.add_argument("--repair", action="store_true",
                         help="read rejected games again by clean --repair's rules (pgnlake import --repair)")
     parser.add_argument("--memory-limit", help="per shard, as pgnlake import takes it")
+    parser.add_argument("--compression", type=spark_codec, default=spark_codec("zstd:1"),
+                        help="zstd, zstd:LEVEL (1-22) or none, as pgnlake import takes it (not lz4)")
     parser.add_argument("--threads", type=int, help="pgnlake threads per task (default: spark.task.cpus)")
     parser.add_argument("--master", help="Spark master when not run by spark-submit (e.g. local[2])")
     args = parser.parse_args(argv)
@@ -259,7 +267,24 @@ def declared_schema(pgnlake):
     return {table["name"]: table for table in json.loads(text)}
 
 
-def merge(spark, shards_dir, summaries, out, min_games, tables, schema):
+def spark_codec(text):
+    """`--compression` as pgnlake takes it -> (the text for the shards, Spark's
+    codec name, the zstd level or None)."""
+    text = text.strip().lower()
+    codecs = {"zstd": ("zstd", 1), "none": ("uncompressed", None)}
+    if text == "lz4":
+        raise argparse.ArgumentTypeError(
+            "lz4: Spark's Parquet reader fails on LZ4_RAW pages over 8 KiB "
+            "(apache/parquet-java#3478); use zstd, zstd:LEVEL or none")
+    if text in codecs:
+        return (text, *codecs[text])
+    level = text.removeprefix("zstd:")
+    if level != text and level.isdigit() and 1 <= int(level) <= 22:
+        return (text, "zstd", int(level))
+    raise argparse.ArgumentTypeError(f"`{text}`: expected zstd, zstd:LEVEL (1-22) or none")
+
+
+def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compression):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -267,8 +292,13 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema):
     def shard_table(name):
         return spark.read.parquet(os.path.join(shards_dir, name))
 
+    _, codec, level = compression
+
     def write(frame, name):
-        frame.write.mode("overwrite").parquet(os.path.join(out, name))
+        writer = frame.write.mode("overwrite").option("compression", codec)
+        if level is not None:
+            writer = writer.option("parquet.compression.codec.zstd.level", str(level))
+        writer.parquet(os.path.join(out, name))
 
     # games, rejects (and moves): game_id rebased by the games read in
     # earlier shards.
@@ -418,7 +448,8 @@ def main(argv=None):
     count = args.shards or max(1, -(-input_bytes(args.inputs) // args.shard_bytes))
     import_args = []
     for flag, value in [("--opening-plies", args.opening_plies), ("--opening-period", args.opening_period),
-                        ("--piece-values", args.piece_values), ("--memory-limit", args.memory_limit)]:
+                        ("--piece-values", args.piece_values), ("--memory-limit", args.memory_limit),
+                        ("--compression", args.compression[0])]:
         if value is not None:
             import_args += [flag, str(value)]
     if args.moves:
@@ -441,7 +472,8 @@ def main(argv=None):
                  .collect())
     summaries.sort(key=lambda s: s["shard"]["index"])
     schema = declared_schema(args.pgnlake)
-    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables, schema)
+    rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables, schema,
+                          args.compression)
     summary = merged_summary(summaries, rows, args.opening_min_games, dropped)
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)

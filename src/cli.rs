@@ -80,6 +80,15 @@ pub struct LakeArgs {
     /// and moves stay per import.
     #[arg(long)]
     pub compact: bool,
+    /// The codec of the compacted tables' pages (--compact): `zstd`
+    /// (level 1), `zstd:LEVEL` (1-22), `lz4` (LZ4_RAW) or `none`.
+    #[arg(
+        long,
+        value_name = "CODEC",
+        default_value = "zstd:1",
+        requires = "compact"
+    )]
+    pub compression: crate::sink::compression::Compression,
 }
 
 /// `pgnlake schema [TABLE] [--format table|markdown|json]`.
@@ -158,6 +167,10 @@ pub struct MergeArgs {
     /// than N games, counted over all shards (1 keeps every row).
     #[arg(long, value_name = "N", default_value_t = crate::import::DEFAULT_OPENING_MIN_GAMES)]
     pub opening_min_games: u32,
+    /// The codec of every table's Parquet pages: `zstd` (level 1),
+    /// `zstd:LEVEL` (1-22), `lz4` (LZ4_RAW) or `none`.
+    #[arg(long, value_name = "CODEC", default_value = "zstd:1")]
+    pub compression: crate::sink::compression::Compression,
     /// No summary on stderr.
     #[arg(long, short)]
     pub quiet: bool,
@@ -355,6 +368,10 @@ pub struct ImportArgs {
     /// in the games column `repairs`.
     #[arg(long)]
     pub repair: bool,
+    /// The codec of every table's Parquet pages: `zstd` (level 1),
+    /// `zstd:LEVEL` (1-22), `lz4` (LZ4_RAW) or `none`.
+    #[arg(long, value_name = "CODEC", default_value = "zstd:1")]
+    pub compression: crate::sink::compression::Compression,
 }
 
 /// Explore one position of the opening tree of an import.

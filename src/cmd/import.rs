@@ -59,6 +59,7 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
         moves: args.moves,
         unwinnable_nodes: args.unwinnable_nodes,
         repair: args.repair,
+        compression: args.compression,
     };
     if options.shard.is_some() && options.opening_min_games > 1 {
         return Err(Error::Usage(

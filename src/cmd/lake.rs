@@ -28,7 +28,7 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
         return Ok(ExitStatus::Success);
     }
     if args.compact {
-        let compacted = crate::import::run_compact(&args.lake)?;
+        let compacted = crate::import::run_compact(&args.lake, args.compression)?;
         let all = lake::covered(&args.lake)?.len();
         match compacted.imports.len() {
             0 => eprintln!("pgnlake: nothing to compact ({all} imports compacted before)"),

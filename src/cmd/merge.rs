@@ -27,6 +27,7 @@ pub fn run(args: MergeArgs) -> Result<ExitStatus, Error> {
         dirs: args.shards,
         out,
         opening_min_games: args.opening_min_games,
+        compression: args.compression,
     };
     let summary = run_merge(&options)?;
     if let Some(lake) = lake {

@@ -9,6 +9,7 @@ use crate::error::Error;
 use crate::import::merge::merge_stats;
 use crate::import::tables::StatsWriters;
 use crate::lake::Compaction;
+use crate::sink::compression::Compression;
 
 /// What a compaction did.
 #[derive(Debug)]
@@ -19,8 +20,9 @@ pub struct Compacted {
     pub rows: std::collections::BTreeMap<&'static str, u64>,
 }
 
-/// Compacts the lake `lake` (see `pgnlake lake --compact`).
-pub fn run_compact(lake: &Path) -> Result<Compacted, Error> {
+/// Compacts the lake `lake` (see `pgnlake lake --compact`), the compacted
+/// tables' pages compressed by `compression`.
+pub fn run_compact(lake: &Path, compression: Compression) -> Result<Compacted, Error> {
     let compaction = Compaction::begin(lake)?;
     if compaction.imports().is_empty() {
         compaction.abandon()?;
@@ -29,7 +31,7 @@ pub fn run_compact(lake: &Path) -> Result<Compacted, Error> {
             rows: Default::default(),
         });
     }
-    let mut writers = StatsWriters::create(compaction.dir())?;
+    let mut writers = StatsWriters::create(compaction.dir(), compression)?;
     // On a pool: the tree's row groups are spelled and encoded in parallel.
     let (pool, _) = crate::pipeline::worker_pool(0)?;
     // Every row kept: each import's own `--opening-min-games` was applied

@@ -18,6 +18,7 @@ use crate::input::shard::Shard;
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::variant::VariantName;
+use crate::sink::compression::Compression;
 use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
@@ -41,6 +42,8 @@ pub struct MergeOptions {
     pub out: PathBuf,
     /// Rows of the merged tree played in fewer games are left out.
     pub opening_min_games: u32,
+    /// The codec of the merged tables' pages.
+    pub compression: Compression,
 }
 
 /// The rating sums and counts that `openings` and `opening_lines` share
@@ -68,7 +71,7 @@ pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
         return Err(Error::Usage("merge: no shard folders given".into()));
     };
     let _lock = super::run::open_output(&options.out)?;
-    let mut writers = Writers::create(&options.out, moves_of_first(&shards))?;
+    let mut writers = Writers::create(&options.out, moves_of_first(&shards), options.compression)?;
     // On a pool: the tree's row groups are spelled and encoded in parallel,
     // and the other tables' columns too.
     let (pool, _) = crate::pipeline::worker_pool(0)?;

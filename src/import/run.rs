@@ -16,6 +16,7 @@ use crate::pgn::framer::Batch;
 use crate::pipeline;
 use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
+use crate::sink::compression::Compression;
 use crate::sink::lock::OutputLock;
 use crate::sink::summary::{Options, SUMMARY_FILE, Summary, TreeSummary};
 use crate::sink::tables;
@@ -51,6 +52,8 @@ pub struct ImportOptions {
     /// `--repair`: rejected games read again through `clean --repair`'s
     /// rules.
     pub repair: bool,
+    /// `--compression`: the codec of every table's pages.
+    pub compression: Compression,
 }
 
 /// Default `--opening-min-games`: every row.
@@ -71,7 +74,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     // Held to the end of the run: a second run on this folder refuses.
     let _lock = open_output(&options.out)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
-    let writers = Writers::create(&options.out, options.moves)?;
+    let writers = Writers::create(&options.out, options.moves, options.compression)?;
 
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();

@@ -16,6 +16,7 @@ use crate::import::worker::BatchTables;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pipeline;
 use crate::profile::Stage;
+use crate::sink::compression::Compression;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::moves::MOVES_ROW_GROUP_ROWS;
 use crate::sink::openings::{opening_lines_frame, write_openings};
@@ -47,20 +48,28 @@ pub(super) struct StatsWriters {
     pub(super) endgames: TableWriter,
 }
 
-fn open_table(dir: &Path, table: &schema::Table) -> Result<TableWriter, Error> {
+fn open_table(
+    dir: &Path,
+    table: &schema::Table,
+    compression: Compression,
+) -> Result<TableWriter, Error> {
     let path = dir.join(table.file_name());
-    TableWriter::create(dir, table).map_err(Error::write(&path))
+    TableWriter::create(dir, table, compression).map_err(Error::write(&path))
 }
 
 impl Writers {
     /// The tables in `dir`, each with the schema [`schema`] declares.
-    pub(super) fn create(dir: &Path, moves: bool) -> Result<Writers, Error> {
+    pub(super) fn create(
+        dir: &Path,
+        moves: bool,
+        compression: Compression,
+    ) -> Result<Writers, Error> {
         Ok(Writers {
-            games: open_table(dir, &schema::games::TABLE)?,
-            rejects: open_table(dir, &schema::rejects::TABLE)?,
-            stats: StatsWriters::create(dir)?,
+            games: open_table(dir, &schema::games::TABLE, compression)?,
+            rejects: open_table(dir, &schema::rejects::TABLE, compression)?,
+            stats: StatsWriters::create(dir, compression)?,
             moves: match moves {
-                true => Some(open_table(dir, &schema::moves::TABLE)?),
+                true => Some(open_table(dir, &schema::moves::TABLE, compression)?),
                 false => None,
             },
         })
@@ -90,13 +99,13 @@ impl Writers {
 }
 
 impl StatsWriters {
-    pub(super) fn create(dir: &Path) -> Result<StatsWriters, Error> {
+    pub(super) fn create(dir: &Path, compression: Compression) -> Result<StatsWriters, Error> {
         Ok(StatsWriters {
-            openings: open_table(dir, &schema::openings::TABLE)?,
-            opening_lines: open_table(dir, &schema::opening_lines::TABLE)?,
-            results: open_table(dir, &schema::results::TABLE)?,
-            material: open_table(dir, &schema::material::TABLE)?,
-            endgames: open_table(dir, &schema::endgames::TABLE)?,
+            openings: open_table(dir, &schema::openings::TABLE, compression)?,
+            opening_lines: open_table(dir, &schema::opening_lines::TABLE, compression)?,
+            results: open_table(dir, &schema::results::TABLE, compression)?,
+            material: open_table(dir, &schema::material::TABLE, compression)?,
+            endgames: open_table(dir, &schema::endgames::TABLE, compression)?,
         })
     }
 

@@ -1,6 +1,7 @@
 //! Sink stage: rows to Parquet tables (streamed in row groups, written under
 //! a temporary name and renamed at the end) and the run summary.
 
+pub mod compression;
 #[cfg(feature = "tables")]
 pub mod encode;
 #[cfg(feature = "tables")]

@@ -10,8 +10,8 @@ use polars::prelude::*;
 use polars_arrow::array::{ListArray, MutableBinaryViewArray, StructArray};
 use polars_arrow::datatypes::{ArrowDataType, Field as ArrowField};
 use polars_arrow::offset::OffsetsBuffer;
-use polars_parquet::write::ZstdLevel;
 
+use super::compression::Compression;
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::file::ParquetFile;
 use super::rows::{GameRow, Place, RejectRow};
@@ -28,10 +28,6 @@ use shakmaty::Color;
 /// Rows per row group: large enough for good compression and scans, small
 /// enough to keep the writer's memory bounded and the last flush short.
 pub(crate) const ROW_GROUP_ROWS: usize = 1 << 15;
-
-/// zstd level 1: encoding runs beside the replay, and level 1 costs about
-/// half of the default for a few percent more bytes.
-const ZSTD_LEVEL: i32 = 1;
 
 /// A table's frame from its columns, each cast to the type the schema
 /// declares for it: every unsigned integer column becomes the signed type of
@@ -458,34 +454,49 @@ pub(crate) struct TableWriter {
 }
 
 impl TableWriter {
-    /// `table` in `dir`, its columns encoded as declared.
-    pub(crate) fn create(dir: &Path, table: &schema::Table) -> PolarsResult<TableWriter> {
+    /// `table` in `dir`, its columns encoded as declared, its pages
+    /// compressed by `compression`.
+    pub(crate) fn create(
+        dir: &Path,
+        table: &schema::Table,
+        compression: Compression,
+    ) -> PolarsResult<TableWriter> {
         let plain: Vec<&str> = table
             .columns
             .iter()
             .filter(|c| c.plain)
             .map(|c| c.name)
             .collect();
-        Self::create_with(&dir.join(table.file_name()), &table_schema(table), &plain)
+        Self::create_with(
+            &dir.join(table.file_name()),
+            &table_schema(table),
+            &plain,
+            compression,
+        )
     }
 
-    /// A table at any path, written as `.NAME.tmp` beside it until finished.
+    /// A table at any path, written as `.NAME.tmp` beside it until finished
+    /// (the default compression).
     pub(crate) fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
-        Self::create_with(final_path, schema, &[])
+        Self::create_with(final_path, schema, &[], Compression::default())
     }
 
     fn create_with(
         final_path: &Path,
         schema: &Schema,
         plain: &[&str],
+        compression: Compression,
     ) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
         let name = final_path
             .file_name()
             .map_or_else(|| "table".into(), |n| n.to_string_lossy().into_owned());
         let tmp_path = final_path.with_file_name(format!(".{name}.tmp"));
-        let compression = ParquetCompression::Zstd(Some(ZstdLevel::try_new(ZSTD_LEVEL)?));
-        let encoder = Arc::new(RowGroupEncoder::new(schema, compression, plain)?);
+        let encoder = Arc::new(RowGroupEncoder::new(
+            schema,
+            compression.to_polars()?,
+            plain,
+        )?);
         let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);
         Ok(TableWriter {

@@ -8,6 +8,7 @@ mod common;
 
 mod clean;
 mod cli;
+mod compression;
 mod corpus;
 mod differential;
 mod docs;

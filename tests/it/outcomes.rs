@@ -213,6 +213,7 @@ fn piece_values_change_the_material_and_are_recorded() {
         moves: false,
         unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
         repair: false,
+        compression: Default::default(),
     };
     let summary = pgnlake::import::run_import(&options).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(summary.options.piece_values.queen, 10);

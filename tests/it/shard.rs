@@ -31,6 +31,7 @@ fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32)
         // The repaired games (the samples' untidy archive, the book
         // collection's old notations) are split and summed like any other.
         repair: true,
+        compression: Default::default(),
     }
 }
 
@@ -124,6 +125,7 @@ fn check_shards_merge_into_one_import(
             dirs: given,
             out: merged.clone(),
             opening_min_games: 1,
+            compression: Default::default(),
         })
         .map(|summary| serde_json::to_value(summary).unwrap_or_default())
         .unwrap_or_else(|e| panic!("merge of {count}: {e}"));
@@ -252,6 +254,7 @@ fn opening_min_games_applies_after_the_shards_are_summed() {
         dirs,
         out: merged.clone(),
         opening_min_games: 2,
+        compression: Default::default(),
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert_same_tables(&single, &merged, "min games 2");

@@ -42,6 +42,8 @@ fn run_job(inputs: &[PathBuf], out: &Path, lake: &Path, shards: u32) {
         // --repair: the shards read the untidy archive's games as one
         // import does.
         .args(["--moves", "--repair", "--shards", &shards.to_string()])
+        // The final tables (and the shards') uncompressed, checked below.
+        .args(["--compression", "none"])
         .arg("--out")
         .arg(out)
         .arg("--into")
@@ -114,6 +116,18 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
         assert_eq!(theirs[field], ours[field], "summary {field}");
     }
     assert_eq!(theirs["merged_shards"], 4);
+    let codecs = run_oracle("parquet_readers.py", &["codecs".as_ref(), out.as_os_str()]);
+    let finals: Vec<&String> = codecs
+        .iter()
+        .filter(|l| !l.starts_with("_shards"))
+        .collect();
+    assert!(finals.len() >= table_names().count(), "{codecs:?}");
+    for line in finals {
+        assert!(
+            line.ends_with("\tUNCOMPRESSED"),
+            "--compression none: {line}"
+        );
+    }
 
     assert_same_answers("Spark SQL", single.dir.path(), &statements, &spark["sql"]);
 

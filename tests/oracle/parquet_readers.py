@@ -13,6 +13,10 @@ Usage:
   parquet_readers.py pyarrow DIR TABLE COLUMN...
       Prints the named columns of a table as read by pyarrow, as JSON rows
       in file order.
+  parquet_readers.py codecs DIR
+      Prints one line per Parquet file under DIR (its path relative to DIR,
+      sorted): `path<TAB>codecs`, the codecs of all its column chunks as
+      pyarrow reports them, distinct and sorted, joined by `,`.
 """
 
 import datetime
@@ -94,6 +98,15 @@ def run_pyarrow(folder, table, columns):
     print(json.dumps([plain([row[c] for c in columns]) for row in data.to_pylist()]))
 
 
+def codecs(folder):
+    root = pathlib.Path(folder)
+    for path in sorted(root.rglob("*.parquet")):
+        meta = pq.ParquetFile(path).metadata
+        found = {meta.row_group(g).column(c).compression
+                 for g in range(meta.num_row_groups) for c in range(meta.num_columns)}
+        print(f"{path.relative_to(root)}\t{','.join(sorted(found))}")
+
+
 def main():
     command, folder, *rest = sys.argv[1:]
     if command == "schema":
@@ -102,6 +115,8 @@ def main():
         run_duckdb(folder, rest[0])
     elif command == "pyarrow":
         run_pyarrow(folder, rest[0], rest[1:])
+    elif command == "codecs":
+        codecs(folder)
     else:
         sys.exit(f"unknown command {command}")
 

@@ -119,6 +119,7 @@ fn options(
         moves: false,
         unwinnable_nodes: pgnlake::replay::dead::DEFAULT_NODES,
         repair: false,
+        compression: Default::default(),
     }
 }
 
