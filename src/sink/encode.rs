@@ -22,6 +22,10 @@ use rayon::prelude::*;
 
 use super::file::ParquetFile;
 
+/// Bytes of a text column's min and max kept in each page's statistics
+/// (polars' default): a move list or a PGN text is kilobytes long.
+const STATISTICS_TEXT_BYTES: u64 = 64;
+
 /// Turns frames of one table's schema into compressed row groups.
 pub(crate) struct RowGroupEncoder {
     arrow: ArrowSchema,
@@ -63,7 +67,13 @@ impl RowGroupEncoder {
             schema: parquet,
             // As polars' ParquetWriter materialises its defaults.
             options: WriteOptions {
-                statistics: StatisticsOptions::default(),
+                // Text statistics truncated to 64 bytes, as polars does by
+                // default, but pinned: polars takes the length from an
+                // environment variable, and the files must not depend on it.
+                statistics: StatisticsOptions {
+                    binary_statistics_truncate_length: Some(STATISTICS_TEXT_BYTES),
+                    ..StatisticsOptions::default()
+                },
                 compression: compression.into(),
                 version: Version::V1,
                 data_page_size: None,

@@ -154,3 +154,31 @@ fn merge_and_compaction_write_in_their_own_codec() {
         "nothing compacted"
     );
 }
+
+/// Regression: polars takes the length of text statistics from the
+/// environment; the files must not depend on it.
+#[test]
+fn the_files_do_not_depend_on_polars_environment() {
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let plain = root.path().join("plain");
+    import(&plain, &[]);
+    let other = root.path().join("other");
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args([
+            "import",
+            &text(&sample("")),
+            "--out",
+            &text(&other),
+            "--moves",
+            "--quiet",
+        ])
+        .env("POLARS_PARQUET_BINARY_STATISTICS_TRUNCATE_LEN", "8")
+        .output()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(output.status.success(), "{output:?}");
+    for table in table_names() {
+        let file = format!("{table}.parquet");
+        let read = |dir: &Path| std::fs::read(dir.join(&file)).unwrap_or_default();
+        assert!(read(&plain) == read(&other), "{file} differs");
+    }
+}
