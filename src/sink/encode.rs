@@ -21,6 +21,7 @@ use polars_parquet::write::{
 use rayon::prelude::*;
 
 use super::file::ParquetFile;
+use super::schema::ValueEncoding;
 
 /// Bytes of a text column's min and max kept in each page's statistics
 /// (polars' default): a move list or a PGN text is kilobytes long.
@@ -42,22 +43,29 @@ pub(crate) struct EncodedRowGroup {
 }
 
 impl RowGroupEncoder {
-    /// `compression` as given to the file's writer; `plain`: the columns
-    /// written without a dictionary trial (see `schema::Column::plain`),
-    /// the others as polars' writer chooses.
+    /// `compression` as given to the file's writer; `declared`: columns
+    /// encoded as their table declares ([`ValueEncoding`]; plain without a
+    /// dictionary trial, or delta), the others as polars' writer chooses.
     pub fn new(
         schema: &Schema,
         compression: ParquetCompression,
-        plain: &[&str],
+        declared: &[(&str, ValueEncoding)],
     ) -> PolarsResult<RowGroupEncoder> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = to_parquet_schema(&arrow)?;
         let encodings = get_encodings(&arrow)
             .iter()
             .zip(schema.iter_names())
-            .map(|(chosen, name)| match plain.contains(&name.as_str()) {
-                true => vec![Encoding::Plain],
-                false => chosen.clone(),
+            .map(|(chosen, name)| {
+                let encoding = declared
+                    .iter()
+                    .find(|(declared, _)| *declared == name.as_str())
+                    .map_or(ValueEncoding::Chosen, |&(_, encoding)| encoding);
+                match encoding {
+                    ValueEncoding::Chosen => chosen.clone(),
+                    ValueEncoding::Plain => vec![Encoding::Plain],
+                    ValueEncoding::Delta => vec![Encoding::DeltaBinaryPacked],
+                }
             })
             .collect();
         Ok(RowGroupEncoder {

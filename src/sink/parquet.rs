@@ -16,7 +16,7 @@ use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::file::ParquetFile;
 use super::rows::{GameRow, Place, RejectRow};
 use super::schema::games::MATERIAL_DIFF_AT;
-use super::schema::{self, games, rejects};
+use super::schema::{self, ValueEncoding, games, rejects};
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
 use crate::profile::{self, Stage, Timer};
@@ -461,16 +461,12 @@ impl TableWriter {
         table: &schema::Table,
         compression: Compression,
     ) -> PolarsResult<TableWriter> {
-        let plain: Vec<&str> = table
-            .columns
-            .iter()
-            .filter(|c| c.plain)
-            .map(|c| c.name)
-            .collect();
+        let declared: Vec<(&str, ValueEncoding)> =
+            table.columns.iter().map(|c| (c.name, c.encoding)).collect();
         Self::create_with(
             &dir.join(table.file_name()),
             &table_schema(table),
-            &plain,
+            &declared,
             compression,
         )
     }
@@ -484,7 +480,7 @@ impl TableWriter {
     fn create_with(
         final_path: &Path,
         schema: &Schema,
-        plain: &[&str],
+        encodings: &[(&str, ValueEncoding)],
         compression: Compression,
     ) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
@@ -495,7 +491,7 @@ impl TableWriter {
         let encoder = Arc::new(RowGroupEncoder::new(
             schema,
             compression.to_polars()?,
-            plain,
+            encodings,
         )?);
         let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);

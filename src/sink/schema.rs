@@ -77,6 +77,18 @@ impl Merge {
     }
 }
 
+/// How a column's values are laid out in its Parquet pages (before
+/// compression).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValueEncoding {
+    /// As polars' writer chooses: a dictionary when it pays, tried first.
+    Chosen,
+    /// Plain values, no dictionary trial (see `Column::plain`).
+    Plain,
+    /// `DELTA_BINARY_PACKED` (see `Column::delta`).
+    Delta,
+}
+
 /// One column of a table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Column {
@@ -88,8 +100,8 @@ pub struct Column {
     pub merge: Merge,
     /// What the column means, for people (Markdown).
     pub meaning: &'static str,
-    /// Written without trying a dictionary first (see `Column::plain`).
-    pub plain: bool,
+    /// How its values are laid out in the pages.
+    pub encoding: ValueEncoding,
 }
 
 impl Column {
@@ -100,7 +112,7 @@ impl Column {
             nullable: false,
             merge: Merge::Row,
             meaning,
-            plain: false,
+            encoding: ValueEncoding::Chosen,
         }
     }
 
@@ -146,7 +158,17 @@ impl Column {
     /// hashing every value) costs more than it saves.
     const fn plain(self) -> Column {
         Column {
-            plain: true,
+            encoding: ValueEncoding::Plain,
+            ..self
+        }
+    }
+
+    /// Written as `DELTA_BINARY_PACKED`: for integers that grow from row
+    /// to row (ids, offsets, lines, sorted keys), whose differences take a
+    /// few bits where plain values take 64 and a dictionary cannot help.
+    const fn delta(self) -> Column {
+        Column {
+            encoding: ValueEncoding::Delta,
             ..self
         }
     }
@@ -291,21 +313,24 @@ pub mod games {
         "game_id",
         I64,
         "Ordinal of the game among all games read in this run (accepted and rejected), from 0. `merge` gives every game the `game_id` of a single run over the same inputs (a shard alone counts its own games from 0).",
-    );
+    )
+    .delta();
     pub(crate) const SOURCE: Column =
         Column::required("source", Text, "Input path as given (`-` for stdin).");
     pub(crate) const GAME_INDEX: Column = Column::required(
         "game_index",
         I64,
         "Ordinal of the game in its source, from 1.",
-    );
+    )
+    .delta();
     pub(crate) const OFFSET: Column = Column::required(
         "offset",
         I64,
         "Byte offset of the game's first byte in the uncompressed stream.",
-    );
+    )
+    .delta();
     pub(crate) const LINE: Column =
-        Column::required("line", I64, "Line of the game's first byte, from 1.");
+        Column::required("line", I64, "Line of the game's first byte, from 1.").delta();
     pub(crate) const RAW_HASH: Column = Column::required(
         "raw_hash",
         I64,
@@ -744,7 +769,8 @@ pub mod openings {
         "Key of the position (see Position key).",
     )
     .key()
-    .plain();
+    // Sorted: the differences of consecutive keys take fewer bits.
+    .delta();
     pub(crate) const EPD: Column = Column::required(
         "epd",
         Text,
@@ -1018,7 +1044,7 @@ pub mod moves {
     use super::*;
 
     pub(crate) const GAME_ID: Column =
-        Column::required("game_id", I64, "The game's `game_id` in `games.parquet`.");
+        Column::required("game_id", I64, "The game's `game_id` in `games.parquet`.").delta();
     const M_PLY: &str = "Ply from 1; the move number as PGN writes it (`12` for `12.` and `12...`; from the `FEN` tag's fullmove number for a set-up position).";
     pub(crate) const PLY: Column = Column::required("ply", I32, M_PLY);
     pub(crate) const MOVE_NUMBER: Column = Column::required("move_number", I32, M_PLY);

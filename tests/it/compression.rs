@@ -1,6 +1,7 @@
-//! `--compression` (import, merge, lake --compact): every codec writes the
-//! same rows, the files say which codec they use (as pyarrow reads their
-//! metadata), and DuckDB reads them.
+//! How the tables' pages are written: `--compression` (import, merge, lake
+//! --compact): every codec writes the same rows, the files say which codec
+//! they use (as pyarrow reads their metadata), and DuckDB reads them; and
+//! each column's value encoding as its table declares it.
 
 use std::path::{Path, PathBuf};
 
@@ -181,4 +182,55 @@ fn the_files_do_not_depend_on_polars_environment() {
         let read = |dir: &Path| std::fs::read(dir.join(&file)).unwrap_or_default();
         assert!(read(&plain) == read(&other), "{file} differs");
     }
+}
+
+/// Each column is written with the value encoding its table declares
+/// (`schema::Column::encoding`), as pyarrow reads the files' metadata.
+#[test]
+fn every_column_is_encoded_as_declared() {
+    use pgnlake::sink::schema::{TABLES, ValueEncoding};
+    let root = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    import(root.path(), &[]);
+    let lines = run_oracle(
+        "parquet_readers.py",
+        &["encodings".as_ref(), root.path().as_os_str()],
+    );
+    let mut checked = 0;
+    for table in TABLES {
+        for column in table.columns {
+            // A nested column's leaves are `name.list.element....`.
+            let leaves: Vec<&str> = lines
+                .iter()
+                .filter_map(|l| l.strip_prefix(&format!("{}\t{}", table.name, column.name)))
+                .filter_map(|rest| rest.strip_prefix('\t').or_else(|| rest.strip_prefix('.')))
+                .map(|rest| rest.rsplit('\t').next().unwrap_or_default())
+                .collect();
+            assert!(
+                !leaves.is_empty(),
+                "{}.{}: not in {lines:?}",
+                table.name,
+                column.name
+            );
+            let found = leaves.join(",");
+            let dictionary = found.contains("DICTIONARY");
+            match column.encoding {
+                ValueEncoding::Delta => {
+                    assert!(
+                        found.contains("DELTA_BINARY_PACKED"),
+                        "{}.{}: {found}",
+                        table.name,
+                        column.name
+                    );
+                    assert!(!dictionary, "{}.{}: {found}", table.name, column.name);
+                    checked += 1;
+                }
+                ValueEncoding::Plain => {
+                    assert!(!dictionary, "{}.{}: {found}", table.name, column.name);
+                    checked += 1;
+                }
+                ValueEncoding::Chosen => {}
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked} declared columns checked");
 }

@@ -17,6 +17,10 @@ Usage:
       Prints one line per Parquet file under DIR (its path relative to DIR,
       sorted): `path<TAB>codecs`, the codecs of all its column chunks as
       pyarrow reports them, distinct and sorted, joined by `,`.
+  parquet_readers.py encodings DIR
+      Prints one line per column of every DIR/*.parquet:
+      `table<TAB>column<TAB>encodings`, the encodings of its column chunks
+      in all row groups, distinct and sorted, joined by `,`.
 """
 
 import datetime
@@ -107,6 +111,16 @@ def codecs(folder):
         print(f"{path.relative_to(root)}\t{','.join(sorted(found))}")
 
 
+def encodings(folder):
+    for path in sorted(pathlib.Path(folder).glob("*.parquet")):
+        meta = pq.ParquetFile(path).metadata
+        for c in range(meta.num_columns):
+            found = {e for g in range(meta.num_row_groups)
+                     for e in meta.row_group(g).column(c).encodings}
+            name = meta.row_group(0).column(c).path_in_schema if meta.num_row_groups else str(c)
+            print(f"{path.stem}\t{name}\t{','.join(sorted(found))}")
+
+
 def main():
     command, folder, *rest = sys.argv[1:]
     if command == "schema":
@@ -117,6 +131,8 @@ def main():
         run_pyarrow(folder, rest[0], rest[1:])
     elif command == "codecs":
         codecs(folder)
+    elif command == "encodings":
+        encodings(folder)
     else:
         sys.exit(f"unknown command {command}")
 
