@@ -170,6 +170,32 @@ pub(crate) fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
     done
 }
 
+thread_local! {
+    /// CPU this thread spent in [`worker_part`]s since it last asked.
+    static WORKER_PARTS: std::cell::Cell<Duration> = const { std::cell::Cell::new(Duration::ZERO) };
+}
+
+/// Runs one part of a parallel step of the end of run (a rayon task, such
+/// as sorting one worker's tree): its CPU counts to the workers and to
+/// `stage` on whichever thread of the pool runs it, so that the part the
+/// end-of-run thread runs itself is not counted as serial.
+pub(crate) fn worker_part<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
+    let cpu = enabled().then(thread_cpu);
+    let done = work();
+    if let Some(cpu) = cpu {
+        let used = thread_cpu().saturating_sub(cpu);
+        add_thread(Thread::Worker, used);
+        add(stage, Thread::Worker, used);
+        WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
+    }
+    done
+}
+
+/// The CPU this thread spent in [`worker_part`]s since the last call.
+pub(crate) fn take_worker_parts() -> Duration {
+    WORKER_PARTS.with(|parts| parts.replace(Duration::ZERO))
+}
+
 /// A stopwatch that does nothing when the profile is off.
 pub(crate) struct Timer(Option<Instant>);
 
@@ -293,4 +319,29 @@ pub(crate) fn report(games: u64) -> String {
         1.0 / (share + (1.0 - share) / 64.0),
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_worker_part_is_taken_once_by_the_thread_that_ran_it() {
+        // On for the rest of this test process: timers only, nothing else
+        // depends on it.
+        ENABLED.store(true, Ordering::Relaxed);
+        take_worker_parts();
+        let sum = worker_part(Stage::FinalMerge, || {
+            (0..std::hint::black_box(3_000_000u64)).fold(0u64, |a, b| a.wrapping_add(b * b))
+        });
+        std::hint::black_box(sum);
+        assert!(take_worker_parts() > Duration::ZERO);
+        assert_eq!(take_worker_parts(), Duration::ZERO);
+        // Another thread's parts are that thread's to take.
+        let other = std::thread::spawn(|| {
+            worker_part(Stage::FinalMerge, || std::hint::black_box(1));
+        });
+        assert!(other.join().is_ok());
+        assert_eq!(take_worker_parts(), Duration::ZERO);
+    }
 }

@@ -247,9 +247,11 @@ fn shard_parts(
 /// the workers, the rest (merging, appending) to the serial end of run.
 fn profiled_end<T>(end: impl FnOnce() -> T) -> T {
     let cpu = profile::enabled().then(profile::thread_cpu);
+    profile::take_worker_parts();
     let done = end();
     if let Some(cpu) = cpu {
-        let used = profile::thread_cpu() - cpu;
+        // Parts of parallel steps it ran itself are counted already.
+        let used = (profile::thread_cpu() - cpu).saturating_sub(profile::take_worker_parts());
         let in_jobs = profile::flush(Thread::Worker);
         profile::add_thread(Thread::Worker, in_jobs.min(used));
         let serial = used.saturating_sub(in_jobs);

@@ -15,7 +15,7 @@ use crate::error::Error;
 use crate::import::worker::BatchTables;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pipeline;
-use crate::profile::Stage;
+use crate::profile::{self, Stage};
 use crate::sink::compression::Compression;
 use crate::sink::encode::{EncodedRowGroup, RowGroupEncoder};
 use crate::sink::moves::MOVES_ROW_GROUP_ROWS;
@@ -159,18 +159,21 @@ pub(super) fn write_aggregates(
     for part in &aggregates {
         material += &part.outcomes.material;
     }
-    // Each worker's maps are sorted on its own thread.
+    // Each worker's maps are sorted on its own thread (in parallel: the
+    // profile counts it to the workers, not to the serial end of run).
     let parts = aggregates
         .into_par_iter()
         .map(|part| {
-            Ok((
-                part.tree.finish()?,
-                (
-                    part.lines.finish()?,
-                    part.outcomes.results.finish()?,
-                    part.outcomes.endgames.finish()?,
-                ),
-            ))
+            profile::worker_part(Stage::FinalMerge, || {
+                Ok((
+                    part.tree.finish()?,
+                    (
+                        part.lines.finish()?,
+                        part.outcomes.results.finish()?,
+                        part.outcomes.endgames.finish()?,
+                    ),
+                ))
+            })
         })
         .collect::<std::io::Result<Vec<_>>>()
         .map_err(Error::write(spill_dirs.tree.dir().path()))?;
