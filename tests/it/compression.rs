@@ -6,11 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::common::{read_table, run_oracle, sample, table_names};
-use crate::lake::{ok, pgnlake};
-
-fn text(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
+use crate::lake::{ok, pgnlake, text};
+use crate::shard::assert_same_tables;
 
 /// `import sample-data --moves` into `out` with `extra` options.
 fn import(out: &Path, extra: &[&str]) {
@@ -34,19 +31,6 @@ fn assert_all_in(dir: &Path, codec: &str, files: usize) {
     assert_eq!(found.len(), files, "{}: {found:?}", dir.display());
     for (file, codecs) in found {
         assert_eq!(codecs, codec, "{file}");
-    }
-}
-
-/// Every table of `dir` row for row as in `expected` (`moves` included).
-fn assert_same_rows(expected: &Path, dir: &Path, what: &str) {
-    for table in table_names() {
-        let file = format!("{table}.parquet");
-        let (a, b) = (
-            read_table(&expected.join(&file)),
-            read_table(&dir.join(&file)),
-        );
-        assert_eq!(a.schema(), b.schema(), "{what}: {table} schema");
-        assert!(a.equals_missing(&b), "{what}: {table} differs");
     }
 }
 
@@ -84,7 +68,7 @@ fn every_codec_writes_the_same_rows_and_outside_readers_read_them() {
         let out = root.path().join(codec.replace(':', "-"));
         import(&out, &["--compression", codec]);
         assert_all_in(&out, reported, tables);
-        assert_same_rows(&default, &out, codec);
+        assert_same_tables(&default, &out, codec);
         assert_eq!(duckdb_counts(&out), counted, "{codec}: DuckDB's counts");
     }
 }
@@ -118,7 +102,7 @@ fn merge_and_compaction_write_in_their_own_codec() {
         "none",
     ]));
     assert_all_in(&merged, "UNCOMPRESSED", table_names().count());
-    assert_same_rows(&single, &merged, "merge --compression none");
+    assert_same_tables(&single, &merged, "merge --compression none");
 
     let lake = root.path().join("lake");
     let lake_text = text(&lake);

@@ -28,7 +28,7 @@ fn error(output: Output) -> String {
     common::usage_error(&output)
 }
 
-fn text(path: &Path) -> String {
+pub(crate) fn text(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 

@@ -70,7 +70,8 @@ fn places(dir: &Path) -> Vec<(String, i64)> {
     all
 }
 
-fn assert_same_tables(single: &Path, merged: &Path, what: &str) {
+/// Every table of `merged` as in `single`: schema and every row, in order.
+pub(crate) fn assert_same_tables(single: &Path, merged: &Path, what: &str) {
     for table in table_names() {
         let file = format!("{table}.parquet");
         let (a, b) = (
