@@ -71,7 +71,68 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
         rejected += output.rejects.len() as u64;
     }
     assert_eq!(accepted + rejected, next_game_id);
+    assert_eq!(one_pass_agrees(data), next_game_id);
     (next_game_id, accepted, rejected)
+}
+
+/// Frames `data` and reads every game both ways, in both comment modes of
+/// the import: the one-pass parse, and pgn-reader's parse beside the token
+/// audit's own walk (what the import did before, and `clean` still does).
+/// Panics where they disagree on anything a row is made of: the audit's
+/// findings, whether and how the game parses, and for a game the audit
+/// accepts its tags, moves, NAGs and comments. Returns the games compared.
+pub fn one_pass_agrees(data: &[u8]) -> u64 {
+    use crate::pgn::movetext;
+    use crate::pgn::visitor::{BatchParser, Comments, FeedHolder, ParseOutcome};
+
+    let mut framer = Framer::new(Cursor::new(data));
+    let mut next_game_id = 0;
+    let mut batch = Batch::default();
+    while let Ok(true) = framer.fill_batch(&mut batch, &mut next_game_id, 1 << 16, 64) {
+        for comments in [Comments::Logged, Comments::PerMove] {
+            let holder = FeedHolder::new(&batch.data);
+            let mut reader = BatchParser::new(&holder, comments);
+            let mut one_pass = BatchParser::new(&holder, comments);
+            for (index, raw) in batch.games.iter().enumerate() {
+                let next = batch
+                    .games
+                    .get(index + 1)
+                    .map_or(batch.data.len(), |g| g.start);
+                let bytes = batch.game_bytes(raw);
+                let place = format!("game at line {}", raw.line);
+                let report = movetext::scan(bytes, raw.line);
+                let (outcome, one_pass_report) = one_pass.parse_in_one_pass(bytes, raw.line);
+                assert_eq!(report, one_pass_report, "{place}: audit");
+                let unterminated = report
+                    .problem
+                    .as_ref()
+                    .is_some_and(|p| p.kind == movetext::TokenProblemKind::UnterminatedComment);
+                if unterminated {
+                    continue;
+                }
+                match (reader.parse(raw.start, raw.end, next), outcome) {
+                    (ParseOutcome::Game(old), ParseOutcome::Game(new)) => {
+                        assert_eq!(
+                            (&old.tags, &old.tag_text, old.encoding_repaired),
+                            (&new.tags, &new.tag_text, new.encoding_repaired),
+                            "{place}: tags"
+                        );
+                        // A game without tags or moves is text between games.
+                        assert_eq!(old.sans.is_empty(), new.sans.is_empty(), "{place}: moves");
+                        if report.problem.is_none() {
+                            assert_eq!(old, new, "{place}: game");
+                            assert_eq!(reader.comment_log(), one_pass.comment_log(), "{place}");
+                        }
+                    }
+                    (ParseOutcome::Split, ParseOutcome::Split)
+                    | (ParseOutcome::SyntaxError(_), ParseOutcome::SyntaxError(_)) => {}
+                    (old, new) => panic!("{place}: pgn-reader {old:?}, one pass {new:?}"),
+                }
+            }
+        }
+        batch = Batch::default();
+    }
+    next_game_id
 }
 
 /// The start of a structured replay input.

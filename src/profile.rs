@@ -19,9 +19,11 @@ pub enum Stage {
     ReadDecompress,
     /// Cutting the text into games and batches (reader thread).
     Framing,
-    /// pgn-reader's parse (workers).
+    /// Parsing the game: the import's one pass over header and movetext,
+    /// which audits the tokens too; pgn-reader's parse in `clean` (workers).
     Parse,
-    /// Our own token scan of the movetext (workers).
+    /// The token audit's verdict; in `clean`, also its own walk over the
+    /// movetext (workers).
     TokenAudit,
     /// Set-up, the replay loop, repetition, outcome (workers).
     Replay,
@@ -55,7 +57,7 @@ impl Stage {
         match self {
             Stage::ReadDecompress => "read + decompress",
             Stage::Framing => "framing",
-            Stage::Parse => "parse (pgn-reader)",
+            Stage::Parse => "parse (one pass)",
             Stage::TokenAudit => "token audit",
             Stage::Replay => "replay",
             Stage::Statistics => "statistics",

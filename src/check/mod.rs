@@ -59,10 +59,19 @@ pub(crate) fn check_game(
         return Err(reject(None, rejection));
     }
     let mut timer = Timer::start();
-    let report = movetext::scan(bytes, raw.line);
-    profile::lap(&mut timer, Stage::TokenAudit);
-    let game = parse_frame(raw, next, &report, parser).map_err(|r| reject(None, r))?;
-    profile::lap(&mut timer, Stage::Parse);
+    let (outcome, report) = if parser.reads_in_one_pass() {
+        let parsed = parser.parse_in_one_pass(bytes, raw.line);
+        profile::lap(&mut timer, Stage::Parse);
+        parsed
+    } else {
+        let report = movetext::scan(bytes, raw.line);
+        profile::lap(&mut timer, Stage::TokenAudit);
+        // pgn-reader would read on past the frame of an unterminated comment.
+        let outcome = (!unterminated(&report)).then(|| parser.parse(raw.start, raw.end, next));
+        profile::lap(&mut timer, Stage::Parse);
+        (outcome.unwrap_or(ParseOutcome::Split), report)
+    };
+    let game = parsed_game(outcome, &report).map_err(|r| reject(None, r))?;
     // A variant nobody implements is the reason, whatever its moves look
     // like (`P-7f` in shogi).
     let declared_variant =
@@ -124,25 +133,28 @@ pub(crate) fn for_each_game(
     }
 }
 
-/// Hands the frame to pgn-reader, unless the frame is already known to be
-/// unreadable (too long, or a comment that never closes).
-fn parse_frame(
-    raw: &RawGame,
-    next: usize,
-    report: &MovetextReport,
-    parser: &mut BatchParser<'_>,
-) -> Result<ParsedGame, Rejection> {
+/// Whether the audit found a `{` that never closes.
+fn unterminated(report: &MovetextReport) -> bool {
+    report
+        .problem
+        .as_ref()
+        .is_some_and(|p| p.kind == TokenProblemKind::UnterminatedComment)
+}
+
+/// The parsed game, or why the frame is unreadable: a comment that never
+/// closes (whatever the parser made of it), a tag line too long, or a
+/// frame the parser reads as more than one game.
+fn parsed_game(outcome: ParseOutcome, report: &MovetextReport) -> Result<ParsedGame, Rejection> {
     if let Some(p) = &report.problem
         && p.kind == TokenProblemKind::UnterminatedComment
     {
-        // pgn-reader would read on past the frame; do not hand it over.
         return Err(token_rejection(
             RejectReason::UnterminatedComment,
             "unterminated comment",
             p,
         ));
     }
-    match parser.parse(raw.start, raw.end, next) {
+    match outcome {
         ParseOutcome::Game(game) => Ok(game),
         ParseOutcome::SyntaxError(error) => Err(Rejection::new(
             RejectReason::MalformedTag,

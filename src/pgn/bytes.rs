@@ -5,23 +5,47 @@
 /// Bytes looked at one by one before memchr takes over.
 const NEAR: usize = 32;
 
-/// Where `needle` first is in `haystack`.
+/// Where `needle` first is in `haystack`: eight bytes a step over the
+/// first [`NEAR`], memchr beyond.
 pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     let near = haystack.get(..NEAR).unwrap_or(haystack);
-    if let Some(at) = near.iter().position(|&b| b == needle) {
-        return Some(at);
+    let mut words = near.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let found = equal_bytes(word, needle);
+        if found != 0 {
+            return Some(at + (found.trailing_zeros() / 8) as usize);
+        }
+        at += 8;
+    }
+    if let Some(i) = words.remainder().iter().position(|&b| b == needle) {
+        return Some(at + i);
     }
     let far = haystack.get(near.len()..)?;
-    memchr::memchr(needle, far).map(|at| at + near.len())
+    memchr::memchr(needle, far).map(|i| i + near.len())
 }
 
 /// Newlines in `bytes`.
 pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     if bytes.len() <= NEAR {
-        bytes.iter().filter(|&&b| b == b'\n').count() as u64
+        let mut words = bytes.chunks_exact(8);
+        let mut count = 0;
+        for word in &mut words {
+            count += u64::from(equal_bytes(word, b'\n').count_ones());
+        }
+        count + words.remainder().iter().filter(|&&b| b == b'\n').count() as u64
     } else {
         memchr::memchr_iter(b'\n', bytes).count() as u64
     }
+}
+
+/// The high bit of each byte of `word` (eight bytes, little-endian) that
+/// equals `needle`, exactly (no carries between bytes).
+fn equal_bytes(word: &[u8], needle: u8) -> u64 {
+    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let word = u64::from_le_bytes(word.try_into().unwrap_or([!needle; 8]));
+    let x = word ^ (u64::from(needle) * 0x0101_0101_0101_0101);
+    !(((x & LOW7) + LOW7) | x) & !LOW7
 }
 
 /// A 64-bit hash of a game's bytes as read: what an import records
@@ -47,6 +71,24 @@ pub fn raw_hash(bytes: &[u8]) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_search_and_counts_agree_with_the_obvious_ones() {
+        let text = b"{ [%clk 0:03:00] }\n\x0b\n}\n x \x8a\n\x0a\x0b}";
+        for start in 0..text.len() {
+            for end in start..=text.len() {
+                let part = &text[start..end];
+                for needle in [b'}', b'\n', b'\x0b', b'\x8a', b'q'] {
+                    let obvious = part.iter().position(|&b| b == needle);
+                    assert_eq!(find_byte(needle, part), obvious, "{start}..{end}");
+                }
+                let newlines = part.iter().filter(|&&b| b == b'\n').count() as u64;
+                assert_eq!(count_newlines(part), newlines);
+            }
+        }
+        let long = [b"x".repeat(100), b"}".to_vec()].concat();
+        assert_eq!(find_byte(b'}', &long), Some(100));
+    }
 
     #[test]
     fn raw_hashes_are_stable_and_tell_one_byte_apart() {

@@ -1,10 +1,12 @@
-//! PGN stage: frame the byte stream into games, parse each game with
-//! pgn-reader, and audit its movetext tokens.
+//! PGN stage: frame the byte stream into games, parse each game (the header
+//! as pgn-reader reads it, the movetext in the audit's one walk; `clean`'s
+//! notes with pgn-reader itself), and audit its movetext tokens.
 
 pub mod annotations;
 pub mod bytes;
 pub mod encoding;
 pub mod framer;
+pub mod header;
 pub mod movetext;
 pub mod result;
 pub mod tags;

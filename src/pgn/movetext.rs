@@ -117,6 +117,12 @@ pub(crate) struct Lexer<'a> {
     /// Whether move numbers, comments, NAGs and escapes are tokens too;
     /// the audit steps over them inside the lexer, on the import's hot path.
     all_tokens: bool,
+    /// Past the tag section: a line break can end the movetext.
+    in_movetext: bool,
+    /// Where pgn-reader would stop reading the movetext: just after the
+    /// first line break, outside comments, that is followed by a blank line
+    /// or a `[` (see [`movetext_end`]).
+    first_break: Option<usize>,
 }
 
 /// Bytes that end a word: whitespace and the one-byte PGN tokens.
@@ -140,7 +146,9 @@ impl<'a> Lexer<'a> {
     /// tag section is skipped the way pgn-reader reads it.
     pub(crate) fn game(game: &'a [u8], first_line: u64) -> Self {
         let mut lexer = Self::movetext(game, first_line);
+        lexer.in_movetext = false;
         lexer.skip_tag_lines();
+        lexer.in_movetext = true;
         lexer
     }
 
@@ -153,6 +161,8 @@ impl<'a> Lexer<'a> {
             line_start: true,
             last_tag_line: None,
             all_tokens: true,
+            in_movetext: true,
+            first_break: None,
         }
     }
 
@@ -204,6 +214,10 @@ impl<'a> Lexer<'a> {
                 b'\n' => {
                     self.line += 1;
                     self.line_start = true;
+                    if self.in_movetext && self.first_break.is_none() {
+                        let after = self.text.get(self.pos + 1..).unwrap_or_default();
+                        self.first_break = movetext_end(after).map(|at| self.pos + 1 + at);
+                    }
                 }
                 _ => return,
             }
@@ -334,6 +348,42 @@ impl<'a> Lexer<'a> {
     fn at_delimiter(&self) -> bool {
         self.text.get(self.pos).is_none_or(|&c| is_delimiter(c))
     }
+}
+
+/// Where pgn-reader stops in `after`, the bytes after a line break of the
+/// movetext, when they end it: at a blank line or a tag line (it has read
+/// a `\r` of a CRLF blank line).
+fn movetext_end(after: &[u8]) -> Option<usize> {
+    match after {
+        [b'[' | b'\n', ..] => Some(0),
+        [b'\r', b'\n', ..] => Some(1),
+        _ => None,
+    }
+}
+
+/// Where pgn-reader stops reading a movetext that starts at `from` (its
+/// `skip_movetext`): for games whose tag section the lexer reads
+/// differently (a broken tag line, an escape line after the tags).
+pub(crate) fn movetext_stop(text: &[u8], from: usize) -> Option<usize> {
+    let mut pos = from;
+    while let Some(&b) = text.get(pos) {
+        pos += 1;
+        let rest = text.get(pos..).unwrap_or_default();
+        match b {
+            b'{' => pos += memchr::memchr(b'}', rest)? + 1,
+            b';' => pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
+            b'\n' if rest.first() == Some(&b'%') => {
+                pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
+            }
+            b'\n' => {
+                if let Some(at) = movetext_end(rest) {
+                    return Some(pos + at);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
 }
 
 impl TokenKind {
@@ -559,9 +609,91 @@ fn looks_like_san(word: &[u8]) -> bool {
 /// Bytes of an offending token kept in its [`TokenProblem`].
 pub(crate) const MAX_TOKEN_BYTES: usize = 1024;
 
-/// Scans a whole game.
+/// Scans a whole game (the audit alone).
 pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
-    let mut tokens = Lexer::game(game, first_line).moves_and_problems();
+    scan_into(game, first_line, &mut AuditOnly).report
+}
+
+/// What a walk over the movetext does with the mainline's tokens besides
+/// auditing them: nothing for the audit alone ([`scan`]); the one-pass
+/// parse of the import hands them to its visitor, so that the movetext is
+/// walked once.
+pub(crate) trait Mainline {
+    /// Whether comments and NAGs are wanted (the lexer then returns them).
+    const NOTES: bool;
+    /// A mainline move (`text` is SAN the audit accepted); false when it
+    /// is not a move after all.
+    fn san(&mut self, text: &[u8]) -> bool;
+    /// A NAG or a move suffix (`!` is 1, as pgn-reader reads them) after a
+    /// mainline move or before the first.
+    fn nag(&mut self, nag: u8);
+    /// A comment of the mainline, without its braces.
+    fn comment(&mut self, text: &[u8]);
+}
+
+/// The audit alone.
+struct AuditOnly;
+
+impl Mainline for AuditOnly {
+    const NOTES: bool = false;
+    fn san(&mut self, _: &[u8]) -> bool {
+        true
+    }
+    fn nag(&mut self, _: u8) {}
+    fn comment(&mut self, _: &[u8]) {}
+}
+
+/// What a walk over a game's tokens found.
+pub(crate) struct Scanned {
+    pub report: MovetextReport,
+    /// Where the lexer's movetext starts (after its skip of the tag lines).
+    pub movetext_start: usize,
+    /// Where pgn-reader would stop reading that movetext: after a line
+    /// break, outside comments, followed by a blank line or a tag line
+    /// (None when no such break is in the game's bytes).
+    pub stops_at: Option<usize>,
+}
+
+/// Scans a whole game, handing its mainline to `mainline`.
+pub(crate) fn scan_into<M: Mainline>(game: &[u8], first_line: u64, mainline: &mut M) -> Scanned {
+    let mut tokens = Lexer::game(game, first_line);
+    tokens.all_tokens = M::NOTES;
+    let movetext_start = tokens.pos;
+    let (report, depth) = audit_movetext(&mut tokens, mainline);
+    if report.problem.is_some() {
+        // The game is rejected; its reason still depends on the rest: a
+        // frame without tags is text between games only if pgn-reader
+        // finds no move in it either, and a frame it would read as two
+        // games has a malformed tag section.
+        hand_rest(&mut tokens, depth, mainline);
+    }
+    Scanned {
+        report,
+        movetext_start,
+        stops_at: tokens.first_break,
+    }
+}
+
+/// Hands the mainline moves after a problem to `mainline`.
+fn hand_rest<M: Mainline>(tokens: &mut Lexer<'_>, mut depth: usize, mainline: &mut M) {
+    while let Some(token) = tokens.next_token() {
+        match audit(&token) {
+            Some(Tok::Open) => depth += 1,
+            Some(Tok::Close) => depth = depth.saturating_sub(1),
+            Some(Tok::San(san)) if depth == 0 && !san.is_empty() => {
+                mainline.san(san);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The audit's walk over the tokens, up to the first problem; the depth of
+/// variations it stopped in.
+fn audit_movetext<M: Mainline>(
+    tokens: &mut Lexer<'_>,
+    mainline: &mut M,
+) -> (MovetextReport, usize) {
     let mut report = MovetextReport::default();
     let mut depth = 0usize;
     let problem = |kind, token: &[u8], line, ply| TokenProblem {
@@ -573,6 +705,9 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
     };
     while let Some(token) = tokens.next_token() {
         let Some(tok) = audit(&token) else {
+            if M::NOTES && depth == 0 {
+                hand_note(&token, mainline);
+            }
             continue;
         };
         let line = token.line;
@@ -587,16 +722,22 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
                 Tok::Close => b")",
             };
             report.problem = Some(problem(TokenProblemKind::AfterResult, text, line, ply));
-            return report;
+            return (report, depth);
         }
         match tok {
             Tok::San(b"") => {}
-            Tok::San(_) if depth == 0 => report.mainline_moves += 1,
+            Tok::San(s) if depth == 0 => {
+                if !mainline.san(s) {
+                    report.problem = Some(problem(TokenProblemKind::UnparsableSan, s, line, ply));
+                    return (report, depth);
+                }
+                report.mainline_moves += 1;
+            }
             Tok::San(_) => {}
             Tok::Open => depth += 1,
             Tok::Close if depth == 0 => {
                 report.problem = Some(problem(TokenProblemKind::Unknown, b")", line, ply));
-                return report;
+                return (report, depth);
             }
             Tok::Close => depth -= 1,
             Tok::Result(r) if depth == 0 => report.marker = Some(r),
@@ -608,7 +749,7 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
                     kind
                 };
                 report.problem = Some(problem(kind, s, line, ply));
-                return report;
+                return (report, depth);
             }
         }
     }
@@ -616,7 +757,61 @@ pub(crate) fn scan(game: &[u8], first_line: u64) -> MovetextReport {
         let ply = report.mainline_moves + 1;
         report.problem = Some(problem(TokenProblemKind::Unknown, b"(", tokens.line, ply));
     }
-    report
+    (report, depth)
+}
+
+/// Hands a mainline comment, NAG or suffix to `mainline`, as pgn-reader
+/// reads them: a NAG over 255 is no NAG.
+fn hand_note<M: Mainline>(token: &Token<'_>, mainline: &mut M) {
+    let text = token.text;
+    match token.kind {
+        TokenKind::Comment => {
+            let inner = text
+                .get(1..text.len().saturating_sub(1))
+                .unwrap_or_default();
+            mainline.comment(inner);
+        }
+        TokenKind::Nag => {
+            let digits = text.get(1..).unwrap_or_default();
+            let value = digits.iter().try_fold(0u8, |n, &d| {
+                n.checked_mul(10)?.checked_add(d.wrapping_sub(b'0'))
+            });
+            if let Some(nag) = value {
+                mainline.nag(nag);
+            }
+        }
+        TokenKind::Suffix => mainline.nag(match text {
+            b"!" => 1,
+            b"?" => 2,
+            b"!!" => 3,
+            b"??" => 4,
+            b"!?" => 5,
+            _ => 6,
+        }),
+        _ => {}
+    }
+}
+
+/// A SAN token the audit accepted, as pgn-reader reads it: `0-0` and
+/// `0-0-0` are castling, with a check or mate suffix.
+pub(crate) fn parse_san(text: &[u8]) -> Option<SanPlus> {
+    if is_zero_castling(text) {
+        let suffix = match text.last() {
+            Some(b'+') => Some(shakmaty::san::Suffix::Check),
+            Some(b'#') => Some(shakmaty::san::Suffix::Checkmate),
+            _ => None,
+        };
+        let side = if text.starts_with(b"0-0-0") {
+            shakmaty::CastlingSide::QueenSide
+        } else {
+            shakmaty::CastlingSide::KingSide
+        };
+        return Some(SanPlus {
+            san: shakmaty::san::San::Castle(side),
+            suffix,
+        });
+    }
+    SanPlus::from_ascii(text).ok()
 }
 
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate

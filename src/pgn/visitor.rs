@@ -13,7 +13,8 @@ use shakmaty::Color;
 
 use crate::pgn::Span;
 use crate::pgn::annotations::{Annotation, CommentLog, mover};
-use crate::pgn::encoding;
+use crate::pgn::movetext::{self, MovetextReport};
+use crate::pgn::{encoding, header};
 
 /// Longest tag line and comment pgn-reader keeps whole. Real files (TCEC's
 /// 1 KB engine comments, lichess study tags) exceed the 255-byte default. A
@@ -541,6 +542,101 @@ impl<'a> BatchParser<'a> {
     }
 }
 
+impl BatchParser<'_> {
+    /// Whether [`Self::parse_in_one_pass`] serves this parser's comments
+    /// mode: not `clean`'s notes, which keep variations.
+    pub(crate) fn reads_in_one_pass(&self) -> bool {
+        self.collect.comments != Comments::Notes
+    }
+
+    /// Parses and audits one framed game (`bytes`, from line `first_line`)
+    /// in one walk over its movetext: the header as pgn-reader reads it
+    /// ([`header`]), the movetext with the audit's lexer, which hands the
+    /// mainline's moves, NAGs and comments to the same visitor pgn-reader
+    /// would call. Same games, tags, moves and comments as [`Self::parse`]
+    /// with [`movetext::scan`] (a test compares them on every fixture and
+    /// corpus file), without copying the bytes through pgn-reader's buffer.
+    pub(crate) fn parse_in_one_pass(
+        &mut self,
+        bytes: &[u8],
+        first_line: u64,
+    ) -> (ParseOutcome, MovetextReport) {
+        let collect = &mut self.collect;
+        let mut game = match collect.begin_tags() {
+            ControlFlow::Continue(game) | ControlFlow::Break(game) => game,
+        };
+        let header = header::read_header(bytes, SUPPORTED_TAG_LINE, |name, value| {
+            let _ = collect.tag(&mut game, name, value);
+        });
+        let movetext_start = match header {
+            Ok(Some(start)) => start,
+            Ok(None) => {
+                self.recycle(game);
+                return (
+                    ParseOutcome::Game(ParsedGame::default()),
+                    movetext::scan(bytes, first_line),
+                );
+            }
+            Err(error) => {
+                self.recycle(game);
+                return (
+                    ParseOutcome::SyntaxError(error.to_owned()),
+                    movetext::scan(bytes, first_line),
+                );
+            }
+        };
+        let mut game = match collect.begin_movetext(game) {
+            ControlFlow::Continue(game) | ControlFlow::Break(game) => game,
+        };
+        let mut mainline = MainlineInto {
+            collect,
+            game: &mut game,
+        };
+        let scanned = movetext::scan_into(bytes, first_line, &mut mainline);
+        // pgn-reader stops at a blank line or a tag line: before the
+        // frame's end, it would read more than one game here.
+        let stops_at = if scanned.movetext_start == movetext_start {
+            scanned.stops_at
+        } else {
+            movetext::movetext_stop(bytes, movetext_start)
+        };
+        if stops_at.is_some_and(|at| at < bytes.len()) {
+            self.recycle(game);
+            return (ParseOutcome::Split, scanned.report);
+        }
+        let game = self.collect.end_game(game);
+        (ParseOutcome::Game(game), scanned.report)
+    }
+}
+
+/// The visitor, fed by the audit's walk over the mainline.
+struct MainlineInto<'a> {
+    collect: &'a mut Collect,
+    game: &'a mut ParsedGame,
+}
+
+impl movetext::Mainline for MainlineInto<'_> {
+    const NOTES: bool = true;
+
+    fn san(&mut self, text: &[u8]) -> bool {
+        match movetext::parse_san(text) {
+            Some(san) => {
+                let _ = self.collect.san(self.game, san);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn nag(&mut self, nag: u8) {
+        let _ = self.collect.nag(self.game, Nag(nag));
+    }
+
+    fn comment(&mut self, text: &[u8]) {
+        let _ = self.collect.comment(self.game, RawComment(text));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -622,6 +718,75 @@ mod tests {
         };
         assert_eq!(game.tag("Annotator").map(str::len), Some(5000));
         assert_eq!(game.sans.len(), 2);
+    }
+
+    fn one_pass(text: &[u8], comments: Comments) -> (ParseOutcome, MovetextReport) {
+        let holder = FeedHolder::new(b"");
+        let mut parser = BatchParser::new(&holder, comments);
+        parser.parse_in_one_pass(text, 1)
+    }
+
+    #[test]
+    fn one_pass_reads_moves_nags_and_comments_of_the_mainline() {
+        let text = b"[Event \"x\"]\n[FEN \"8/8/8/8/8/8/8/K6k b - - 0 1\"]\n\n\
+            1... Kh2 $300 {[%clk 0:01:00]} 2. Ka2 !? (2. Kb1 {no} $4) Kh1 $14 {[%eval 0.2]} *";
+        let (ParseOutcome::Game(game), report) = one_pass(text, Comments::PerMove) else {
+            panic!("not a game");
+        };
+        assert_eq!(report.problem, None);
+        assert_eq!(report.mainline_moves, 3);
+        let sans: Vec<String> = game.sans.iter().map(|s| s.to_string()).collect();
+        assert_eq!(sans, ["Kh2", "Ka2", "Kh1"]);
+        // A NAG over 255 is no NAG (as pgn-reader reads it); the
+        // variation's are not the mainline's.
+        assert_eq!(game.nags, [(2, 5), (3, 14)]);
+        let plies: Vec<u32> = game.annotations.iter().map(|(ply, _)| *ply).collect();
+        assert_eq!(plies, [1, 3]);
+        let (ParseOutcome::Game(castled), _) = one_pass(
+            b"1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 4. 0-0+ *",
+            Comments::Logged,
+        ) else {
+            panic!("not a game");
+        };
+        assert_eq!(
+            castled.sans.last().map(|s| s.to_string()),
+            Some("O-O+".into())
+        );
+    }
+
+    #[test]
+    fn one_pass_reads_moves_after_a_problem_as_pgn_reader_does() {
+        // Regression: the tail of a comment cut at 32 MiB has no tags; with
+        // the move after it, it is a game with an unknown token, not text
+        // between games (which needs no moves for pgn-reader either).
+        let (ParseOutcome::Game(game), report) = one_pass(b"aaaa } e5 1-0", Comments::Logged)
+        else {
+            panic!("not a game");
+        };
+        assert_eq!(report.problem.map(|p| p.token), Some("aaaa".to_owned()));
+        assert_eq!(game.sans.len(), 1);
+    }
+
+    #[test]
+    fn one_pass_tells_split_frames_and_tag_lines_too_long() {
+        // pgn-reader ends this header at the unescaped quote, and the
+        // movetext at the next tag line: two games for it.
+        let (outcome, _) = one_pass(
+            b"[Event \"a\"b\"]\n[Site \"s\"]\n\n1. e4 *",
+            Comments::Logged,
+        );
+        assert!(matches!(outcome, ParseOutcome::Split), "{outcome:?}");
+        let (outcome, _) = one_pass(b"1. e4 e5\n\n2. Nf3 *", Comments::Logged);
+        assert!(matches!(outcome, ParseOutcome::Split), "{outcome:?}");
+        let long = format!(
+            "[Annotator \"{}\"]\n\n1. e4 *",
+            "x".repeat(SUPPORTED_TAG_LINE)
+        );
+        let (outcome, _) = one_pass(long.as_bytes(), Comments::Logged);
+        assert!(
+            matches!(outcome, ParseOutcome::SyntaxError(_)),
+            "{outcome:?}"
+        );
     }
 
     #[test]

@@ -2,6 +2,8 @@
 //! TWIC issue) goes through the import without a panic, and every game read
 //! is accounted for. Skips with a notice when `../shared` is absent.
 
+use std::io::Read;
+
 use crate::common;
 
 #[test]
@@ -160,4 +162,28 @@ fn corpus_compressed_by_pzstd_gives_the_plain_tables() {
         "corpus via pzstd ({frames} frames): {} games read, {} accepted",
         run.summary.games_read, run.summary.accepted
     );
+}
+
+/// The import reads each game in one walk over its movetext (the header as
+/// pgn-reader reads it, the movetext with the token audit's lexer). On every
+/// fixture and every shared file it reads what pgn-reader and the audit's
+/// own walk read: the audit's findings, whether the game parses, and each
+/// accepted game's tags, moves, NAGs and comments, in both comment modes.
+#[test]
+fn the_one_pass_parse_reads_every_game_as_pgn_reader_does() {
+    let mut inputs = common::files_under(&common::sample(""));
+    match common::shared_data() {
+        Some(shared) => inputs.extend(common::files_under(&shared)),
+        None => eprintln!("NOTICE: ../shared/data is absent; only sample-data compared"),
+    }
+    let mut games = 0;
+    for path in &inputs {
+        let file = std::fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut data = Vec::new();
+        // A file that does not decompress is compared as far as it does.
+        let _ = pgnlake::input::decompress(std::io::BufReader::new(file)).read_to_end(&mut data);
+        games += pgnlake::fuzzing::one_pass_agrees(&data);
+    }
+    eprintln!("one pass: {} files, {games} games read alike", inputs.len());
+    assert!(games >= 143, "{games}");
 }
