@@ -5,47 +5,23 @@
 /// Bytes looked at one by one before memchr takes over.
 const NEAR: usize = 32;
 
-/// Where `needle` first is in `haystack`: eight bytes a step over the
-/// first [`NEAR`], memchr beyond.
+/// Where `needle` first is in `haystack`.
 pub(crate) fn find_byte(needle: u8, haystack: &[u8]) -> Option<usize> {
     let near = haystack.get(..NEAR).unwrap_or(haystack);
-    let mut words = near.chunks_exact(8);
-    let mut at = 0;
-    for word in &mut words {
-        let found = equal_bytes(word, needle);
-        if found != 0 {
-            return Some(at + (found.trailing_zeros() / 8) as usize);
-        }
-        at += 8;
-    }
-    if let Some(i) = words.remainder().iter().position(|&b| b == needle) {
-        return Some(at + i);
+    if let Some(at) = near.iter().position(|&b| b == needle) {
+        return Some(at);
     }
     let far = haystack.get(near.len()..)?;
-    memchr::memchr(needle, far).map(|i| i + near.len())
+    memchr::memchr(needle, far).map(|at| at + near.len())
 }
 
 /// Newlines in `bytes`.
 pub(crate) fn count_newlines(bytes: &[u8]) -> u64 {
     if bytes.len() <= NEAR {
-        let mut words = bytes.chunks_exact(8);
-        let mut count = 0;
-        for word in &mut words {
-            count += u64::from(equal_bytes(word, b'\n').count_ones());
-        }
-        count + words.remainder().iter().filter(|&&b| b == b'\n').count() as u64
+        bytes.iter().filter(|&&b| b == b'\n').count() as u64
     } else {
         memchr::memchr_iter(b'\n', bytes).count() as u64
     }
-}
-
-/// The high bit of each byte of `word` (eight bytes, little-endian) that
-/// equals `needle`, exactly (no carries between bytes).
-fn equal_bytes(word: &[u8], needle: u8) -> u64 {
-    const LOW7: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let word = u64::from_le_bytes(word.try_into().unwrap_or([!needle; 8]));
-    let x = word ^ (u64::from(needle) * 0x0101_0101_0101_0101);
-    !(((x & LOW7) + LOW7) | x) & !LOW7
 }
 
 /// A 64-bit hash of a game's bytes as read: what an import records
