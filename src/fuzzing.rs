@@ -101,7 +101,8 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
                 let bytes = batch.game_bytes(raw);
                 let place = format!("game at line {}", raw.line);
                 let report = movetext::scan(bytes, raw.line);
-                let (outcome, one_pass_report) = one_pass.parse_in_one_pass(bytes, raw.line);
+                let (outcome, one_pass_report) =
+                    one_pass.parse_in_one_pass(bytes, raw.line, raw.tags_only);
                 assert_eq!(report, one_pass_report, "{place}: audit");
                 let unterminated = report
                     .problem
@@ -110,7 +111,19 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
                 if unterminated {
                     continue;
                 }
-                match (reader.parse(raw.start, raw.end, next), outcome) {
+                // After a problem, a comment that does not close in the
+                // frame makes pgn-reader read on into the frames after it,
+                // and its outcome depends on them (the last frame of a batch
+                // parses); the one pass rejects such a game for its first
+                // problem, whatever follows it.
+                let runs_off = report.problem.is_some()
+                    && movetext::Lexer::game(bytes, raw.line)
+                        .any(|t| t.kind == movetext::TokenKind::UnterminatedComment);
+                let old = reader.parse(raw.start, raw.end, next);
+                if runs_off {
+                    continue;
+                }
+                match (old, outcome) {
                     (ParseOutcome::Game(old), ParseOutcome::Game(new)) => {
                         assert_eq!(
                             (&old.tags, &old.tag_text, old.encoding_repaired),
@@ -118,7 +131,13 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
                             "{place}: tags"
                         );
                         // A game without tags or moves is text between games.
-                        assert_eq!(old.sans.is_empty(), new.sans.is_empty(), "{place}: moves");
+                        // pgn-reader also reads a move out of a word after
+                        // a problem (`41e6` is `e6` to it), which the one
+                        // pass does not: such a frame without tags is text
+                        // between games now, an unknown token before.
+                        if old.tags.is_empty() && old.sans.is_empty() {
+                            assert!(new.sans.is_empty(), "{place}: moves");
+                        }
                         if report.problem.is_none() {
                             assert_eq!(old, new, "{place}: game");
                             assert_eq!(reader.comment_log(), one_pass.comment_log(), "{place}");
@@ -126,6 +145,12 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
                     }
                     (ParseOutcome::Split, ParseOutcome::Split)
                     | (ParseOutcome::SyntaxError(_), ParseOutcome::SyntaxError(_)) => {}
+                    // A header running to the end of a game with movetext
+                    // goes on into the next game for pgn-reader, except in
+                    // the batch's last game, where it finds the end of the
+                    // batch; the one pass splits it wherever it is.
+                    (ParseOutcome::Game(_), ParseOutcome::Split)
+                        if index + 1 == batch.games.len() => {}
                     (old, new) => panic!("{place}: pgn-reader {old:?}, one pass {new:?}"),
                 }
             }

@@ -60,7 +60,7 @@ pub(crate) fn check_game(
     }
     let mut timer = Timer::start();
     let (outcome, report) = if parser.reads_in_one_pass() {
-        let parsed = parser.parse_in_one_pass(bytes, raw.line);
+        let parsed = parser.parse_in_one_pass(bytes, raw.line, raw.tags_only);
         profile::lap(&mut timer, Stage::Parse);
         parsed
     } else {

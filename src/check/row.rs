@@ -158,6 +158,9 @@ fn repaired_row(
     let raw_as_read = RawGame {
         start: 0,
         end,
+        // Alone in its batch, a header that runs to its end is all of it
+        // (pgn-reader reads no further game).
+        tags_only: true,
         ..*raw
     };
     let as_read = Batch {

@@ -53,6 +53,9 @@ pub struct RawGame {
     pub end: usize,
     /// True when the framer cut the game at [`MAX_GAME_BYTES`].
     pub oversized: bool,
+    /// True when the game ended in its tag section (no movetext): the
+    /// separator after it gives pgn-reader an empty movetext.
+    pub tags_only: bool,
     /// True when the input ends inside the game: it broke off (a read or
     /// decompression error) or stops mid-line, and the game has no
     /// termination marker.
@@ -249,6 +252,7 @@ impl<R: Read> Framer<R> {
                         start,
                         end,
                         oversized,
+                        tags_only,
                         truncated,
                     });
                     *next_game_id += 1;

@@ -182,6 +182,9 @@ impl<'a> Lexer<'a> {
                 return;
             }
             self.last_tag_line = Some(self.line);
+            // What follows a tag on its line is not at a line's start: a
+            // `%` there is no escape (as for pgn-reader).
+            self.line_start = false;
             self.pos += 1;
             let rest = self.text.get(self.pos..).unwrap_or_default();
             match rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']')) {
@@ -362,8 +365,9 @@ fn movetext_end(after: &[u8]) -> Option<usize> {
 }
 
 /// Where pgn-reader stops reading a movetext that starts at `from` (its
-/// `skip_movetext`): for games whose tag section the lexer reads
-/// differently (a broken tag line, an escape line after the tags).
+/// `skip_movetext`), as [`Scanned::stops_at`] tells it: for games whose
+/// tag section the lexer reads differently (a broken tag line, an escape
+/// line after the tags).
 pub(crate) fn movetext_stop(text: &[u8], from: usize) -> Option<usize> {
     let mut pos = from;
     while let Some(&b) = text.get(pos) {
@@ -793,7 +797,8 @@ fn hand_note<M: Mainline>(token: &Token<'_>, mainline: &mut M) {
 }
 
 /// A SAN token the audit accepted, as pgn-reader reads it: `0-0` and
-/// `0-0-0` are castling, with a check or mate suffix.
+/// `0-0-0` are castling, with a check or mate suffix, and digits before a
+/// move are a move number (`1h5` is `h5`, not a pawn from the first rank).
 pub(crate) fn parse_san(text: &[u8]) -> Option<SanPlus> {
     if is_zero_castling(text) {
         let suffix = match text.last() {
@@ -811,7 +816,8 @@ pub(crate) fn parse_san(text: &[u8]) -> Option<SanPlus> {
             suffix,
         });
     }
-    SanPlus::from_ascii(text).ok()
+    let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
+    SanPlus::from_ascii(text.get(digits..).unwrap_or_default()).ok()
 }
 
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate

@@ -556,10 +556,13 @@ impl BatchParser<'_> {
     /// would call. Same games, tags, moves and comments as [`Self::parse`]
     /// with [`movetext::scan`] (a test compares them on every fixture and
     /// corpus file), without copying the bytes through pgn-reader's buffer.
+    /// `tags_only`: the framer ended the game in its header (see
+    /// [`RawGame::tags_only`](crate::pgn::framer::RawGame)).
     pub(crate) fn parse_in_one_pass(
         &mut self,
         bytes: &[u8],
         first_line: u64,
+        tags_only: bool,
     ) -> (ParseOutcome, MovetextReport) {
         let collect = &mut self.collect;
         let mut game = match collect.begin_tags() {
@@ -569,6 +572,13 @@ impl BatchParser<'_> {
             let _ = collect.tag(&mut game, name, value);
         });
         let movetext_start = match header {
+            // A header that runs to the end of a game the framer saw
+            // movetext in goes on, for pgn-reader, into the game after it
+            // (blank lines do not end a header).
+            Ok(Some(start)) if start >= bytes.len() && !tags_only => {
+                self.recycle(game);
+                return (ParseOutcome::Split, movetext::scan(bytes, first_line));
+            }
             Ok(Some(start)) => start,
             Ok(None) => {
                 self.recycle(game);
@@ -594,7 +604,11 @@ impl BatchParser<'_> {
         };
         let scanned = movetext::scan_into(bytes, first_line, &mut mainline);
         // pgn-reader stops at a blank line or a tag line: before the
-        // frame's end, it would read more than one game here.
+        // frame's end, it would read more than one game here. (A comment
+        // that does not close in the frame is a problem of its own; after
+        // another problem, pgn-reader would read on into the games after
+        // the frame, which the framer has cut already: the first problem
+        // names the reject.)
         let stops_at = if scanned.movetext_start == movetext_start {
             scanned.stops_at
         } else {
@@ -723,7 +737,7 @@ mod tests {
     fn one_pass(text: &[u8], comments: Comments) -> (ParseOutcome, MovetextReport) {
         let holder = FeedHolder::new(b"");
         let mut parser = BatchParser::new(&holder, comments);
-        parser.parse_in_one_pass(text, 1)
+        parser.parse_in_one_pass(text, 1, false)
     }
 
     #[test]
@@ -778,6 +792,20 @@ mod tests {
         assert!(matches!(outcome, ParseOutcome::Split), "{outcome:?}");
         let (outcome, _) = one_pass(b"1. e4 e5\n\n2. Nf3 *", Comments::Logged);
         assert!(matches!(outcome, ParseOutcome::Split), "{outcome:?}");
+        // Regression (fuzzing): a `%` after a tag on its line starts no
+        // escape line, so the `{` after it opens a comment across lines.
+        let text = b"[Event \"x\"]%c { a\n[Date \"y\"] } *";
+        let (outcome, report) = one_pass(text, Comments::Logged);
+        assert!(matches!(outcome, ParseOutcome::Game(_)), "{outcome:?}");
+        assert_eq!(
+            report.problem.map(|p| (p.kind, p.token)),
+            Some((movetext::TokenProblemKind::TagLine, "%c".to_owned()))
+        );
+        // Regression (fuzzing): after a stray `}`, a comment that does not
+        // close in the frame leaves the stray `}` the reason.
+        let (outcome, report) = one_pass(b"[Event \"x\"]\n[SetU\n} 1. e4 {open", Comments::Logged);
+        assert!(matches!(outcome, ParseOutcome::Game(_)), "{outcome:?}");
+        assert_eq!(report.problem.map(|p| p.token), Some(String::new()));
         let long = format!(
             "[Annotator \"{}\"]\n\n1. e4 *",
             "x".repeat(SUPPORTED_TAG_LINE)
