@@ -19,7 +19,7 @@ use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::replay::variant::VariantName;
 use crate::sink::compression::Compression;
-use crate::sink::openings::{opening_lines_frame, write_openings};
+use crate::sink::openings::{in_runs, opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results};
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{
@@ -768,7 +768,7 @@ fn merge_tree(files: &[PathBuf], min_games: u32, writers: &mut StatsWriters) -> 
         }
     });
     let out = writers.openings.path().to_path_buf();
-    let written = write_openings(merged, &mut writers.openings);
+    let written = write_openings(in_runs(merged), &mut writers.openings);
     if let Some(e) = error {
         return Err(e);
     }

@@ -223,13 +223,14 @@ pub(crate) enum TreeWriteError {
 
 /// Streams merged entries into `writer`, one row group per chunk. A chunk
 /// ends at a position boundary, so that the moves of one position share a
-/// row group.
+/// row group: the first one after [`ROW_GROUP_ROWS`] rows, wherever the
+/// runs of `merged` (each in key order after the one before) end.
 /// Chunks are spelled out and encoded in parallel on the current rayon pool
 /// (a few at a time, so memory stays bounded) while this thread merges the
-/// next ones and appends the finished ones in order. Returns the rows
-/// written.
+/// next ones and appends the finished ones in order; it copies the runs'
+/// rows into chunks a slice at a time. Returns the rows written.
 pub(crate) fn write_openings(
-    merged: impl Iterator<Item = io::Result<(EdgeKey, Edge)>>,
+    merged: impl Iterator<Item = io::Result<Vec<(EdgeKey, Edge)>>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
     let encoder = writer.encoder();
@@ -249,37 +250,106 @@ pub(crate) fn write_openings(
             }
             Ok::<(), TreeWriteError>(())
         };
-        let mut chunk: Vec<(EdgeKey, Edge)> = Vec::with_capacity(ROW_GROUP_ROWS);
-        let mut entries = merged.peekable();
-        while let Some(entry) = entries.next() {
-            chunk.push(entry?);
-            let (at_end, boundary) = match entries.peek() {
-                None => (true, true),
-                Some(Ok(next)) => (
-                    false,
-                    chunk
-                        .last()
-                        .is_some_and(|(last, _)| last.position != next.0.position),
-                ),
-                // The error ends the loop on the next entry.
-                Some(Err(_)) => (false, true),
-            };
-            if at_end || chunk.len() >= ROW_GROUP_ROWS && boundary {
-                let full = std::mem::replace(&mut chunk, Vec::with_capacity(ROW_GROUP_ROWS));
-                let encoder = Arc::clone(&encoder);
-                let job = Deferred::new(Stage::Encode, move || encode_chunk(full, &encoder));
-                let runner = Arc::clone(&job);
-                scope.spawn(move |_| jobs::run_on_worker(runner.as_ref()));
-                in_flight.push_back(job);
-                while in_flight.len() > ahead {
-                    append_oldest(&mut in_flight)?;
-                }
+        let mut chunker = Chunker::new(ROW_GROUP_ROWS, |(key, _): &(EdgeKey, Edge)| key.position);
+        let mut spawn = |full: Vec<(EdgeKey, Edge)>| {
+            let encoder = Arc::clone(&encoder);
+            let job = Deferred::new(Stage::Encode, move || encode_chunk(full, &encoder));
+            let runner = Arc::clone(&job);
+            scope.spawn(move |_| jobs::run_on_worker(runner.as_ref()));
+            in_flight.push_back(job);
+            while in_flight.len() > ahead {
+                append_oldest(&mut in_flight)?;
             }
+            Ok::<(), TreeWriteError>(())
+        };
+        for run in merged {
+            let run = run?;
+            let mut rest = run.as_slice();
+            while let Some(full) = chunker.fill(&mut rest) {
+                spawn(full)?;
+            }
+        }
+        if let Some(last) = chunker.rest() {
+            spawn(last)?;
         }
         while !in_flight.is_empty() {
             append_oldest(&mut in_flight)?;
         }
         Ok(rows)
+    })
+}
+
+/// Cuts runs of rows into row groups: at least `rows` rows, ending where
+/// the position (`position_of`) changes.
+struct Chunker<T, P> {
+    chunk: Vec<T>,
+    rows: usize,
+    position_of: P,
+}
+
+impl<T: Copy, P: Fn(&T) -> u64> Chunker<T, P> {
+    fn new(rows: usize, position_of: P) -> Self {
+        Chunker {
+            chunk: Vec::new(),
+            rows,
+            position_of,
+        }
+    }
+
+    /// Takes rows from the front of `rest` into the chunk; returns the chunk
+    /// when it is full and the next row (still in `rest`) starts another
+    /// position.
+    fn fill(&mut self, rest: &mut &[T]) -> Option<Vec<T>> {
+        if self.chunk.capacity() == 0 {
+            self.chunk.reserve(self.rows);
+        }
+        let wanted = self.rows.saturating_sub(self.chunk.len());
+        let (head, tail) = rest.split_at(wanted.min(rest.len()));
+        self.chunk.extend_from_slice(head);
+        *rest = tail;
+        let last = (self.position_of)(self.chunk.last()?);
+        if self.chunk.len() < self.rows {
+            return None;
+        }
+        let same = rest
+            .iter()
+            .take_while(|row| (self.position_of)(row) == last)
+            .count();
+        let (head, tail) = rest.split_at(same);
+        self.chunk.extend_from_slice(head);
+        *rest = tail;
+        // The position goes on in the next run, or the stream ends.
+        if rest.is_empty() {
+            return None;
+        }
+        Some(std::mem::take(&mut self.chunk))
+    }
+
+    /// The last chunk, once the runs have ended.
+    fn rest(self) -> Option<Vec<T>> {
+        (!self.chunk.is_empty()).then_some(self.chunk)
+    }
+}
+
+/// Rows in runs of about a row group, for [`write_openings`].
+pub(crate) fn in_runs<I>(rows: I) -> impl Iterator<Item = io::Result<Vec<(EdgeKey, Edge)>>>
+where
+    I: Iterator<Item = io::Result<(EdgeKey, Edge)>>,
+{
+    let mut rows = rows.peekable();
+    std::iter::from_fn(move || {
+        rows.peek()?;
+        let mut run = Vec::with_capacity(ROW_GROUP_ROWS);
+        for row in rows.by_ref() {
+            match row {
+                Ok(row) => run.push(row),
+                Err(error) => return Some(Err(error)),
+            }
+            if run.len() >= ROW_GROUP_ROWS {
+                break;
+            }
+        }
+        Some(Ok(run))
     })
 }
 
@@ -344,4 +414,60 @@ pub(crate) fn opening_lines_frame(entries: &[(LineKey, LineStats)]) -> PolarsRes
         col(opening_lines::AVG_ELO_DIFF, ratio(|l| l.average_elo_diff())),
     ]);
     table_frame(&opening_lines::TABLE, entries.len(), columns)
+}
+
+#[cfg(test)]
+mod chunk_tests {
+    use super::Chunker;
+
+    /// The rule row by row: a chunk ends after a row when it holds at
+    /// least `rows` rows and the next row starts another position.
+    fn row_by_row(all: &[(u64, u32)], rows: usize) -> Vec<Vec<(u64, u32)>> {
+        let mut out = Vec::new();
+        let mut chunk = Vec::new();
+        for (i, row) in all.iter().enumerate() {
+            chunk.push(*row);
+            let boundary = all.get(i + 1).is_none_or(|next| next.0 != row.0);
+            if all.get(i + 1).is_none() || chunk.len() >= rows && boundary {
+                out.push(std::mem::take(&mut chunk));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn chunks_do_not_depend_on_where_the_runs_end() {
+        let mut state = 0x9E37_79B9u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for round in 0..200 {
+            let len = next(60) as usize;
+            let mut position = 0;
+            let all: Vec<(u64, u32)> = (0..len)
+                .map(|i| {
+                    position += next(2) + u64::from(round % 3 == 0);
+                    (position, i as u32)
+                })
+                .collect();
+            let rows = 1 + next(8) as usize;
+            let mut chunker = Chunker::new(rows, |row: &(u64, u32)| row.0);
+            let mut chunks = Vec::new();
+            let mut rest = all.as_slice();
+            while !rest.is_empty() {
+                let (run, after) = rest.split_at((1 + next(10) as usize).min(rest.len()));
+                rest = after;
+                let mut run = run;
+                while let Some(full) = chunker.fill(&mut run) {
+                    chunks.push(full);
+                }
+                assert!(run.is_empty());
+            }
+            chunks.extend(chunker.rest());
+            assert_eq!(chunks, row_by_row(&all, rows), "round {round}");
+        }
+    }
 }

@@ -555,9 +555,12 @@ impl std::ops::AddAssign for TreeCounts {
     }
 }
 
-/// The whole tree in key order, each row once with everything added up:
+/// The whole tree in key order, each row once with everything added up,
+/// a partition's rows at a time (all the moves of a position are in one):
 /// partitions gathered a few at a time (as many as fit in `batch_bytes`)
-/// and added up in parallel on the current rayon pool.
+/// and added up in parallel on the current rayon pool. Handing whole
+/// partitions on keeps the end of the run's one thread from moving the
+/// rows one by one.
 pub(crate) struct SortedTree {
     shared: Arc<Shared>,
     /// Each run's partition offsets, in the order of `shared.runs`.
@@ -604,7 +607,7 @@ impl SortedTree {
             pending: VecDeque::new(),
             next_partition: 0,
             passes: None,
-            ready: Vec::new().into_iter().flatten(),
+            ready: Vec::new().into_iter(),
             counts: TreeCounts::default(),
             failed: false,
         })
@@ -613,6 +616,16 @@ impl SortedTree {
     /// Rows seen and dropped so far (all of them once the stream ended).
     pub(crate) fn counts(&self) -> TreeCounts {
         self.counts
+    }
+
+    /// Every row left, in order.
+    #[cfg(test)]
+    pub(crate) fn all_rows(&mut self) -> io::Result<Vec<Row>> {
+        let mut all = Vec::new();
+        for rows in self {
+            all.extend(rows?);
+        }
+        Ok(all)
     }
 
     fn partition_bytes(&mut self, p: usize) -> io::Result<u64> {
@@ -751,8 +764,8 @@ struct Shared {
 /// written.
 const UNITS_AHEAD: usize = 2;
 
-/// The rows of the partitions added up last, in order.
-type Ready = std::iter::Flatten<std::vec::IntoIter<Vec<Row>>>;
+/// The rows of the partitions added up last, partition by partition.
+type Ready = std::vec::IntoIter<Vec<Row>>;
 
 /// Partitions `first..end`, only the rows whose next bits are in `subs`.
 struct Unit {
@@ -822,12 +835,12 @@ fn add_up_sorted(rows: &[Row], min_games: u32) -> (Vec<Row>, TreeCounts) {
 }
 
 impl Iterator for SortedTree {
-    type Item = io::Result<Row>;
+    type Item = io::Result<Vec<Row>>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            if let Some(row) = self.ready.next() {
-                return Some(Ok(row));
+            if let Some(rows) = self.ready.find(|rows| !rows.is_empty()) {
+                return Some(Ok(rows));
             }
             if self.failed {
                 return None;
@@ -855,7 +868,7 @@ impl Iterator for SortedTree {
             match added {
                 Ok((rows, counts)) => {
                     self.counts += counts;
-                    self.ready = rows.into_iter().flatten();
+                    self.ready = rows.into_iter();
                 }
                 Err(error) => {
                     self.failed = true;
@@ -937,10 +950,7 @@ mod tests {
             .collect();
         let mut sorted = SortedTree::new(memory, &runs, min_games, batch_bytes)
             .unwrap_or_else(|e| panic!("{e}"));
-        let out = sorted
-            .by_ref()
-            .collect::<io::Result<Vec<_>>>()
-            .unwrap_or_else(|e| panic!("{e}"));
+        let out = sorted.all_rows().unwrap_or_else(|e| panic!("{e}"));
         (out, sorted.counts(), runs.dir().runs_written())
     }
 
@@ -1034,8 +1044,7 @@ mod tests {
         let memory = vec![part.finish().unwrap_or_else(|e| panic!("{e}"))];
         let (all, ..) = tree(&input, 1, 1 << 30, 1 << 30, 1);
         let spilled = SortedTree::new(memory, &runs, 1, 1 << 20)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .collect::<io::Result<Vec<_>>>()
+            .and_then(|mut tree| tree.all_rows())
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(spilled, all);
         let shared = spilled.iter().find(|(k, _)| *k == hot.0);

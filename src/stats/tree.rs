@@ -732,8 +732,7 @@ mod tests {
         }
         let memory = tree.finish().unwrap_or_else(|e| panic!("{e}"));
         super::super::partitioned::SortedTree::new(vec![memory], &runs, 1, 1 << 20)
-            .unwrap_or_else(|e| panic!("{e}"))
-            .collect::<std::io::Result<Vec<_>>>()
+            .and_then(|mut tree| tree.all_rows())
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
