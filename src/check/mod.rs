@@ -145,8 +145,8 @@ fn unterminated(report: &MovetextReport) -> bool {
 /// closes (whatever the parser made of it), a tag line too long, or a
 /// frame the parser reads as more than one game.
 fn parsed_game(outcome: ParseOutcome, report: &MovetextReport) -> Result<ParsedGame, Rejection> {
-    if let Some(p) = &report.problem
-        && p.kind == TokenProblemKind::UnterminatedComment
+    if unterminated(report)
+        && let Some(p) = &report.problem
     {
         return Err(token_rejection(
             RejectReason::UnterminatedComment,

@@ -575,24 +575,16 @@ impl BatchParser<'_> {
             // A header that runs to the end of a game the framer saw
             // movetext in goes on, for pgn-reader, into the game after it
             // (blank lines do not end a header).
-            Ok(Some(start)) if start >= bytes.len() && !tags_only => {
+            Ok(Some(start)) if start >= bytes.len() && !tags_only => Err(ParseOutcome::Split),
+            Ok(Some(start)) => Ok(start),
+            Ok(None) => Err(ParseOutcome::Game(ParsedGame::default())),
+            Err(error) => Err(ParseOutcome::SyntaxError(error.to_owned())),
+        };
+        let movetext_start = match movetext_start {
+            Ok(start) => start,
+            Err(outcome) => {
                 self.recycle(game);
-                return (ParseOutcome::Split, movetext::scan(bytes, first_line));
-            }
-            Ok(Some(start)) => start,
-            Ok(None) => {
-                self.recycle(game);
-                return (
-                    ParseOutcome::Game(ParsedGame::default()),
-                    movetext::scan(bytes, first_line),
-                );
-            }
-            Err(error) => {
-                self.recycle(game);
-                return (
-                    ParseOutcome::SyntaxError(error.to_owned()),
-                    movetext::scan(bytes, first_line),
-                );
+                return (outcome, movetext::scan(bytes, first_line));
             }
         };
         let mut game = match collect.begin_movetext(game) {
