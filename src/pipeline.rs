@@ -96,6 +96,9 @@ where
     }
     let (batch_tx, batch_rx) = bounded::<(u64, usize, Batch)>(in_flight);
     let (out_tx, out_rx) = bounded::<(u64, usize, Worked<O>)>(in_flight);
+    // Workers hand their batches' buffers back to the reader, which fills
+    // them again instead of allocating (and faulting in) fresh ones.
+    let (spare_tx, spare_rx) = bounded::<Batch>(in_flight);
     let (side_tx, side_rx) = side_jobs();
     let mut consumer = consumer;
     consumer.attach_side_jobs(side_tx.clone());
@@ -110,7 +113,7 @@ where
         let reader = scope.spawn(|| {
             read_all(
                 (sources, keep),
-                batch_tx,
+                (batch_tx, spare_rx),
                 (ticket_rx, in_flight),
                 bar,
                 offload,
@@ -122,6 +125,7 @@ where
                 let batches = batch_rx.clone();
                 let outputs = out_tx.clone();
                 let side_jobs = side_rx.clone();
+                let spares = spare_tx.clone();
                 pool_scope.spawn(move |_| {
                     let mut state = (workers.new_state)();
                     while let Some((seq, tickets, batch)) = next_batch(&batches, &side_jobs) {
@@ -132,6 +136,7 @@ where
                             std::panic::catch_unwind(work).map_err(|_| WorkerPanicked)
                         });
                         let panicked = output.is_err();
+                        hand_back(&spares, batch);
                         let sent = outputs.send((seq, tickets, output));
                         if panicked {
                             return;
@@ -145,6 +150,7 @@ where
             }
         });
         drop(out_tx);
+        drop(spare_tx);
         let read = reader.join().unwrap_or(Err(Error::Panicked("reader")));
         let consumed = writer.join().unwrap_or(Err(Error::Panicked("consumer")));
         (read, consumed)
@@ -174,6 +180,35 @@ fn next_batch<B>(batches: &Receiver<B>, side_jobs: &SideJobReceiver) -> Option<B
     }
 }
 
+/// Gives a done batch's buffers back to the reader, unless they grew past
+/// a normal batch (one huge game): those are freed, so that memory held
+/// outside the tickets stays that of `in_flight` normal batches.
+fn hand_back(spares: &Sender<Batch>, batch: Batch) {
+    if batch.data.capacity() <= BATCH_BYTES + BATCH_SLACK && batch.games.capacity() <= BATCH_GAMES {
+        let _ = spares.try_send(batch);
+    }
+}
+
+/// An empty batch of input `source`: a spare one if a worker gave one
+/// back, else a new one sized for a full batch and its last game (grown by
+/// doubling, its bytes were copied about twice more: the reader thread's
+/// largest cost on lichess-like input).
+fn empty_batch(spares: &Receiver<Batch>, source: u32) -> Batch {
+    match spares.try_recv() {
+        Ok(mut batch) => {
+            batch.source = source;
+            batch.data.clear();
+            batch.games.clear();
+            batch
+        }
+        Err(_) => Batch {
+            source,
+            data: Vec::with_capacity(BATCH_BYTES + BATCH_SLACK),
+            games: Vec::with_capacity(BATCH_GAMES),
+        },
+    }
+}
+
 /// A worker panicked on a batch (its state is lost with it).
 struct WorkerPanicked;
 
@@ -183,7 +218,7 @@ type Worked<O> = Result<O, WorkerPanicked>;
 /// Reader thread: frames every input into numbered batches, in order.
 fn read_all(
     sources: (&[InputSource], &[Cut]),
-    tx: Sender<(u64, usize, Batch)>,
+    tx: (Sender<(u64, usize, Batch)>, Receiver<Batch>),
     tickets: (Receiver<()>, usize),
     bar: &ProgressBar,
     offload: input::Offload,
@@ -222,7 +257,7 @@ impl<R: std::io::Read> std::io::Read for TimedRead<R> {
 
 fn frame_all(
     (sources, keep): (&[InputSource], &[Cut]),
-    tx: Sender<(u64, usize, Batch)>,
+    (tx, spares): (Sender<(u64, usize, Batch)>, Receiver<Batch>),
     (tickets, in_flight): (Receiver<()>, usize),
     bar: &ProgressBar,
     offload: input::Offload,
@@ -246,14 +281,7 @@ fn frame_all(
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
-                // Sized for a full batch and its last game: grown by
-                // doubling, its bytes were copied about twice more (the
-                // reader thread's largest cost on lichess-like input).
-                let mut batch = Batch {
-                    source: index as u32,
-                    data: Vec::with_capacity(BATCH_BYTES + BATCH_SLACK),
-                    games: Vec::with_capacity(BATCH_GAMES),
-                };
+                let mut batch = empty_batch(&spares, index as u32);
                 let more = framer
                     .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
                     .map_err(read_error)?;
@@ -551,5 +579,24 @@ mod tests {
             error.as_deref(),
             Some("the worker thread panicked (a bug in pgnlake: please report it)")
         );
+    }
+
+    #[test]
+    fn a_batch_handed_back_is_refilled_empty_and_a_grown_one_is_freed() {
+        let (spares_tx, spares) = bounded::<Batch>(4);
+        let mut used = empty_batch(&spares, 0);
+        used.data.extend_from_slice(b"1. e4 *\n\n");
+        let first_buffer = used.data.as_ptr();
+        hand_back(&spares_tx, used);
+        let again = empty_batch(&spares, 3);
+        assert_eq!(
+            (again.source, again.data.len(), again.games.len()),
+            (3, 0, 0)
+        );
+        assert_eq!(again.data.as_ptr(), first_buffer);
+        let mut grown = again;
+        grown.data.reserve(2 * (BATCH_BYTES + BATCH_SLACK));
+        hand_back(&spares_tx, grown);
+        assert!(spares.try_recv().is_err());
     }
 }
