@@ -109,6 +109,42 @@ impl<T: Send> Deferred<T> {
         }
     }
 
+    /// The result, as [`wait`](Self::wait) gives it; but on a thread of
+    /// a rayon pool, while another thread computes it, the pool's pending
+    /// jobs run here. The end of a run drives its jobs from one of the
+    /// pool's threads: blocked, it left a core idle (on two cores, a third
+    /// of the end of the run). Only where the pool holds nothing but jobs
+    /// that finish on their own, never a worker's loop over batches.
+    pub(crate) fn wait_helping(&self) -> Result<T, JobPanicked> {
+        loop {
+            if self.is_done() || self.is_unclaimed() {
+                return self.wait();
+            }
+            match rayon::yield_now() {
+                Some(rayon::Yield::Executed) => {}
+                // Nothing pending: look again once it is done or a moment
+                // has passed (new jobs may have come meanwhile).
+                Some(rayon::Yield::Idle) => self.wait_for(HELPING_PAUSE),
+                None => return self.wait(),
+            }
+        }
+    }
+
+    fn is_unclaimed(&self) -> bool {
+        self.work
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    }
+
+    /// Waits until the result is there or `pause` has passed.
+    fn wait_for(&self, pause: Duration) {
+        let result = self.result.lock().unwrap_or_else(PoisonError::into_inner);
+        if result.is_none() {
+            let _ = self.ready.wait_timeout(result, pause);
+        }
+    }
+
     /// The result: computed here if no worker has started it, else waited for.
     pub(crate) fn wait(&self) -> Result<T, JobPanicked> {
         self.wait_patiently(Duration::ZERO)
@@ -120,6 +156,9 @@ impl<T: Send> SideJob for Deferred<T> {
         self.run_here();
     }
 }
+
+/// How long [`Deferred::wait_helping`] waits before it looks for jobs again.
+const HELPING_PAUSE: Duration = Duration::from_micros(200);
 
 /// Runs a side job on a worker thread, its CPU counted to the workers in
 /// the profile.

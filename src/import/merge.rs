@@ -747,10 +747,10 @@ fn merge_tree(files: &[PathBuf], min_games: u32, writers: &mut StatsWriters) -> 
                 (Some(_), None) => false,
             };
             if boundary {
-                let earliest = position.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
+                let earliest = position.iter().map(|(_, e)| e.ply()).min().unwrap_or(0);
                 for (key, mut edge) in position.drain(..) {
-                    edge.stats.ply = earliest;
-                    if edge.stats.results.games >= u64::from(min_games) {
+                    edge.set_ply(earliest);
+                    if edge.games() >= u64::from(min_games) {
                         ready.push_back((key, edge));
                     } else {
                         dropped += 1;

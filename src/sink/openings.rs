@@ -5,6 +5,7 @@
 
 use std::collections::VecDeque;
 use std::io;
+use std::iter::Peekable;
 use std::sync::Arc;
 
 use polars::prelude::*;
@@ -65,7 +66,7 @@ impl Texts {
 }
 
 /// The `openings` table's columns for a chunk of rows, filled in one pass
-/// over the rows: a pass per column read the chunk (rows of 144 bytes, a
+/// over the rows: a pass per column read the chunk (rows of 80 bytes, a
 /// few MB) twenty times, which cost more than filling the columns.
 #[derive(Default)]
 struct OpeningColumns {
@@ -98,7 +99,7 @@ impl OpeningColumns {
     }
 
     fn push(&mut self, key: &EdgeKey, edge: &Edge) {
-        let s = &edge.stats;
+        let s = &edge.stats();
         self.position_key.push(openings::stored_key(key.position));
         self.ply.push(i32::from(s.ply));
         self.time_class.push(key.dims.time_class());
@@ -240,7 +241,7 @@ pub(crate) fn write_openings(
         let mut rows = 0u64;
         let mut append_oldest = |in_flight: &mut VecDeque<Arc<Deferred<ChunkResult>>>| {
             if let Some(job) = in_flight.pop_front() {
-                let groups = job.wait().map_err(|JobPanicked| {
+                let groups = job.wait_helping().map_err(|JobPanicked| {
                     PolarsError::ComputeError("tree encoding panicked".into())
                 })??;
                 for group in groups {
@@ -263,8 +264,7 @@ pub(crate) fn write_openings(
             Ok::<(), TreeWriteError>(())
         };
         for run in merged {
-            let run = run?;
-            let mut rest = run.as_slice();
+            let mut rest = run?.into_iter().peekable();
             while let Some(full) = chunker.fill(&mut rest) {
                 spawn(full)?;
             }
@@ -287,7 +287,7 @@ struct Chunker<T, P> {
     position_of: P,
 }
 
-impl<T: Copy, P: Fn(&T) -> u64> Chunker<T, P> {
+impl<T, P: Fn(&T) -> u64> Chunker<T, P> {
     fn new(rows: usize, position_of: P) -> Self {
         Chunker {
             chunk: Vec::new(),
@@ -299,29 +299,21 @@ impl<T: Copy, P: Fn(&T) -> u64> Chunker<T, P> {
     /// Takes rows from the front of `rest` into the chunk; returns the chunk
     /// when it is full and the next row (still in `rest`) starts another
     /// position.
-    fn fill(&mut self, rest: &mut &[T]) -> Option<Vec<T>> {
+    fn fill(&mut self, rest: &mut Peekable<impl Iterator<Item = T>>) -> Option<Vec<T>> {
         if self.chunk.capacity() == 0 {
             self.chunk.reserve(self.rows);
         }
         let wanted = self.rows.saturating_sub(self.chunk.len());
-        let (head, tail) = rest.split_at(wanted.min(rest.len()));
-        self.chunk.extend_from_slice(head);
-        *rest = tail;
+        self.chunk.extend(rest.by_ref().take(wanted));
         let last = (self.position_of)(self.chunk.last()?);
         if self.chunk.len() < self.rows {
             return None;
         }
-        let same = rest
-            .iter()
-            .take_while(|row| (self.position_of)(row) == last)
-            .count();
-        let (head, tail) = rest.split_at(same);
-        self.chunk.extend_from_slice(head);
-        *rest = tail;
-        // The position goes on in the next run, or the stream ends.
-        if rest.is_empty() {
-            return None;
+        while let Some(row) = rest.next_if(|row| (self.position_of)(row) == last) {
+            self.chunk.push(row);
         }
+        // The position goes on in the next run, or the stream ends.
+        rest.peek()?;
         Some(std::mem::take(&mut self.chunk))
     }
 
@@ -460,11 +452,11 @@ mod chunk_tests {
             while !rest.is_empty() {
                 let (run, after) = rest.split_at((1 + next(10) as usize).min(rest.len()));
                 rest = after;
-                let mut run = run;
+                let mut run = run.iter().copied().peekable();
                 while let Some(full) = chunker.fill(&mut run) {
                     chunks.push(full);
                 }
-                assert!(run.is_empty());
+                assert!(run.peek().is_none());
             }
             chunks.extend(chunker.rest());
             assert_eq!(chunks, row_by_row(&all, rows), "round {round}");

@@ -55,7 +55,7 @@ pub(crate) struct Dimensions {
     /// The band / 200 (4..=14); 0 for null.
     rating_band: u8,
     /// year × 12 + month − 1, + 1 (years 0 to 5460); `NO_MONTH` for null.
-    /// Two bytes, so that a tree row stays 144 bytes.
+    /// Two bytes, so that a tree row stays 80 bytes.
     month: u16,
 }
 

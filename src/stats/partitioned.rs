@@ -47,6 +47,8 @@ fn sub_partition_of(position: u64) -> u64 {
 
 /// Bytes one row holds in memory (its index slot is counted apart).
 const ROW_BYTES: usize = size_of::<Row>();
+/// What a boxed row's sums take on the heap, malloc's header included.
+const BOX_BYTES: usize = size_of::<super::tree::EdgeStats>() + 16;
 /// The index is at most three quarters full.
 const MAX_LOAD: (usize, usize) = (3, 4);
 const FIRST_INDEX_SLOTS: usize = 1 << 10;
@@ -255,7 +257,9 @@ pub(crate) struct TreePart<'s> {
     index: Vec<u64>,
     budget: usize,
     runs: &'s TreeRuns,
-    /// Bytes of `rows` and `index` counted in `runs.memory`.
+    /// Rows whose sums are boxed (rows of more than one game).
+    boxed: usize,
+    /// Bytes of `rows`, their boxes and `index` counted in `runs.memory`.
     held: usize,
     error: Option<io::Error>,
 }
@@ -267,6 +271,7 @@ impl<'s> TreePart<'s> {
             index: vec![0; FIRST_INDEX_SLOTS],
             budget,
             runs,
+            boxed: 0,
             held: 0,
             error: None,
         };
@@ -274,7 +279,7 @@ impl<'s> TreePart<'s> {
         part
     }
 
-    /// Adds to the row of `key`, or appends `new()` first.
+    /// Adds to the row of `key` with `update`, or appends `new()`.
     pub(crate) fn upsert(
         &mut self,
         key: EdgeKey,
@@ -284,7 +289,11 @@ impl<'s> TreePart<'s> {
         let slot = match self.find(&key) {
             Slot::Found(row) => {
                 if let Some((_, edge)) = self.rows.get_mut(row) {
+                    let was_boxed = edge.is_boxed();
                     update(edge);
+                    if !was_boxed && edge.is_boxed() {
+                        self.boxed_one_more();
+                    }
                 }
                 return;
             }
@@ -298,11 +307,24 @@ impl<'s> TreePart<'s> {
                 Slot::Found(_) => return,
             }
         };
-        let mut edge = new();
-        update(&mut edge);
+        let edge = new();
+        let boxed = edge.is_boxed();
         self.rows.push((key, edge));
         if let Some(entry) = self.index.get_mut(slot) {
             *entry = index_entry(&key, self.rows.len());
+        }
+        if boxed {
+            self.boxed_one_more();
+        }
+    }
+
+    /// A row's sums went into a box: counted, and the rows spilled when
+    /// that passes the budget.
+    fn boxed_one_more(&mut self) {
+        self.boxed += 1;
+        self.account();
+        if self.held > self.budget {
+            self.spill();
         }
     }
 
@@ -362,14 +384,14 @@ impl<'s> TreePart<'s> {
         } else {
             self.index.len()
         };
+        let other_bytes = index_slots * SLOT_BYTES + self.boxed_bytes();
         let capacity = if table_full {
-            let afford = self.budget.saturating_sub(index_slots * SLOT_BYTES) / ROW_BYTES;
+            let afford = self.budget.saturating_sub(other_bytes) / ROW_BYTES;
             (self.rows.capacity() + growth(self.rows.capacity())).min(afford)
         } else {
             self.rows.capacity()
         };
-        let fits = capacity > self.rows.len()
-            && capacity * ROW_BYTES + index_slots * SLOT_BYTES <= self.budget;
+        let fits = capacity > self.rows.len() && capacity * ROW_BYTES + other_bytes <= self.budget;
         if fits || self.rows.is_empty() {
             // However small the budget, a run holds a few rows.
             let capacity = capacity.max(MIN_ROWS);
@@ -412,9 +434,15 @@ impl<'s> TreePart<'s> {
         }
     }
 
+    /// Heap bytes of the boxed sums (with malloc's own word).
+    fn boxed_bytes(&self) -> usize {
+        self.boxed * BOX_BYTES
+    }
+
     /// Keeps `runs`' count of held bytes up to date.
     fn account(&mut self) {
-        let now = self.rows.capacity() * ROW_BYTES + self.index.len() * SLOT_BYTES;
+        let now =
+            self.rows.capacity() * ROW_BYTES + self.index.len() * SLOT_BYTES + self.boxed_bytes();
         if now > self.held {
             self.runs.hold(now - self.held);
         } else {
@@ -427,14 +455,15 @@ impl<'s> TreePart<'s> {
     /// memory for the next rows).
     ///
     /// Rows of more than one game stay when they take at most half the
-    /// table: they are the positions many games share (the first plies),
+    /// table and their boxes fit the budget: they are the positions many games share (the first plies),
     /// which every run would otherwise write again.
     fn spill(&mut self) {
         if self.rows.is_empty() {
             return;
         }
         let shared = shared_first(&mut self.rows);
-        let keep = if shared * 2 <= self.rows.len() {
+        let table = self.rows.capacity() * ROW_BYTES + self.index.len() * SLOT_BYTES;
+        let keep = if shared * 2 <= self.rows.len() && table + shared * BOX_BYTES <= self.budget {
             shared
         } else {
             0
@@ -447,7 +476,9 @@ impl<'s> TreePart<'s> {
             self.error = Some(error);
         }
         self.rows.truncate(keep);
+        self.boxed = self.rows.iter().filter(|(_, edge)| edge.is_boxed()).count();
         self.rebuild_index(self.index.len());
+        self.account();
     }
 
     /// The rows left in memory, grouped by partition; the first spill error.
@@ -472,10 +503,7 @@ impl Drop for TreePart<'_> {
 fn shared_first(rows: &mut [Row]) -> usize {
     let mut shared = 0;
     for i in 0..rows.len() {
-        if rows
-            .get(i)
-            .is_some_and(|(_, edge)| edge.stats.results.games > 1)
-        {
+        if rows.get(i).is_some_and(|(_, edge)| edge.games() > 1) {
             rows.swap(shared, i);
             shared += 1;
         }
@@ -735,10 +763,10 @@ fn add_up(shared: &Shared, unit: &Unit) -> io::Result<Added> {
                 rows.extend(
                     part.partition(p)
                         .filter(|(key, _)| unit.subs.contains(&sub_partition_of(key.position)))
-                        .copied(),
+                        .cloned(),
                 );
             }
-            Ok(add_up_sorted(&rows, shared.min_games))
+            Ok(add_up_sorted(rows, shared.min_games))
         })
         .collect::<io::Result<Vec<_>>>()?;
     let mut counts = TreeCounts::default();
@@ -800,18 +828,20 @@ fn decode_records(
 /// Sorts a partition's rows, adds up equal keys, gives each position the
 /// earliest ply of its moves and leaves out rows with fewer than
 /// `min_games` games.
-fn add_up_sorted(rows: &[Row], min_games: u32) -> (Vec<Row>, TreeCounts) {
+fn add_up_sorted(rows: Vec<Row>, min_games: u32) -> (Vec<Row>, TreeCounts) {
     // Sorted as (key, row number) pairs, then gathered: far fewer bytes
-    // moved than sorting the rows themselves.
+    // moved than sorting the rows themselves. Each row is taken out of its
+    // slot (an empty slot costs no byte: the sums' box marks it).
     let mut order: Vec<(u128, u32)> = rows
         .iter()
         .enumerate()
         .map(|(i, (key, _))| (key.sort_bits(), i as u32))
         .collect();
     order.sort_unstable();
+    let mut slots: Vec<Option<Row>> = rows.into_iter().map(Some).collect();
     let mut summed: Vec<Row> = Vec::with_capacity(order.len());
     for (_, i) in order {
-        let Some(&(key, edge)) = rows.get(i as usize) else {
+        let Some((key, edge)) = slots.get_mut(i as usize).and_then(Option::take) else {
             continue;
         };
         match summed.last_mut() {
@@ -820,13 +850,13 @@ fn add_up_sorted(rows: &[Row], min_games: u32) -> (Vec<Row>, TreeCounts) {
         }
     }
     for group in summed.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
-        let earliest = group.iter().map(|(_, e)| e.stats.ply).min().unwrap_or(0);
+        let earliest = group.iter().map(|(_, e)| e.ply()).min().unwrap_or(0);
         for (_, edge) in group {
-            edge.stats.ply = earliest;
+            edge.set_ply(earliest);
         }
     }
     let rows = summed.len() as u64;
-    summed.retain(|(_, edge)| edge.stats.results.games >= u64::from(min_games));
+    summed.retain(|(_, edge)| edge.games() >= u64::from(min_games));
     let counts = TreeCounts {
         rows,
         rows_dropped: rows - summed.len() as u64,
@@ -862,7 +892,7 @@ impl Iterator for SortedTree {
             }
             let job = self.pending.pop_front()?;
             let added = job
-                .wait()
+                .wait_helping()
                 .map_err(|JobPanicked| io::Error::other("adding up the tree panicked"))
                 .and_then(|added| added);
             match added {
@@ -883,18 +913,9 @@ impl Iterator for SortedTree {
 mod tests {
     use super::*;
     use crate::stats::dimensions::Dimensions;
-    use crate::stats::tree::EdgeStats;
 
     fn add(part: &mut TreePart<'_>, key: EdgeKey, edge: Edge) {
-        part.upsert(
-            key,
-            || {
-                let mut new = edge;
-                new.stats = EdgeStats::default();
-                new
-            },
-            |e| e.stats += &edge.stats,
-        );
+        part.upsert(key, || edge.clone(), |e| e.combine(edge.clone()));
     }
 
     /// Random keys (most of them in one partition when `skewed`), each
@@ -941,7 +962,7 @@ mod tests {
             (0..workers).map(|_| TreePart::new(budget, &runs)).collect();
         for (i, (key, edge)) in input.iter().enumerate() {
             if let Some(part) = parts.get_mut(i % workers) {
-                add(part, *key, *edge);
+                add(part, *key, edge.clone());
             }
         }
         let memory = parts
@@ -967,9 +988,9 @@ mod tests {
             }
         );
         assert!(in_memory.windows(2).all(|w| w[0].0 < w[1].0));
-        assert!(in_memory.iter().all(|(_, e)| e.stats.results.games == 3));
-        // 1 MiB a worker holds about 8,000 rows: many runs.
-        let (spilled, _, runs) = tree(&input, 3, 1 << 20, 1 << 20, 1);
+        assert!(in_memory.iter().all(|(_, e)| e.games() == 3));
+        // 512 KiB a worker holds about 5,000 rows: many runs.
+        let (spilled, _, runs) = tree(&input, 3, 1 << 19, 1 << 20, 1);
         assert!(runs > 10, "{runs} runs");
         assert_eq!(spilled, in_memory);
     }
@@ -1005,13 +1026,13 @@ mod tests {
             }
         );
         assert_eq!(rows.len(), 1);
-        let (k, edge) = rows[0];
-        assert_eq!(k, key(5, 1));
-        assert_eq!(edge.stats.results.games, 2);
+        let (k, edge) = &rows[0];
+        assert_eq!(*k, key(5, 1));
+        assert_eq!(edge.stats().results.games, 2);
         // The position's earliest ply counts the move left out.
-        assert_eq!(edge.stats.ply, 4);
+        assert_eq!(edge.ply(), 4);
         assert_eq!(
-            (edge.stats.first_year, edge.stats.last_year),
+            (edge.stats().first_year, edge.stats().last_year),
             (Some(2000), Some(2001))
         );
     }
@@ -1030,13 +1051,13 @@ mod tests {
         let mut input = Vec::new();
         for row in unique {
             input.push(row);
-            input.push(hot);
+            input.push(hot.clone());
         }
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
         let runs = TreeRuns::new(dir.path().join("spill"));
         let mut part = TreePart::new(1 << 20, &runs);
         for (key, edge) in &input {
-            add(&mut part, *key, *edge);
+            add(&mut part, *key, edge.clone());
         }
         assert!(runs.dir().runs_written() > 3);
         // Each unique row is written once; the shared one never.
@@ -1048,14 +1069,40 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(spilled, all);
         let shared = spilled.iter().find(|(k, _)| *k == hot.0);
-        assert_eq!(shared.map(|(_, e)| e.stats.results.games), Some(50_000));
+        assert_eq!(shared.map(|(_, e)| e.games()), Some(50_000));
     }
 
     #[test]
-    fn a_row_takes_144_bytes() {
-        // docs/guide.md's memory model counts on it (64-bit counts: an
-        // archive's first moves pass u32::MAX games).
-        assert_eq!(ROW_BYTES, 144);
+    fn a_row_takes_80_bytes_and_a_box_96_more() {
+        // docs/guide.md's memory model counts on it (64-bit counts in the
+        // boxes: an archive's first moves pass u32::MAX games).
+        assert_eq!((ROW_BYTES, BOX_BYTES), (80, 96));
+    }
+
+    #[test]
+    fn boxed_sums_are_counted_in_the_budget() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let runs = TreeRuns::new(dir.path().join("spill"));
+        // Each key twice in a row: every row's sums go into a box.
+        let input = rows(60_000, 2, false);
+        let budget = 4 << 20;
+        let memory = {
+            let mut part = TreePart::new(budget, &runs);
+            for (key, edge) in &input {
+                add(&mut part, *key, edge.clone());
+            }
+            assert_eq!(part.boxed, part.rows.len());
+            part.finish().unwrap_or_else(|e| panic!("{e}"))
+        };
+        let peak = runs.peak_memory();
+        assert!(peak <= budget + BOX_BYTES, "{peak}");
+        assert!(runs.rows_spilled() > 0);
+        let spilled = SortedTree::new(vec![memory], &runs, 1, 1 << 20)
+            .and_then(|mut tree| tree.all_rows())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (all, ..) = tree(&input, 1, 1 << 30, 1 << 30, 1);
+        assert_eq!(spilled, all);
+        assert!(all.iter().all(|(_, e)| e.games() == 2));
     }
 
     #[test]

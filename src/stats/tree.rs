@@ -39,7 +39,7 @@ impl Ord for EdgeKey {
 
 impl EdgeKey {
     /// The key as one integer ordered as [`EdgeKey`] is: sorting these is
-    /// sorting the rows without moving rows of 144 bytes about.
+    /// sorting the rows without moving rows of 80 bytes about.
     pub(crate) fn sort_bits(&self) -> u128 {
         // The stored (signed) key, its sign bit flipped, orders as unsigned.
         let position = stored_key(self.position).cast_unsigned() ^ (1 << 63);
@@ -121,12 +121,157 @@ const EP: usize = 25;
 /// An edge with what its row needs besides the counts, taken when the edge
 /// is first seen (the position is at hand then): the position it leaves,
 /// the move in SAN, and the key of the position the move leads to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Edge {
-    pub stats: EdgeStats,
+    tally: Tally,
     pub next: u64,
     board: [u8; BOARD_BYTES],
     san: [u8; SAN_BYTES],
+}
+
+/// What an edge's games add up to, held small: a row of one game (97 % of
+/// the rows of a tree of online games) keeps that game's facts in 10
+/// bytes, a row of more games its sums in a box. A tree row takes 80 bytes
+/// instead of the 144 it took with the sums inline; the boxes are counted
+/// in the tree's memory budget.
+#[derive(Debug, Clone)]
+enum Tally {
+    One(OneGame),
+    Many(Box<EdgeStats>),
+}
+
+/// Equal when the sums are, however they are held.
+impl PartialEq for Tally {
+    fn eq(&self, other: &Tally) -> bool {
+        self.stats() == other.stats()
+    }
+}
+
+impl Eq for Tally {}
+
+/// A game as a row of one game holds it, as a run file's short record does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct OneGame {
+    /// 0: unfinished or no result; 1 white wins, 2 draw, 3 black wins.
+    result: u8,
+    /// [`NO_ELO`] when unknown.
+    white_elo: u16,
+    black_elo: u16,
+    /// [`NO_YEAR`] when unknown.
+    year: u16,
+    ply: u16,
+}
+
+impl OneGame {
+    /// The game, when each fact fits (ratings below 65,535, a year below
+    /// 65,535).
+    fn of(game: &GameFacts, ply: u16) -> Option<OneGame> {
+        let elo = |elo: Option<u32>| match elo {
+            None => Some(NO_ELO),
+            Some(e) => u16::try_from(e).ok().filter(|&e| e != NO_ELO),
+        };
+        Some(OneGame {
+            result: match game.result {
+                Some(GameResult::WhiteWins) => 1,
+                Some(GameResult::Draw) => 2,
+                Some(GameResult::BlackWins) => 3,
+                Some(GameResult::Unfinished) | None => 0,
+            },
+            white_elo: elo(game.white_elo)?,
+            black_elo: elo(game.black_elo)?,
+            year: match game.year {
+                None => NO_YEAR,
+                Some(y) => Some(y).filter(|&y| y != NO_YEAR)?,
+            },
+            ply,
+        })
+    }
+
+    /// The sums of exactly one game, when they are those of one game whose
+    /// facts fit.
+    fn from_stats(s: &EdgeStats) -> Option<OneGame> {
+        if s.results.games != 1 || s.first_year != s.last_year || s.first_year == Some(NO_YEAR) {
+            return None;
+        }
+        let elo = |sum: u64, count: u64| match count {
+            0 => Some(NO_ELO),
+            1 => u16::try_from(sum).ok().filter(|&e| e != NO_ELO),
+            _ => None,
+        };
+        let r = &s.results;
+        let result = match (r.white_wins, r.draws, r.black_wins) {
+            (0, 0, 0) => 0,
+            (1, 0, 0) => 1,
+            (0, 1, 0) => 2,
+            (0, 0, 1) => 3,
+            _ => return None,
+        };
+        Some(OneGame {
+            result,
+            white_elo: elo(s.elo.white_sum, s.elo.white_count)?,
+            black_elo: elo(s.elo.black_sum, s.elo.black_count)?,
+            year: s.first_year.unwrap_or(NO_YEAR),
+            ply: s.ply,
+        })
+    }
+
+    fn stats(&self) -> EdgeStats {
+        let elo = |e: u16| (e != NO_ELO).then_some(u64::from(e));
+        let year = (self.year != NO_YEAR).then_some(self.year);
+        EdgeStats {
+            results: Counts {
+                games: 1,
+                white_wins: u64::from(self.result == 1),
+                draws: u64::from(self.result == 2),
+                black_wins: u64::from(self.result == 3),
+            },
+            elo: Ratings {
+                white_sum: elo(self.white_elo).unwrap_or(0),
+                white_count: u64::from(self.white_elo != NO_ELO),
+                black_sum: elo(self.black_elo).unwrap_or(0),
+                black_count: u64::from(self.black_elo != NO_ELO),
+            },
+            first_year: year,
+            last_year: year,
+            ply: self.ply,
+        }
+    }
+}
+
+impl Tally {
+    fn of_game(game: &GameFacts, ply: u16) -> Tally {
+        OneGame::of(game, ply).map_or_else(
+            || {
+                let mut stats = EdgeStats::default();
+                stats.add_game(game, ply);
+                Tally::Many(Box::new(stats))
+            },
+            Tally::One,
+        )
+    }
+
+    fn from_stats(stats: EdgeStats) -> Tally {
+        OneGame::from_stats(&stats).map_or_else(|| Tally::Many(Box::new(stats)), Tally::One)
+    }
+
+    fn stats(&self) -> EdgeStats {
+        match self {
+            Tally::One(game) => game.stats(),
+            Tally::Many(stats) => **stats,
+        }
+    }
+
+    /// Changes the sums, boxed from then on (a row of one game gets more).
+    fn add(&mut self, change: impl FnOnce(&mut EdgeStats)) {
+        match self {
+            Tally::Many(stats) => change(stats),
+            Tally::One(game) => {
+                let mut stats = game.stats();
+                change(&mut stats);
+                *self = Tally::Many(Box::new(stats));
+            }
+        }
+    }
 }
 
 /// The longest SAN with suffix is 7 bytes (`Qa1xb2#`, `exd8=Q+`).
@@ -141,7 +286,7 @@ const CASTLING: [(Square, u8, u8); 4] = [
 ];
 
 impl Edge {
-    fn new(pos: &Chess, m: Move, next: u64) -> Edge {
+    fn new(pos: &Chess, m: Move, next: u64, tally: Tally) -> Edge {
         let mut board = [0u8; BOARD_BYTES];
         let pieces = pos.board();
         let occupied = pieces.occupied();
@@ -176,11 +321,49 @@ impl Edge {
             *slot = byte;
         }
         Edge {
-            stats: EdgeStats::default(),
+            tally,
             next,
             board,
             san,
         }
+    }
+
+    /// What the row's games add up to.
+    pub(crate) fn stats(&self) -> EdgeStats {
+        self.tally.stats()
+    }
+
+    /// Games that played the edge.
+    pub(crate) fn games(&self) -> u64 {
+        match &self.tally {
+            Tally::One(_) => 1,
+            Tally::Many(stats) => stats.results.games,
+        }
+    }
+
+    /// The earliest ply at which a game reached the position.
+    pub(crate) fn ply(&self) -> u16 {
+        match &self.tally {
+            Tally::One(game) => game.ply,
+            Tally::Many(stats) => stats.ply,
+        }
+    }
+
+    pub(crate) fn set_ply(&mut self, ply: u16) {
+        match &mut self.tally {
+            Tally::One(game) => game.ply = ply,
+            Tally::Many(stats) => stats.ply = ply,
+        }
+    }
+
+    /// Whether the sums are in a box on the heap (bytes besides the row).
+    pub(crate) fn is_boxed(&self) -> bool {
+        matches!(self.tally, Tally::Many(_))
+    }
+
+    /// Adds one more game to the row.
+    fn add_game(&mut self, game: &GameFacts, ply: u16) {
+        self.tally.add(|sums| sums.add_game(game, ply));
     }
 
     /// The edge of a row read back from an `openings` table (`merge`):
@@ -201,8 +384,7 @@ impl Edge {
             .ok()?;
         let uci = UciMove::from_ascii(uci.as_bytes()).ok()?;
         let m = uci.to_move(&pos).ok()?;
-        let mut edge = Edge::new(&pos, m, next);
-        edge.stats = stats;
+        let edge = Edge::new(&pos, m, next, Tally::from_stats(stats));
         let key = EdgeKey {
             position,
             mv: pack_move(m),
@@ -359,7 +541,10 @@ const NO_ELO: u16 = u16::MAX;
 impl Edge {
     /// Adds another part's row of the same key.
     pub(crate) fn combine(&mut self, from: Edge) {
-        self.stats += &from.stats;
+        match &from.tally {
+            Tally::One(game) => self.tally.add(|sums| *sums += &game.stats()),
+            Tally::Many(stats) => self.tally.add(|sums| *sums += stats),
+        }
         // Equal keys have equal positions; should two positions ever share
         // a 64-bit key, keep the same one whatever the order of the parts.
         if (from.board, from.san) < (self.board, self.san) {
@@ -370,13 +555,11 @@ impl Edge {
     /// Appends the row as a run-file record: 63 bytes for a row of one
     /// game (nearly every row of a tree of online games), 126 otherwise.
     pub(crate) fn encode(&self, key: &EdgeKey, out: &mut Vec<u8>) {
-        let s = &self.stats;
-        let one_game = self.one_game();
         let short_san = self.san.get(SHORT_SAN_BYTES).is_some_and(|&b| b == 0);
-        let short_ply = u8::try_from(s.ply).ok().filter(|&p| p != u8::MAX);
+        let short_ply = u8::try_from(self.ply()).ok().filter(|&p| p != u8::MAX);
         let mut header = 0u8;
-        if let Some(result) = one_game.map(|(result, ..)| result) {
-            header |= ONE_GAME | result << RESULT_SHIFT;
+        if let Tally::One(game) = &self.tally {
+            header |= ONE_GAME | game.result << RESULT_SHIFT;
             if short_ply.is_some() {
                 header |= SHORT_PLY;
             }
@@ -396,17 +579,17 @@ impl Edge {
         } else {
             out.extend_from_slice(&self.san);
         }
-        match one_game {
-            Some((_, white_elo, black_elo, year)) => {
+        match &self.tally {
+            Tally::One(game) => {
                 match short_ply {
                     Some(ply) => out.push(ply),
-                    None => out.extend_from_slice(&s.ply.to_le_bytes()),
+                    None => out.extend_from_slice(&game.ply.to_le_bytes()),
                 }
-                for n in [white_elo, black_elo, year] {
+                for n in [game.white_elo, game.black_elo, game.year] {
                     out.extend_from_slice(&n.to_le_bytes());
                 }
             }
-            None => {
+            Tally::Many(s) => {
                 s.results.encode(out);
                 s.elo.encode(out);
                 for n in [
@@ -418,34 +601,6 @@ impl Edge {
                 }
             }
         }
-    }
-
-    /// A row of exactly one game, as (result code, white elo, black elo,
-    /// year), when each fits the short record.
-    fn one_game(&self) -> Option<(u8, u16, u16, u16)> {
-        let s = &self.stats;
-        if s.results.games != 1 || s.first_year != s.last_year || s.first_year == Some(NO_YEAR) {
-            return None;
-        }
-        let elo = |sum: u64, count: u64| match count {
-            0 => Some(NO_ELO),
-            1 => u16::try_from(sum).ok().filter(|&e| e != NO_ELO),
-            _ => None,
-        };
-        let r = &s.results;
-        let result = match (r.white_wins, r.draws, r.black_wins) {
-            (0, 0, 0) => 0,
-            (1, 0, 0) => 1,
-            (0, 1, 0) => 2,
-            (0, 0, 1) => 3,
-            _ => return None,
-        };
-        Some((
-            result,
-            elo(s.elo.white_sum, s.elo.white_count)?,
-            elo(s.elo.black_sum, s.elo.black_count)?,
-            s.first_year.unwrap_or(NO_YEAR),
-        ))
     }
 
     /// Reads one record from the front of `bytes`; the rest after it.
@@ -469,47 +624,33 @@ impl Edge {
             san
         };
         let year = |y: u16| (y != NO_YEAR).then_some(y);
-        let stats = if header & ONE_GAME != 0 {
+        let tally = if header & ONE_GAME != 0 {
             let ply = if header & SHORT_PLY != 0 {
                 u16::from(input.bytes::<1>()?[0])
             } else {
                 input.u16()?
             };
-            let (white_elo, black_elo) = (input.u16()?, input.u16()?);
-            let game_year = year(input.u16()?);
-            let result = (header >> RESULT_SHIFT) & 3;
-            let elo = |e: u16| (e != NO_ELO).then_some(u64::from(e));
-            EdgeStats {
-                results: Counts {
-                    games: 1,
-                    white_wins: u64::from(result == 1),
-                    draws: u64::from(result == 2),
-                    black_wins: u64::from(result == 3),
-                },
-                elo: Ratings {
-                    white_sum: elo(white_elo).unwrap_or(0),
-                    white_count: u64::from(white_elo != NO_ELO),
-                    black_sum: elo(black_elo).unwrap_or(0),
-                    black_count: u64::from(black_elo != NO_ELO),
-                },
-                first_year: game_year,
-                last_year: game_year,
+            Tally::One(OneGame {
+                result: (header >> RESULT_SHIFT) & 3,
+                white_elo: input.u16()?,
+                black_elo: input.u16()?,
+                year: input.u16()?,
                 ply,
-            }
+            })
         } else {
-            EdgeStats {
+            Tally::from_stats(EdgeStats {
                 results: Counts::decode(&mut input)?,
                 elo: Ratings::decode(&mut input)?,
                 first_year: year(input.u16()?),
                 last_year: year(input.u16()?),
                 ply: input.u16()?,
-            }
+            })
         };
         Some((
             (
                 key,
                 Edge {
-                    stats,
+                    tally,
                     next,
                     board,
                     san,
@@ -530,7 +671,7 @@ impl Edge {
             *byte = (seed >> (i % 8 * 8)) as u8;
         }
         Edge {
-            stats: EdgeStats {
+            tally: Tally::from_stats(EdgeStats {
                 results: Counts {
                     games,
                     white_wins: games,
@@ -544,7 +685,7 @@ impl Edge {
                 first_year: Some(year),
                 last_year: Some(year),
                 ply,
-            },
+            }),
             next: seed.rotate_left(7),
             board,
             san: *b"Nf3\0\0\0\0\0",
@@ -620,8 +761,8 @@ impl<'s> OpeningTree<'s> {
             let ply = u16::try_from(first_ply).unwrap_or(u16::MAX);
             self.map.upsert(
                 key,
-                || Edge::new(walk.at(first_ply), m, next),
-                |edge| edge.stats.add_game(game, ply),
+                || Edge::new(walk.at(first_ply), m, next, Tally::of_game(game, ply)),
+                |edge| edge.add_game(game, ply),
             );
         }
     }
@@ -736,6 +877,10 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
+    fn no_games() -> Tally {
+        Tally::from_stats(EdgeStats::default())
+    }
+
     fn facts(result: GameResult, elos: (u32, u32), year: u16) -> GameFacts {
         GameFacts {
             result: Some(result),
@@ -762,8 +907,8 @@ mod tests {
         assert_eq!(root.len(), 1);
         let (key, edge) = root[0];
         assert_eq!(unpack_move(key.mv).to_string(), "e2e4");
-        assert_eq!(edge.stats.results.games, 1);
-        assert_eq!(edge.stats.ply, 0);
+        assert_eq!(edge.stats().results.games, 1);
+        assert_eq!(edge.ply(), 0);
         let mut epd = String::new();
         edge.write_epd(&mut epd);
         assert_eq!(epd, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
@@ -788,7 +933,7 @@ mod tests {
         let (keys, _) = game("d4 Nf6 c4 e6");
         let node: Vec<_> = rows.iter().filter(|(k, _)| k.position == keys[4]).collect();
         assert_eq!(node.len(), 1);
-        let s = node[0].1.stats;
+        let s = node[0].1.stats();
         let r = s.results;
         assert_eq!((r.games, r.white_wins, r.draws, r.black_wins), (2, 1, 0, 1));
         assert_eq!((s.elo.white_sum, s.elo.white_count), (4800, 2));
@@ -805,7 +950,7 @@ mod tests {
         let big = u64::from(u32::MAX);
         let mut edge = Edge::made_up(7, big, 3, 2020);
         edge.combine(Edge::made_up(7, 5, 2, 2021));
-        let s = edge.stats;
+        let s = edge.stats();
         assert_eq!((s.results.games, s.results.white_wins), (big + 5, big + 5));
         assert_eq!(s.elo.white_count, big + 5);
         assert_eq!(
@@ -829,7 +974,7 @@ mod tests {
     fn the_window_limits_the_plies() {
         let rows = tree_of(&[("e4 e5 Nf3 Nc6", GameFacts::default())], 2);
         assert_eq!(rows.len(), 2);
-        let s = rows[0].1.stats;
+        let s = rows[0].1.stats();
         assert_eq!(
             (s.results.games, s.results.unfinished(), s.first_year),
             (1, 1, None)
@@ -849,11 +994,11 @@ mod tests {
         let Some(mate) = mate else {
             panic!("no Qh4 after 1. f3 e5 2. g4");
         };
-        assert_eq!(Edge::new(&pos, mate, 0).san(), "Qh4#");
+        assert_eq!(Edge::new(&pos, mate, 0, no_games()).san(), "Qh4#");
         let check = San::from_ascii(b"Bb4")
             .ok()
             .and_then(|san| san.to_move(&pos).ok());
-        assert!(check.is_some_and(|m| Edge::new(&pos, m, 0).san() == "Bb4"));
+        assert!(check.is_some_and(|m| Edge::new(&pos, m, 0, no_games()).san() == "Bb4"));
     }
 
     #[test]
@@ -862,7 +1007,7 @@ mod tests {
         let mut checked = 0;
         crate::replay::random_walk(7, 60, 100, |pos| {
             for m in pos.legal_moves() {
-                let edge = Edge::new(pos, m, 0);
+                let edge = Edge::new(pos, m, 0, no_games());
                 let mut epd = String::new();
                 edge.write_epd(&mut epd);
                 assert_eq!(
@@ -900,6 +1045,93 @@ mod tests {
         // short record; Nf3 and Nc3 are rows of one game.
         lengths.sort_unstable();
         assert_eq!(lengths, vec![63, 63, 126, 126, 126]);
+    }
+
+    #[test]
+    fn a_row_of_one_game_holds_its_facts_and_boxes_its_sums_with_the_second() {
+        let rows = tree_of(
+            &[
+                ("e4 c5", facts(GameResult::Draw, (1500, 1600), 2024)),
+                ("e4 e5", facts(GameResult::BlackWins, (1700, 1800), 2023)),
+                ("d4", GameFacts::default()),
+                ("c4", facts(GameResult::WhiteWins, (70_000, 1600), 2024)),
+            ],
+            20,
+        );
+        let start = position_key(&Chess::default());
+        let row = |san: &str| {
+            rows.iter()
+                .find(|(key, edge)| key.position == start && edge.san() == san)
+                .map(|(_, edge)| edge)
+                .unwrap_or_else(|| panic!("no {san} from the start"))
+        };
+        let e4 = row("e4");
+        assert!(e4.is_boxed());
+        let s = e4.stats();
+        assert_eq!(
+            (s.results.games, s.results.draws, s.results.black_wins),
+            (2, 1, 1)
+        );
+        assert_eq!((s.elo.white_sum, s.elo.black_count), (3200, 2));
+        assert_eq!((s.first_year, s.last_year), (Some(2023), Some(2024)));
+        // Unknown facts fit the small form; a rating past u16 does not.
+        let d4 = row("d4");
+        assert!(!d4.is_boxed());
+        assert_eq!(d4.stats(), {
+            let mut one = EdgeStats::default();
+            one.add_game(&GameFacts::default(), 0);
+            one
+        });
+        let c4 = row("c4");
+        assert!(c4.is_boxed());
+        assert_eq!(c4.stats().elo.white_sum, 70_000);
+        assert!(rows.iter().filter(|(_, e)| !e.is_boxed()).count() >= 3);
+    }
+
+    proptest::proptest! {
+        /// However a row holds its games, its sums are those of
+        /// EdgeStats, game by game and combined.
+        #[test]
+        fn one_game_rows_sum_as_edge_stats_do(
+            games in proptest::collection::vec(
+                (0u8..5, proptest::option::of(0u32..70_000), proptest::option::of(0u32..3000),
+                 proptest::option::of(1900u16..u16::MAX), 0u16..300),
+                1..6,
+            ),
+        ) {
+            let facts: Vec<(GameFacts, u16)> = games
+                .iter()
+                .map(|&(result, white_elo, black_elo, year, ply)| {
+                    let result = [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unfinished]
+                        .get(usize::from(result))
+                        .copied();
+                    (GameFacts { result, white_elo, black_elo, year, dims: Dimensions::default() }, ply)
+                })
+                .collect();
+            let mut expected = EdgeStats::default();
+            let mut edges: Vec<Edge> = Vec::new();
+            for (game, ply) in &facts {
+                expected.add_game(game, *ply);
+                edges.push(Edge { tally: Tally::of_game(game, *ply), ..Edge::made_up(1, 1, 0, 2000) });
+            }
+            let mut one_by_one = edges[0].clone();
+            for (game, ply) in facts.iter().skip(1) {
+                one_by_one.add_game(game, *ply);
+            }
+            let mut combined = edges[0].clone();
+            for edge in edges.iter().skip(1) {
+                combined.combine(edge.clone());
+            }
+            proptest::prop_assert_eq!(one_by_one.stats(), expected);
+            proptest::prop_assert_eq!(combined.stats(), expected);
+            let key = EdgeKey { position: 3, mv: 1, dims: Dimensions::default() };
+            for edge in edges.iter().chain([&one_by_one]) {
+                let mut record = Vec::new();
+                edge.encode(&key, &mut record);
+                let decoded = Edge::decode(&record).map(|((_, e), _)| e.stats());
+                proptest::prop_assert_eq!(decoded, Some(edge.stats()));
+            }
+        }
     }
 
     #[test]
