@@ -120,7 +120,7 @@ impl<T: Send> Deferred<T> {
             if self.is_done() || self.is_unclaimed() {
                 return self.wait();
             }
-            match rayon::yield_now() {
+            match profile::helping(self.stage, rayon::yield_now) {
                 Some(rayon::Yield::Executed) => {}
                 // Nothing pending: look again once it is done or a moment
                 // has passed (new jobs may have come meanwhile).
@@ -158,7 +158,7 @@ impl<T: Send> SideJob for Deferred<T> {
 }
 
 /// How long [`Deferred::wait_helping`] waits before it looks for jobs again.
-const HELPING_PAUSE: Duration = Duration::from_micros(200);
+const HELPING_PAUSE: Duration = Duration::from_millis(2);
 
 /// Runs a side job on a worker thread, its CPU counted to the workers in
 /// the profile.
@@ -203,5 +203,48 @@ mod tests {
     fn a_panicking_deferred_job_is_reported_as_such() {
         let job = Deferred::new(Stage::Encode, || -> u32 { panic!("a bug") });
         assert_eq!(job.wait(), Err(JobPanicked));
+    }
+
+    #[test]
+    fn a_pool_thread_that_waits_runs_the_pending_jobs_meanwhile() {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .build()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let (answer, helped) = pool.install(|| {
+            let started = Arc::new(AtomicUsize::new(0));
+            let flag = Arc::clone(&started);
+            let slow = Deferred::new(Stage::Encode, move || {
+                flag.store(1, Ordering::SeqCst);
+                std::thread::sleep(Duration::from_millis(300));
+                7
+            });
+            let runner = Arc::clone(&slow);
+            rayon::spawn(move || run_on_worker(runner.as_ref()));
+            // The other thread has taken the slow job.
+            while started.load(Ordering::SeqCst) == 0 {
+                std::thread::yield_now();
+            }
+            let here = std::thread::current().id();
+            let ran_here = Arc::new(AtomicUsize::new(0));
+            for _ in 0..4 {
+                let ran_here = Arc::clone(&ran_here);
+                rayon::spawn(move || {
+                    if std::thread::current().id() == here {
+                        ran_here.fetch_add(1, Ordering::SeqCst);
+                    }
+                });
+            }
+            let answer = slow.wait_helping().unwrap_or_else(|e| panic!("{e}"));
+            (answer, ran_here.load(Ordering::SeqCst))
+        });
+        assert_eq!(answer, 7);
+        assert_eq!(helped, 4);
+    }
+
+    #[test]
+    fn waiting_helpfully_off_the_pool_is_a_plain_wait() {
+        let job = Deferred::new(Stage::Encode, || 5);
+        assert_eq!(job.wait_helping(), Ok(5));
     }
 }

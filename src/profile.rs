@@ -162,12 +162,18 @@ pub(crate) fn thread_cpu() -> Duration {
 
 /// Runs `work` on this thread, its CPU counted to `thread` and its
 /// pending stage times flushed (one batch, one side job, one output).
+/// Worker CPU also counts as a worker part, so that a job the end-of-run
+/// thread runs while it waits is not counted to it a second time.
 pub(crate) fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
     let cpu = enabled().then(thread_cpu);
     let done = work();
     if let Some(cpu) = cpu {
-        add_thread(thread, thread_cpu() - cpu);
+        let used = thread_cpu().saturating_sub(cpu);
+        add_thread(thread, used);
         flush(thread);
+        if thread == Thread::Worker {
+            WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
+        }
     }
     done
 }
@@ -190,6 +196,27 @@ pub(crate) fn worker_part<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
         add(stage, Thread::Worker, used);
         WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
     }
+    done
+}
+
+/// Runs `work`, which may run pending jobs of the pool here (a thread that
+/// helps while it waits): what of its CPU those jobs did not count already
+/// (pieces of a parallel iterator) counts to the workers and to `stage`,
+/// and as a worker part.
+pub(crate) fn helping<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
+    let Some(cpu) = enabled().then(thread_cpu) else {
+        return work();
+    };
+    let counted = WORKER_PARTS.with(std::cell::Cell::get);
+    let done = work();
+    let used = thread_cpu().saturating_sub(cpu);
+    let inside = WORKER_PARTS
+        .with(std::cell::Cell::get)
+        .saturating_sub(counted);
+    let rest = used.saturating_sub(inside);
+    add_thread(Thread::Worker, rest);
+    add(stage, Thread::Worker, rest);
+    WORKER_PARTS.with(|parts| parts.set(parts.get() + rest));
     done
 }
 
