@@ -172,7 +172,7 @@ pub(crate) fn on_thread<T>(thread: Thread, work: impl FnOnce() -> T) -> T {
         add_thread(thread, used);
         flush(thread);
         if thread == Thread::Worker {
-            WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
+            add_worker_part(used);
         }
     }
     done
@@ -191,12 +191,21 @@ pub(crate) fn worker_part<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
     let cpu = enabled().then(thread_cpu);
     let done = work();
     if let Some(cpu) = cpu {
-        let used = thread_cpu().saturating_sub(cpu);
-        add_thread(Thread::Worker, used);
-        add(stage, Thread::Worker, used);
-        WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
+        count_worker_part(stage, thread_cpu().saturating_sub(cpu));
     }
     done
+}
+
+/// `used` CPU of a parallel step run on this thread: to the workers, to
+/// `stage`, and as a worker part.
+fn count_worker_part(stage: Stage, used: Duration) {
+    add_thread(Thread::Worker, used);
+    add(stage, Thread::Worker, used);
+    add_worker_part(used);
+}
+
+fn add_worker_part(used: Duration) {
+    WORKER_PARTS.with(|parts| parts.set(parts.get() + used));
 }
 
 /// Runs `work`, which may run pending jobs of the pool here (a thread that
@@ -213,10 +222,7 @@ pub(crate) fn helping<T>(stage: Stage, work: impl FnOnce() -> T) -> T {
     let inside = WORKER_PARTS
         .with(std::cell::Cell::get)
         .saturating_sub(counted);
-    let rest = used.saturating_sub(inside);
-    add_thread(Thread::Worker, rest);
-    add(stage, Thread::Worker, rest);
-    WORKER_PARTS.with(|parts| parts.set(parts.get() + rest));
+    count_worker_part(stage, used.saturating_sub(inside));
     done
 }
 

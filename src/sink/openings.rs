@@ -99,7 +99,7 @@ impl OpeningColumns {
     }
 
     fn push(&mut self, key: &EdgeKey, edge: &Edge) {
-        let s = &edge.stats();
+        let s = edge.stats();
         self.position_key.push(openings::stored_key(key.position));
         self.ply.push(i32::from(s.ply));
         self.time_class.push(key.dims.time_class());

@@ -257,7 +257,8 @@ pub(crate) struct TreePart<'s> {
     index: Vec<u64>,
     budget: usize,
     runs: &'s TreeRuns,
-    /// Rows whose sums are boxed (rows of more than one game).
+    /// Rows whose sums are boxed (rows of more than one game, and the
+    /// rare row of one game whose facts do not fit the small form).
     boxed: usize,
     /// Bytes of `rows`, their boxes and `index` counted in `runs.memory`.
     held: usize,
@@ -455,8 +456,9 @@ impl<'s> TreePart<'s> {
     /// memory for the next rows).
     ///
     /// Rows of more than one game stay when they take at most half the
-    /// table and their boxes fit the budget: they are the positions many games share (the first plies),
-    /// which every run would otherwise write again.
+    /// table and their boxes fit the budget: they are the positions many
+    /// games share (the first plies), which every run would otherwise
+    /// write again.
     fn spill(&mut self) {
         if self.rows.is_empty() {
             return;
