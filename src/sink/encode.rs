@@ -20,7 +20,7 @@ use polars_parquet::write::{
 };
 use rayon::prelude::*;
 
-use super::file::ParquetFile;
+use super::file::{ParquetFile, lay_out};
 use super::schema::ValueEncoding;
 
 /// Bytes of a text column's min and max kept in each page's statistics
@@ -36,11 +36,7 @@ pub(crate) struct RowGroupEncoder {
     options: WriteOptions,
 }
 
-/// A row group ready to append: its row count and each column's pages.
-pub(crate) struct EncodedRowGroup {
-    pub rows: u64,
-    pub columns: Vec<Vec<CompressedPage>>,
-}
+pub(crate) use super::file::EncodedRowGroup;
 
 impl RowGroupEncoder {
     /// `compression` as given to the file's writer; `declared`: columns
@@ -95,8 +91,9 @@ impl RowGroupEncoder {
         ParquetFile::create(path, self.arrow.clone(), self.schema.clone(), self.options)
     }
 
-    /// Encodes and compresses `frame`: one row group per chunk of it, as
-    /// polars' writer does (rechunk first for one row group). `parallel`:
+    /// Encodes and compresses `frame` and lays it out as in a file: one row
+    /// group per chunk of it, as polars' writer does (rechunk first for one
+    /// row group). `parallel`:
     /// its columns on the current rayon pool (the end-of-run tables, when
     /// the pool is otherwise idle).
     pub(crate) fn encode(
@@ -124,10 +121,14 @@ impl RowGroupEncoder {
             } else {
                 arrays.iter().map(encode).collect::<PolarsResult<_>>()?
             };
-            groups.push(EncodedRowGroup {
-                rows: batch.len() as u64,
-                columns: encoded.into_iter().flatten().collect(),
-            });
+            let columns: Vec<Vec<CompressedPage>> = encoded.into_iter().flatten().collect();
+            groups.push(lay_out(
+                batch.len() as u64,
+                &columns,
+                &self.arrow,
+                &self.schema,
+                self.options,
+            )?);
         }
         Ok(groups)
     }

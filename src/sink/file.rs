@@ -4,14 +4,18 @@
 //! statistics for the footer's indexes (about 2.4 KB a column chunk: 140 MB
 //! for the 119-million-row tree of 8 million games, 90 MB for their games
 //! table), so its memory grew with the table. Here each row group is laid
-//! out by polars' own writer in a scratch buffer and moved to its place in
-//! the file (the offsets in its metadata shifted); its column index, offset
+//! out by polars' own writer in a buffer of its own, on the thread that
+//! encoded it, and moved to its place in the file (the offsets in its
+//! metadata shifted); its column index, offset
 //! index and row group metadata go to three spool files, read back once
 //! when the footer is written. The bytes are those polars' writer writes.
 
 use std::fs::File;
-use std::io::{self, BufReader, BufWriter, Seek, Write};
+use std::io::{self, BufReader, BufWriter, Seek, SeekFrom, Write};
+use std::ops::Range;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::Arc;
 
 use polars::prelude::{PolarsError, PolarsResult};
 use polars_arrow::datatypes::ArrowSchema;
@@ -31,15 +35,16 @@ use polars_parquet_format::{FileMetaData, OffsetIndex, RowGroup};
 const THRIFT_LIMIT: usize = 1 << 30;
 
 /// A Parquet file written one encoded row group at a time, in bounded memory.
+/// Row groups are written at their place (`pwrite`), so that the copy into
+/// the page cache can run on another thread ([`PendingWrite`]) while this
+/// one places the next row group; the footer follows them at the end.
 pub(crate) struct ParquetFile {
-    file: BufWriter<File>,
-    /// Bytes written to `file` so far: where the next row group starts.
+    file: Arc<File>,
+    /// Bytes placed in `file` so far: where the next row group starts.
     position: u64,
     arrow_schema: ArrowSchema,
     schema: SchemaDescriptor,
     options: WriteOptions,
-    /// The buffer polars' writer lays each row group out in, reused.
-    scratch: Vec<u8>,
     /// Serialized column indexes, in file order (row group, column).
     column_indexes: Spool,
     /// Serialized offset indexes (page offsets final), in file order.
@@ -94,14 +99,12 @@ impl ParquetFile {
             .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."));
-        let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
         Ok(ParquetFile {
-            file,
+            file: Arc::new(File::create(path)?),
             position: 0,
             arrow_schema,
             schema,
             options,
-            scratch: Vec::new(),
             column_indexes: Spool::create(dir)?,
             offset_indexes: Spool::create(dir)?,
             row_groups: Spool::create(dir)?,
@@ -110,56 +113,44 @@ impl ParquetFile {
         })
     }
 
-    /// A writer of polars' over `buffer` (it writes the magic bytes first).
-    fn polars_writer(&self, buffer: Vec<u8>) -> FileWriter<Vec<u8>> {
-        FileWriter::new_with_parquet_schema(
-            buffer,
-            self.arrow_schema.clone(),
-            self.schema.clone(),
-            self.options,
-        )
-    }
-
     /// Writes the magic bytes that open the file, once.
     fn start(&mut self) -> io::Result<()> {
         if self.position == 0 {
-            self.file.write_all(MAGIC)?;
+            self.file.write_all_at(MAGIC, 0)?;
             self.position = MAGIC.len() as u64;
         }
         Ok(())
     }
 
-    /// Appends one row group of `rows` rows: each column's pages.
-    pub(crate) fn write_row_group(
-        &mut self,
-        rows: u64,
-        columns: &[Vec<CompressedPage>],
-    ) -> PolarsResult<()> {
-        self.start()?;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        scratch.clear();
-        let mut writer = self.polars_writer(scratch);
-        let group = DynIter::new(columns.iter().map(|pages| {
-            Ok(DynStreamingIterator::new(
-                fallible_streaming_iterator::convert(pages.iter().map(PolarsResult::Ok)),
-            ))
-        }));
-        writer.write(rows, group)?;
-        writer.end(None)?;
-        let (scratch, metadata) = writer.into_inner_and_metadata();
-        let group = metadata
-            .row_groups
-            .into_iter()
-            .next()
-            .ok_or_else(|| malformed("no row group"))?;
-        let result = self.place(group, &scratch);
-        self.scratch = scratch;
-        result
+    /// Appends one row group laid out elsewhere (see [`lay_out`]).
+    pub(crate) fn write_row_group(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
+        Ok(self.place_row_group(group)?.write()?)
     }
 
-    /// Moves the row group laid out in `scratch` to the end of the file, its
-    /// indexes and metadata to the spools.
-    fn place(&mut self, mut group: RowGroup, scratch: &[u8]) -> PolarsResult<()> {
+    /// Places one row group after the ones before it: its metadata and
+    /// indexes are recorded, its bytes are left to write, on any thread,
+    /// before [`ParquetFile::finish`].
+    pub(crate) fn place_row_group(&mut self, group: EncodedRowGroup) -> PolarsResult<PendingWrite> {
+        self.start()?;
+        let EncodedRowGroup {
+            bytes, metadata, ..
+        } = group;
+        let at = self.position;
+        let pieces = self.place(metadata, &bytes)?;
+        Ok(PendingWrite {
+            file: Arc::clone(&self.file),
+            at,
+            bytes,
+            pieces,
+        })
+    }
+
+    /// Places the row group laid out in `bytes` at the end of the file, its
+    /// indexes and metadata in the spools; returns what to write: each
+    /// column chunk's pages (a range of `bytes`) and its metadata after them.
+    fn place(&mut self, mut group: RowGroup, bytes: &[u8]) -> PolarsResult<Vec<Piece>> {
+        let mut pieces = Vec::with_capacity(group.columns.len());
+        let mut position = self.position;
         for chunk in &mut group.columns {
             let meta = chunk
                 .meta_data
@@ -168,30 +159,32 @@ impl ParquetFile {
             let start = meta
                 .dictionary_page_offset
                 .map_or(meta.data_page_offset, |d| d.min(meta.data_page_offset));
-            let pages = slice(scratch, start, meta.total_compressed_size)?;
+            let pages = range(bytes, start, meta.total_compressed_size)?;
             // Each chunk moves by its own distance: the metadata before it
             // may have grown (its offsets are varints).
-            let shift = self.position as i64 - start;
+            let shift = position as i64 - start;
             meta.data_page_offset += shift;
             meta.dictionary_page_offset = meta.dictionary_page_offset.map(|o| o + shift);
             chunk.file_offset += shift;
-            self.file.write_all(pages)?;
-            self.position += pages.len() as u64;
-            let mut protocol = TCompactOutputProtocol::new(&mut self.file);
-            self.position += meta
-                .write_to_out_protocol(&mut protocol)
-                .map_err(thrift_error)? as u64;
+            let mut serialized = Vec::new();
+            meta.write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut serialized))
+                .map_err(thrift_error)?;
+            position += (pages.len() + serialized.len()) as u64;
+            pieces.push(Piece {
+                pages,
+                metadata: serialized,
+            });
 
             if let (Some(offset), Some(length)) =
                 (chunk.column_index_offset, chunk.column_index_length)
             {
-                let index = slice(scratch, offset, i64::from(length))?;
+                let index = slice(bytes, offset, i64::from(length))?;
                 chunk.column_index_offset = Some(self.column_indexes.append(index)? as i64);
             }
             if let (Some(offset), Some(length)) =
                 (chunk.offset_index_offset, chunk.offset_index_length)
             {
-                let index = slice(scratch, offset, i64::from(length))?;
+                let index = slice(bytes, offset, i64::from(length))?;
                 let mut index = OffsetIndex::read_from_in_protocol(
                     &mut TCompactInputProtocol::new(index, THRIFT_LIMIT),
                 )
@@ -207,6 +200,7 @@ impl ParquetFile {
                 chunk.offset_index_length = Some(to_i32(length)?);
             }
         }
+        self.position = position;
         group.file_offset = group
             .columns
             .first()
@@ -219,21 +213,28 @@ impl ParquetFile {
             .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut bytes))
             .map_err(thrift_error)?;
         self.row_groups.append(&bytes)?;
-        Ok(())
+        Ok(pieces)
     }
 
-    /// Writes the indexes and the footer; returns the file's size.
+    /// Writes the indexes and the footer after the row groups, once every
+    /// [`PendingWrite`] is written; returns the file's size.
     pub fn finish(mut self) -> PolarsResult<u64> {
+        if Arc::strong_count(&self.file) > 1 {
+            return Err(malformed("a row group not yet written at the footer"));
+        }
         // What polars writes for a file of no row groups: the footer's
         // schema, key-value metadata, creator and column orders.
-        let mut empty = self.polars_writer(Vec::new());
+        let mut empty = polars_writer(Vec::new(), &self.arrow_schema, &self.schema, self.options);
         empty.end(None)?;
         let (_, template) = empty.into_inner_and_metadata();
         self.start()?;
+        let mut file = &*self.file;
+        file.seek(SeekFrom::Start(self.position))?;
+        let mut file = BufWriter::with_capacity(1 << 20, file);
         let column_index_base = self.position as i64;
-        self.position += io::copy(&mut self.column_indexes.into_reader()?, &mut self.file)?;
+        self.position += io::copy(&mut self.column_indexes.into_reader()?, &mut file)?;
         let offset_index_base = self.position as i64;
-        self.position += io::copy(&mut self.offset_indexes.into_reader()?, &mut self.file)?;
+        self.position += io::copy(&mut self.offset_indexes.into_reader()?, &mut file)?;
 
         let mut row_groups = self.row_groups.into_reader()?;
         let mut groups = (0..self.row_group_count).map(|_| {
@@ -249,7 +250,7 @@ impl ParquetFile {
             }
             Ok(group)
         });
-        let mut protocol = TCompactOutputProtocol::new(&mut self.file);
+        let mut protocol = TCompactOutputProtocol::new(&mut file);
         let length = write_footer(
             &mut protocol,
             &template,
@@ -258,14 +259,106 @@ impl ParquetFile {
             &mut groups,
         )
         .map_err(thrift_error)?;
-        self.file.write_all(&to_i32(length)?.to_le_bytes())?;
-        self.file.write_all(MAGIC)?;
-        self.file.flush()?;
+        file.write_all(&to_i32(length)?.to_le_bytes())?;
+        file.write_all(MAGIC)?;
+        file.flush()?;
         Ok(self.position + length as u64 + 8)
     }
 }
 
 const MAGIC: &[u8; 4] = b"PAR1";
+
+/// A writer of polars' over `buffer` (it writes the magic bytes first).
+fn polars_writer(
+    buffer: Vec<u8>,
+    arrow_schema: &ArrowSchema,
+    schema: &SchemaDescriptor,
+    options: WriteOptions,
+) -> FileWriter<Vec<u8>> {
+    FileWriter::new_with_parquet_schema(buffer, arrow_schema.clone(), schema.clone(), options)
+}
+
+/// A row group laid out by polars' writer as the only one of a file of its
+/// own, ready for [`ParquetFile::write_row_group`] to move into place: this
+/// part runs on the thread that encoded the row group, so that the thread
+/// that appends in order only moves bytes.
+pub(crate) struct EncodedRowGroup {
+    pub rows: u64,
+    bytes: Vec<u8>,
+    /// Its metadata, with offsets into `bytes`.
+    metadata: RowGroup,
+}
+
+/// Lays out one row group of `rows` rows from each column's pages.
+pub(crate) fn lay_out(
+    rows: u64,
+    columns: &[Vec<CompressedPage>],
+    arrow_schema: &ArrowSchema,
+    schema: &SchemaDescriptor,
+    options: WriteOptions,
+) -> PolarsResult<EncodedRowGroup> {
+    // The data pages, their headers and indexes: room for all without
+    // regrowing (dictionary pages, small, may make it grow once).
+    let size = columns
+        .iter()
+        .flatten()
+        .map(|page| match page {
+            CompressedPage::Data(data) => data.compressed_size(),
+            CompressedPage::Dict(_) => 0,
+        })
+        .sum::<usize>();
+    let buffer = Vec::with_capacity(size + size / 16 + 4096);
+    let mut writer = polars_writer(buffer, arrow_schema, schema, options);
+    let group = DynIter::new(columns.iter().map(|pages| {
+        Ok(DynStreamingIterator::new(
+            fallible_streaming_iterator::convert(pages.iter().map(PolarsResult::Ok)),
+        ))
+    }));
+    writer.write(rows, group)?;
+    writer.end(None)?;
+    let (bytes, metadata) = writer.into_inner_and_metadata();
+    let metadata = metadata
+        .row_groups
+        .into_iter()
+        .next()
+        .ok_or_else(|| malformed("no row group"))?;
+    Ok(EncodedRowGroup {
+        rows,
+        bytes,
+        metadata,
+    })
+}
+
+/// A column chunk to write: its pages, a range of the row group's bytes,
+/// then its metadata.
+struct Piece {
+    pages: Range<usize>,
+    metadata: Vec<u8>,
+}
+
+/// A placed row group's bytes, to be written at their place in the file
+/// (on any thread: positioned writes do not move the file's cursor).
+#[must_use = "a placed row group must be written before the file is finished"]
+pub(crate) struct PendingWrite {
+    file: Arc<File>,
+    at: u64,
+    bytes: Vec<u8>,
+    pieces: Vec<Piece>,
+}
+
+impl PendingWrite {
+    pub(crate) fn write(self) -> io::Result<()> {
+        let mut at = self.at;
+        for piece in &self.pieces {
+            let pages = self.bytes.get(piece.pages.clone()).unwrap_or_default();
+            for bytes in [pages, &piece.metadata] {
+                self.file.write_all_at(bytes, at)?;
+                at += bytes.len() as u64;
+            }
+        }
+        Ok(())
+    }
+}
 
 /// `FileMetaData` as its generated `write_to_out_protocol` writes it, field
 /// by field, with the row groups streamed from `groups` instead of a `Vec`.
@@ -342,10 +435,19 @@ fn write_footer(
 }
 
 fn slice(bytes: &[u8], offset: i64, length: i64) -> PolarsResult<&[u8]> {
+    let range = range(bytes, offset, length)?;
+    bytes
+        .get(range)
+        .ok_or_else(|| malformed("a range outside the row group"))
+}
+
+/// `length` bytes from `offset`, checked to lie in `bytes`.
+fn range(bytes: &[u8], offset: i64, length: i64) -> PolarsResult<Range<usize>> {
     usize::try_from(offset)
         .ok()
         .zip(usize::try_from(length).ok())
-        .and_then(|(offset, length)| bytes.get(offset..offset.checked_add(length)?))
+        .and_then(|(offset, length)| Some(offset..offset.checked_add(length)?))
+        .filter(|range| range.end <= bytes.len())
         .ok_or_else(|| malformed("a range outside the row group"))
 }
 

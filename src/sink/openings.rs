@@ -6,7 +6,7 @@
 use std::collections::VecDeque;
 use std::io;
 use std::iter::Peekable;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use polars::prelude::*;
 
@@ -14,7 +14,7 @@ use super::encode::{EncodedRowGroup, RowGroupEncoder};
 use super::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame};
 use super::schema::{self, opening_lines};
 use crate::jobs::{self, Deferred, JobPanicked};
-use crate::profile::Stage;
+use crate::profile::{self, Stage};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::dimensions::Dimensions;
 use crate::stats::lines::{LineKey, LineStats};
@@ -228,15 +228,18 @@ pub(crate) enum TreeWriteError {
 /// runs of `merged` (each in key order after the one before) end.
 /// Chunks are spelled out and encoded in parallel on the current rayon pool
 /// (a few at a time, so memory stays bounded) while this thread merges the
-/// next ones and appends the finished ones in order; it copies the runs'
-/// rows into chunks a slice at a time. Returns the rows written.
+/// next ones and places the finished ones in order; it copies the runs'
+/// rows into chunks a slice at a time. The placed row groups' bytes are
+/// written on the pool too: the kernel's copy of them into the page cache
+/// was most of what this thread did alone. Returns the rows written.
 pub(crate) fn write_openings(
     merged: impl Iterator<Item = io::Result<Vec<(EdgeKey, Edge)>>>,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
     let encoder = writer.encoder();
     let ahead = rayon::current_num_threads() + 1;
-    rayon::in_place_scope(|scope| {
+    let write_error: Mutex<Option<io::Error>> = Mutex::new(None);
+    let written = rayon::in_place_scope(|scope| {
         let mut in_flight: VecDeque<Arc<Deferred<ChunkResult>>> = VecDeque::new();
         let mut rows = 0u64;
         let mut append_oldest = |in_flight: &mut VecDeque<Arc<Deferred<ChunkResult>>>| {
@@ -246,7 +249,16 @@ pub(crate) fn write_openings(
                 })??;
                 for group in groups {
                     rows += group.rows;
-                    writer.append(group)?;
+                    let pending = writer.place(group)?;
+                    let write_error = &write_error;
+                    scope.spawn(move |_| {
+                        let written = profile::worker_part(Stage::Write, || pending.write());
+                        if let Err(error) = written {
+                            let mut first =
+                                write_error.lock().unwrap_or_else(PoisonError::into_inner);
+                            first.get_or_insert(error);
+                        }
+                    });
                 }
             }
             Ok::<(), TreeWriteError>(())
@@ -275,8 +287,16 @@ pub(crate) fn write_openings(
         while !in_flight.is_empty() {
             append_oldest(&mut in_flight)?;
         }
-        Ok(rows)
-    })
+        Ok::<u64, TreeWriteError>(rows)
+    })?;
+    // The scope has waited for every write.
+    match write_error
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner)
+    {
+        Some(error) => Err(TreeWriteError::Table(error.into())),
+        None => Ok(written),
+    }
 }
 
 /// Cuts runs of rows into row groups: at least `rows` rows, ending where

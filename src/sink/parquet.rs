@@ -13,7 +13,7 @@ use polars_arrow::offset::OffsetsBuffer;
 
 use super::compression::Compression;
 use super::encode::{EncodedRowGroup, RowGroupEncoder};
-use super::file::ParquetFile;
+use super::file::{ParquetFile, PendingWrite};
 use super::rows::{GameRow, Place, RejectRow};
 use super::schema::games::MATERIAL_DIFF_AT;
 use super::schema::{self, ValueEncoding, games, rejects};
@@ -525,10 +525,20 @@ impl TableWriter {
     /// Appends a row group encoded elsewhere (in input order).
     pub(crate) fn append(&mut self, group: EncodedRowGroup) -> PolarsResult<()> {
         let mut timer = Timer::start();
-        self.file.write_row_group(group.rows, &group.columns)?;
         self.rows += group.rows;
+        self.file.write_row_group(group)?;
         profile::lap(&mut timer, Stage::Write);
         Ok(())
+    }
+
+    /// Places a row group encoded elsewhere (in input order) and leaves its
+    /// bytes to write, on any thread, before [`TableWriter::finish`].
+    pub(crate) fn place(&mut self, group: EncodedRowGroup) -> PolarsResult<PendingWrite> {
+        let mut timer = Timer::start();
+        self.rows += group.rows;
+        let pending = self.file.place_row_group(group)?;
+        profile::lap(&mut timer, Stage::Write);
+        Ok(pending)
     }
 
     /// The final path of the table.
