@@ -108,6 +108,13 @@ pub(crate) fn enable_from_env() {
     ENABLED.store(on, Ordering::Relaxed);
 }
 
+/// Turns the profile on for the rest of a test process (timers only,
+/// nothing else depends on it).
+#[cfg(test)]
+pub(crate) fn enable_for_tests() {
+    ENABLED.store(true, Ordering::Relaxed);
+}
+
 pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
@@ -362,9 +369,7 @@ mod tests {
 
     #[test]
     fn a_worker_part_is_taken_once_by_the_thread_that_ran_it() {
-        // On for the rest of this test process: timers only, nothing else
-        // depends on it.
-        ENABLED.store(true, Ordering::Relaxed);
+        enable_for_tests();
         take_worker_parts();
         let sum = worker_part(Stage::FinalMerge, || {
             (0..std::hint::black_box(3_000_000u64)).fold(0u64, |a, b| a.wrapping_add(b * b))
