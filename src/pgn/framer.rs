@@ -682,7 +682,14 @@ fn tag_len(line: &[u8]) -> usize {
             }
         }
     }
-    i = (i + 1).min(line.len());
+    after_value(line, i)
+}
+
+/// The end of a tag whose value's closing quote is at `quote` (or that
+/// runs to the end of the line): past spaces and the `]`, or to the last
+/// `"]` of the line when other text follows the quote.
+fn after_value(line: &[u8], quote: usize) -> usize {
+    let mut i = (quote + 1).min(line.len());
     while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
         i += 1;
     }
@@ -811,17 +818,7 @@ mod tests {
                 _ => i += 1,
             }
         }
-        i = (i + 1).min(line.len());
-        while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
-            i += 1;
-        }
-        if line.get(i) == Some(&b']') {
-            return i + 1;
-        }
-        match last_quote_bracket(line) {
-            Some(end) if end > i => end,
-            _ => i,
-        }
+        after_value(line, i)
     }
 
     /// The tag's name spelled out, as the framer used to compare it.
