@@ -17,6 +17,7 @@ use crate::error::Error;
 use crate::input::shard::{Cut, Keep};
 use crate::input::{self, InputSource};
 use crate::jobs::{self, SideJobReceiver, SideJobSender, side_jobs};
+use crate::pgn::chunked::{ChunkSizes, ChunkedFramer, Workers as ChunkWorkers};
 use crate::pgn::framer::{Batch, Framer};
 use crate::profile::{self, Stage, Thread};
 use crate::sink::summary::{InputPart, InputSummary};
@@ -266,6 +267,7 @@ fn frame_all(
     let mut next_game_id = 0u64;
     let mut seq = 0u64;
     let mut summaries = Vec::with_capacity(sources.len());
+    let chunking = chunking(&offload);
     let mut opener = input::Opener::new(Arc::clone(&raw_bytes)).offloading(offload);
     for (index, source) in sources.iter().enumerate() {
         let path = source.display_name();
@@ -277,18 +279,28 @@ fn frame_all(
         let bounds = Arc::new(cut.map_or_else(Keep::whole, Cut::keep));
         opener.keeping(bounds.follows_frames().then(|| Arc::clone(&bounds)));
         let framed = opener.with_reader(source, |reader| -> Result<_, Error> {
-            let mut framer = Framer::new(TimedRead(reader)).keeping(Arc::clone(&bounds));
+            let reader = TimedRead(reader);
+            // A shard's part is framed on this thread: the games before it
+            // are framed (not parsed) only to count them.
+            let mut framer = match (cut, &chunking) {
+                (None, Some(workers)) => Framing::Chunked(ChunkedFramer::new(
+                    reader,
+                    workers.clone(),
+                    ChunkSizes::for_batches(BATCH_BYTES, BATCH_GAMES),
+                )),
+                _ => Framing::Serial(Framer::new(reader).keeping(Arc::clone(&bounds))),
+            };
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
-                let mut batch = empty_batch(&spares, index as u32);
-                let more = framer
-                    .fill_batch(&mut batch, &mut next_game_id, BATCH_BYTES, BATCH_GAMES)
+                let mut spare = || empty_batch(&spares, index as u32);
+                let batch = framer
+                    .next_batch(&mut next_game_id, &mut spare)
                     .map_err(read_error)?;
                 bar.set_position(raw_bytes.load(Ordering::Relaxed));
-                if !more {
+                let Some(batch) = batch else {
                     break;
-                }
+                };
                 games += batch.games.len() as u64;
                 let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
                 let taken = (0..weight).all(|_| tickets.recv().is_ok());
@@ -313,6 +325,61 @@ fn frame_all(
         }
     }
     Ok(summaries)
+}
+
+/// How long the reader leaves a chunk to the workers before it frames it
+/// itself (they take side jobs between batches, a few ms apart).
+const FRAMING_PATIENCE: std::time::Duration = std::time::Duration::from_millis(200);
+
+/// Whole inputs are framed on the workers, a few chunks ahead of the
+/// reader; `PGNLAKE_SERIAL_FRAMING=1` frames them on the reader thread (the
+/// benchmarks' A/B).
+fn chunking(offload: &input::Offload) -> Option<ChunkWorkers> {
+    if std::env::var_os("PGNLAKE_SERIAL_FRAMING").is_some_and(|v| v == "1") {
+        return None;
+    }
+    Some(ChunkWorkers {
+        side_jobs: offload.side_jobs.clone(),
+        chunks_ahead: (offload.frames_ahead + 2).max(4),
+        patience: FRAMING_PATIENCE,
+    })
+}
+
+/// An input's framing: on the reader thread, or on the workers.
+enum Framing<R> {
+    Serial(Framer<R>),
+    Chunked(ChunkedFramer<R>),
+}
+
+impl<R: std::io::Read> Framing<R> {
+    fn next_batch(
+        &mut self,
+        next_game_id: &mut u64,
+        spare: &mut dyn FnMut() -> Batch,
+    ) -> std::io::Result<Option<Batch>> {
+        match self {
+            Framing::Serial(framer) => {
+                let mut batch = spare();
+                let more = framer.fill_batch(&mut batch, next_game_id, BATCH_BYTES, BATCH_GAMES)?;
+                Ok(more.then_some(batch))
+            }
+            Framing::Chunked(framer) => framer.next_batch(next_game_id, spare),
+        }
+    }
+
+    fn bytes_read(&self) -> u64 {
+        match self {
+            Framing::Serial(framer) => framer.bytes_read(),
+            Framing::Chunked(framer) => framer.bytes_read(),
+        }
+    }
+
+    fn truncation(&self) -> Option<&crate::pgn::framer::Truncation> {
+        match self {
+            Framing::Serial(framer) => framer.truncation(),
+            Framing::Chunked(framer) => framer.truncation(),
+        }
+    }
 }
 
 /// Consumer thread: puts the outputs back in input order.

@@ -118,6 +118,16 @@ enum Step {
     NeedMore,
 }
 
+/// Where a framer starts in its input when it does not start at the input's
+/// beginning: at a game's first byte, after `games` games and `line - 1`
+/// newlines.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Resume {
+    pub offset: u64,
+    pub line: u64,
+    pub games: u64,
+}
+
 /// Streams games out of a reader.
 pub struct Framer<R> {
     src: R,
@@ -181,6 +191,16 @@ impl<R: Read> Framer<R> {
         }
     }
 
+    /// A framer of the input from a game's first byte on, `src` reading
+    /// from there.
+    pub(crate) fn resuming(src: R, at: Resume) -> Self {
+        let mut framer = Framer::new(src);
+        framer.base_offset = at.offset;
+        framer.line = at.line;
+        framer.games_in_source = at.games;
+        framer
+    }
+
     /// Keeps only the games that start at an uncompressed offset in `keep`
     /// and stops reading at the first game past it. The games before it
     /// are framed (not parsed), so offsets, lines and `game_index` stay
@@ -206,6 +226,11 @@ impl<R: Read> Framer<R> {
     /// Uncompressed bytes read from the source so far.
     pub(crate) fn bytes_read(&self) -> u64 {
         self.base_offset + self.buf.len() as u64
+    }
+
+    /// Games framed so far, kept or not (the last `game_index`).
+    pub(crate) fn games_in_source(&self) -> u64 {
+        self.games_in_source
     }
 
     /// Fills `batch` with games until it holds `max_bytes` or `max_games`, or
@@ -749,10 +774,12 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
         .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
         .count();
     match rest.get(i + name_len..i + name_len + 2) {
+        // The name, or what follows it, is not read yet (a read that ended
+        // right after the `[` made an unterminated comment run on).
+        None => Lookahead::Unknown,
         _ if name_len == 0 => Lookahead::No,
         Some(b" \"") => Lookahead::Yes(i),
         Some(_) => Lookahead::No,
-        None => Lookahead::Unknown,
     }
 }
 
@@ -1058,6 +1085,26 @@ mod tests {
         }
         assert_eq!(frames_with(65_536), whole);
         assert_eq!(frames_with(1000), whole);
+    }
+
+    /// Regression (found by the chunked framing's proptest): a read that
+    /// ended right after the `[` of a blank line then `[Event "` inside an
+    /// unterminated comment read as "no tag pair", and the comment ran on
+    /// over the next game; with reads of 1 or 2 bytes (a pipe) the game was
+    /// merged, with larger ones cut.
+    #[test]
+    fn a_tag_after_a_blank_line_in_a_comment_does_not_depend_on_read_sizes() {
+        let text = "[Event \"a\"]\n\r\n{ oops [Result \"*\"]\n{\n\n[Event \"b\"]\n";
+        let whole = frame(text);
+        assert_eq!(whole.len(), 2);
+        assert_eq!(whole[1].2, "[Event \"b\"]\n");
+        for read_size in 1..8 {
+            assert_eq!(
+                frame_all(Trickle(text.as_bytes(), read_size), 1),
+                whole,
+                "{read_size}"
+            );
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod annotations;
 pub mod bytes;
+pub mod chunked;
 pub mod encoding;
 pub mod framer;
 pub mod header;
