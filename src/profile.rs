@@ -17,7 +17,8 @@ use std::time::{Duration, Instant};
 pub enum Stage {
     /// Reading the input and decompressing it (reader thread).
     ReadDecompress,
-    /// Cutting the text into games and batches (reader thread).
+    /// Cutting the text into games and batches (workers, a chunk each; the
+    /// reader thread for a shard's part, and the cuts between chunks).
     Framing,
     /// Parsing the game: the import's one pass over header and movetext,
     /// which audits the tokens too; pgn-reader's parse in `clean` (workers).

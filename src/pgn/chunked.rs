@@ -49,12 +49,14 @@ pub(crate) struct ChunkSizes {
 }
 
 impl ChunkSizes {
-    /// Chunks of about one batch; the largest holds a game cut at
-    /// [`MAX_GAME_BYTES`] and a whole batch beside it.
+    /// Chunks of about one batch, up to 16 batches while they hold no cut
+    /// (a game of several MiB): text that needs more (a game near
+    /// [`MAX_GAME_BYTES`], a file without cuts) is rare, and framed on the
+    /// reader thread in the memory it took before.
     pub(crate) fn for_batches(batch_bytes: usize, batch_games: usize) -> ChunkSizes {
         ChunkSizes {
             chunk_bytes: batch_bytes,
-            max_chunk_bytes: 2 * MAX_GAME_BYTES,
+            max_chunk_bytes: (16 * batch_bytes).min(MAX_GAME_BYTES),
             batch_bytes,
             batch_games,
         }
@@ -108,7 +110,7 @@ enum Serial<R> {
     No,
     /// The rest, framed once the chunks before it are numbered.
     Waiting(Rest<R>),
-    Framing(Box<Framer<io::Chain<Cursor<Vec<u8>>, R>>>),
+    Framing(Box<Framer<ThenRest<R>>>),
 }
 
 /// Streams the batches of one input, framed on the workers, in input order.
@@ -261,7 +263,8 @@ impl<R: Read> ChunkedFramer<R> {
             }
             if target >= self.sizes.max_chunk_bytes {
                 // No cut in the largest chunk: the rest is framed serially.
-                let head = self.buffer.get(..self.filled).unwrap_or_default().to_vec();
+                let mut head = std::mem::take(&mut self.buffer);
+                head.truncate(self.filled);
                 self.filled = 0;
                 if let Some(src) = self.src.take() {
                     self.serial = Serial::Waiting(Rest { head, src });
@@ -317,7 +320,12 @@ impl<R: Read> ChunkedFramer<R> {
                 line: self.line,
                 games: self.games,
             };
-            let framer = Framer::resuming(Cursor::new(head).chain(src), resume);
+            let rest = ThenRest {
+                head,
+                read: 0,
+                rest: src,
+            };
+            let framer = Framer::resuming(rest, resume);
             self.serial = Serial::Framing(Box::new(framer));
         }
         let Serial::Framing(framer) = &mut self.serial else {
@@ -395,6 +403,30 @@ fn frame_chunk(
         consumed: consumed as u64,
         truncation,
     })
+}
+
+/// The text read for a chunk, then the rest of the input; the chunk's
+/// bytes are freed once read (the framer holds what it still needs).
+pub(crate) struct ThenRest<R> {
+    head: Vec<u8>,
+    read: usize,
+    rest: R,
+}
+
+impl<R: Read> Read for ThenRest<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let unread = self.head.get(self.read..).unwrap_or_default();
+        if unread.is_empty() {
+            self.head = Vec::new();
+            return self.rest.read(buf);
+        }
+        let n = unread.len().min(buf.len());
+        if let (Some(out), Some(from)) = (buf.get_mut(..n), unread.get(..n)) {
+            out.copy_from_slice(from);
+        }
+        self.read += n;
+        Ok(n)
+    }
 }
 
 /// The end of a chunk's text: the end of the input, or the read error that
