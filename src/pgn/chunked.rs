@@ -5,7 +5,8 @@
 //! work, about 1 µs a lichess game, and the one serial step that grew with
 //! the input's bytes (issue 38).
 //!
-//! A chunk ends before a `[Event "` line that follows an empty line: the
+//! A chunk ends before a `[Event "` line that follows an empty line (LF or
+//! CRLF): the
 //! [`Framer`](super::framer::Framer) ends the game before it in every state
 //! (in movetext a blank line ends it; in a tag section a blank line then
 //! `[Event ` starts a new game; an unterminated `{` comment is cut at a
@@ -15,8 +16,8 @@
 //! offsets, lines and ordinals as framing the stream in one go (the tests
 //! compare both, byte by byte, at chunk sizes down to a few bytes).
 //! A stretch of text without such a line longer than the largest chunk
-//! (CRLF files, tags-only exports without `Event`) is framed on the reader
-//! thread from the last cut on, as before.
+//! (tags-only exports without `Event`, a game of many MiB) is framed on the
+//! reader thread from the last cut on, as before.
 
 use std::collections::VecDeque;
 use std::io::{self, Cursor, Read};
@@ -28,12 +29,12 @@ use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pgn::framer::{Batch, Framer, MAX_GAME_BYTES, Resume, Truncation};
 use crate::profile::Stage;
 
-/// Where a chunk may end: the chunk holds the blank line, the next one
-/// starts at the `[`.
-const CUT_BEFORE: &[u8] = b"\n\n[Event \"";
-/// Bytes of [`CUT_BEFORE`] after the cut: the chunk's framer sees them, so
+/// Where a chunk may end, after an empty line (`\n` or `\r\n` before it):
+/// the chunk holds the empty line, the next one starts at the `[`.
+const EVENT_LINE: &[u8] = b"\n[Event \"";
+/// Bytes of [`EVENT_LINE`] after the cut: the chunk's framer sees them, so
 /// that it decides at the blank line exactly as the whole stream's does.
-const LOOKAHEAD: usize = CUT_BEFORE.len() - 2;
+const LOOKAHEAD: usize = EVENT_LINE.len() - 1;
 
 /// Sizes of a run's chunks and batches.
 #[derive(Debug, Clone, Copy)]
@@ -231,7 +232,7 @@ impl<R: Read> ChunkedFramer<R> {
     /// Reads until the buffer holds a chunk and says where it ends; `None`
     /// when the input is done, or its rest goes to the reader thread.
     fn read_chunk(&mut self) -> Option<ChunkEnd> {
-        let mut target = self.sizes.chunk_bytes.max(CUT_BEFORE.len() + 1);
+        let mut target = self.sizes.chunk_bytes.max(EVENT_LINE.len() + 2);
         loop {
             let src = self.src.as_mut()?;
             if self.buffer.len() < target {
@@ -258,8 +259,8 @@ impl<R: Read> ChunkedFramer<R> {
                 }
             }
             let text = self.buffer.get(..self.filled).unwrap_or_default();
-            if let Some(at) = memchr::memmem::rfind(text, CUT_BEFORE) {
-                return Some(ChunkEnd::Cut(at + 2));
+            if let Some(cut) = last_cut(text) {
+                return Some(ChunkEnd::Cut(cut));
             }
             if target >= self.sizes.max_chunk_bytes {
                 // No cut in the largest chunk: the rest is framed serially.
@@ -340,6 +341,14 @@ impl<R: Read> ChunkedFramer<R> {
         )?;
         Ok(more.then_some(batch))
     }
+}
+
+/// The start of the last `[Event "` line of `text` after an empty line.
+fn last_cut(text: &[u8]) -> Option<usize> {
+    memchr::memmem::rfind_iter(text, EVENT_LINE).find_map(|at| {
+        let before = text.get(..at)?;
+        (before.ends_with(b"\n") || before.ends_with(b"\n\r")).then_some(at + 1)
+    })
 }
 
 /// Copies `carry` to the start of `buffer`, which is at least `len` long.
@@ -557,14 +566,29 @@ mod tests {
 
     #[test]
     fn chunks_frame_as_the_whole_stream() {
-        let text = LICHESS.repeat(50);
-        let reference = serial(text.as_bytes(), 7);
-        assert_eq!(reference.games.len(), 50);
-        for chunk_bytes in [1, 11, 100, 150, 333, 4096, 1 << 20] {
-            let sizes = sizes(chunk_bytes, 1 << 20, 7);
-            let framed = chunked(Trickle(text.as_bytes(), 97, None), sizes, no_workers());
-            assert_eq!(framed, reference, "chunks of {chunk_bytes} bytes");
+        let lf = LICHESS.repeat(50);
+        // pgnmentor's files are CRLF.
+        let crlf = lf.replace('\n', "\r\n");
+        for text in [lf, crlf] {
+            let reference = serial(text.as_bytes(), 7);
+            assert_eq!(reference.games.len(), 50);
+            for chunk_bytes in [1, 11, 100, 150, 333, 4096, 1 << 20] {
+                let sizes = sizes(chunk_bytes, 1 << 20, 7);
+                let framed = chunked(Trickle(text.as_bytes(), 97, None), sizes, no_workers());
+                assert_eq!(framed, reference, "chunks of {chunk_bytes} bytes");
+            }
         }
+    }
+
+    #[test]
+    fn cuts_are_before_an_event_line_after_an_empty_line() {
+        assert_eq!(last_cut(b"1-0\n\n[Event \"a\"]\n"), Some(5));
+        assert_eq!(last_cut(b"1-0\r\n\r\n[Event \"a\"]\r\n"), Some(7));
+        assert_eq!(last_cut(b"x\n\n[Event \"a\"]\n\n[Event \"b"), Some(16));
+        // Not after an empty line, or not an `Event` tag.
+        assert_eq!(last_cut(b"1-0\n[Event \"a\"]\n"), None);
+        assert_eq!(last_cut(b"1-0\n \n[Event \"a\"]\n"), None);
+        assert_eq!(last_cut(b"1-0\n\n[Eventful \"a\"]\n"), None);
     }
 
     /// Workers on other threads frame the chunks; the batches come in order.
@@ -598,12 +622,15 @@ mod tests {
     }
 
     /// A stretch without a cut longer than the largest chunk goes to the
-    /// reader thread: a CRLF file, and a file with cuts only at its start.
+    /// reader thread: games without `Event`, and a file with cuts only at
+    /// its start.
     #[test]
     fn text_without_cuts_is_framed_on_the_reader_thread() {
-        let crlf = LICHESS.replace('\n', "\r\n").repeat(20);
-        let mixed = format!("{}{}", LICHESS.repeat(5), crlf);
-        for text in [crlf, mixed] {
+        let no_event = LICHESS
+            .replace("[Event \"Rated Blitz game\"]\n", "")
+            .repeat(20);
+        let mixed = format!("{}{}", LICHESS.repeat(5), no_event);
+        for text in [no_event, mixed] {
             let framed = chunked(
                 Trickle(text.as_bytes(), 5, None),
                 sizes(64, 256, 3),
@@ -637,17 +664,17 @@ mod tests {
         /// input's truncation.
         #[test]
         fn chunked_framing_is_the_whole_streams(
-            pieces in proptest::collection::vec(0usize..16, 0..80),
+            pieces in proptest::collection::vec(0usize..18, 0..80),
             chunk_bytes in 1usize..200,
             grow in 1usize..4,
             read_size in 1usize..100,
             batch_games in 1usize..5,
             broken in proptest::bool::ANY,
         ) {
-            const PIECES: [&str; 16] = [
+            const PIECES: [&str; 18] = [
                 "{", "}", ";", "\n", "\n\n", "[Event \"x\"]\n", "[Result \"*\"]\n",
                 "e4 ", "{ [%clk 0:01:00] } ", "1-0", "%", " ", "\r\n", "\u{feff}",
-                "[Site \"y\"]", "\n\n[Event \"z\"]\n",
+                "[Site \"y\"]", "\n\n[Event \"z\"]\n", "\r\n\r\n[Event \"w\"]\r\n", "\r",
             ];
             let text: String = pieces.iter().filter_map(|&i| PIECES.get(i)).copied().collect();
             let cause = broken.then_some("broken pipe");
