@@ -6,9 +6,8 @@
 //! the input's bytes (issue 38).
 //!
 //! A chunk ends before a `[Event "` line that follows an empty line (LF or
-//! CRLF): the
-//! [`Framer`](super::framer::Framer) ends the game before it in every state
-//! (in movetext a blank line ends it; in a tag section a blank line then
+//! CRLF): the [`Framer`] ends the game before it in every state (in
+//! movetext a blank line ends it; in a tag section a blank line then
 //! `[Event ` starts a new game; an unterminated `{` comment is cut at a
 //! blank line followed by a tag pair; a `;` or `%` line ends at its
 //! newline), so a chunk always starts where the framer of the whole stream

@@ -635,6 +635,53 @@ fn thread_count_does_not_change_the_tables() {
     }
 }
 
+/// Framing on the workers (chunks cut before an empty line then
+/// `[Event "`) gives the tables framing on the reader thread gives
+/// (`PGNLAKE_SERIAL_FRAMING=1`), byte for byte: LF and CRLF text of many
+/// chunks, with the edge cases' unterminated comments and tags-only games.
+#[test]
+fn framing_on_the_workers_gives_the_tables_of_framing_on_the_reader() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let mut lf = std::fs::read(sample("lichess-2025-05-30games.pgn")).unwrap_or_default();
+    lf = lf.repeat(40);
+    lf.extend(std::fs::read(sample("edge-cases.pgn")).unwrap_or_default());
+    let text = String::from_utf8_lossy(&lf).into_owned();
+    let crlf = text.replace("\r\n", "\n").replace('\n', "\r\n");
+    let inputs = [dir.path().join("lf.pgn"), dir.path().join("crlf.pgn")];
+    for (path, bytes) in inputs.iter().zip([text.as_bytes(), crlf.as_bytes()]) {
+        std::fs::write(path, bytes).unwrap_or_else(|e| panic!("{e}"));
+    }
+    let run = |serial: bool, out: &str| {
+        let out = dir.path().join(out);
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"));
+        command.arg("import").args(&inputs).arg("--out").arg(&out);
+        command.args(["--quiet", "--threads", "2", "--moves"]);
+        command.env_remove("PGNLAKE_SERIAL_FRAMING");
+        if serial {
+            command.env("PGNLAKE_SERIAL_FRAMING", "1");
+        }
+        let status = command.status().unwrap_or_else(|e| panic!("{e}"));
+        assert!(status.success(), "{status}");
+        out
+    };
+    let (chunked, serial) = (run(false, "chunked"), run(true, "serial"));
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(chunked.join("summary.json")).unwrap_or_default())
+            .unwrap_or_default();
+    // 1,200 lichess games and the 29 edge cases, twice.
+    assert_eq!(summary["games_read"], 2 * (1200 + 29), "{summary}");
+    for table in table_names() {
+        let file = format!("{table}.parquet");
+        let a = std::fs::read(chunked.join(&file)).unwrap_or_default();
+        let b = std::fs::read(serial.join(&file)).unwrap_or_default();
+        assert!(!a.is_empty(), "{file} is empty");
+        assert!(
+            a == b,
+            "{file} differs between framing on the workers and on the reader"
+        );
+    }
+}
+
 #[test]
 fn compression_is_detected_from_magic_bytes() {
     use std::io::Write;
