@@ -80,7 +80,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
 /// drawn from its first byte), and in one go; panics where the games, their
 /// places and ordinals, or the input's end differ.
 pub fn chunked_framing_agrees(data: &[u8]) {
-    use crate::pgn::chunked::{ChunkSizes, ChunkedFramer, Workers};
+    use crate::pgn::chunked::{ChunkSizes, Framing, Workers};
 
     let small = 1 + usize::from(data.first().copied().unwrap_or(0) % 64);
     let sizes = ChunkSizes {
@@ -95,32 +95,11 @@ pub fn chunked_framing_agrees(data: &[u8]) {
         chunks_ahead: 2,
         patience: std::time::Duration::ZERO,
     };
-    let mut chunked = ChunkedFramer::new(Cursor::new(data), workers, sizes);
-    let (mut in_chunks, mut chunk_ids) = (Vec::new(), 0);
-    while let Ok(Some(batch)) = chunked.next_batch(&mut chunk_ids, &mut Batch::default) {
-        framed_games(&batch, &mut in_chunks);
-    }
-    let mut framer = Framer::new(Cursor::new(data));
-    let (mut in_one_go, mut ids) = (Vec::new(), 0);
-    let mut batch = Batch::default();
-    while let Ok(true) = framer.fill_batch(&mut batch, &mut ids, 1 << 16, 64) {
-        framed_games(&batch, &mut in_one_go);
-        batch = Batch::default();
-    }
-    assert_eq!(in_chunks, in_one_go, "games framed in chunks");
-    assert_eq!(chunked.truncation(), framer.truncation(), "truncation");
-    assert_eq!(chunked.bytes_read(), framer.bytes_read(), "bytes read");
-}
-
-/// A framed game: ids, offset, line, bytes and flags.
-type FramedGame = (u64, u64, u64, u64, Vec<u8>, [bool; 3]);
-
-fn framed_games(batch: &Batch, into: &mut Vec<FramedGame>) {
-    for g in &batch.games {
-        let flags = [g.oversized, g.tags_only, g.truncated];
-        let bytes = batch.game_bytes(g).to_vec();
-        into.push((g.game_id, g.game_index, g.offset, g.line, bytes, flags));
-    }
+    assert_eq!(
+        Framing::in_chunks(data, sizes, workers),
+        Framing::whole(data, 64),
+        "games framed in chunks"
+    );
 }
 
 /// Frames `data` and reads every game both ways, in both comment modes of

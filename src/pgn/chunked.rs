@@ -201,14 +201,10 @@ impl<R: Read> ChunkedFramer<R> {
             };
             let batch = spare();
             let mut buffer = self.spare_buffers.pop().unwrap_or_default();
-            let used = match end {
-                ChunkEnd::Cut(cut) => cut,
-                ChunkEnd::End | ChunkEnd::Broken(_) => self.filled,
-            };
             // The text after the cut begins the next chunk.
-            let framed_len = match end {
-                ChunkEnd::Cut(cut) => cut + LOOKAHEAD,
-                _ => self.filled,
+            let (used, framed_len) = match end {
+                ChunkEnd::Cut(cut) => (cut, cut + LOOKAHEAD),
+                ChunkEnd::End | ChunkEnd::Broken(_) => (self.filled, self.filled),
             };
             let carry = self.buffer.get(used..self.filled).unwrap_or_default();
             fill_from(&mut buffer, carry, self.sizes.chunk_bytes);
@@ -311,23 +307,22 @@ impl<R: Read> ChunkedFramer<R> {
         next_game_id: &mut u64,
         spare: &mut dyn FnMut() -> Batch,
     ) -> io::Result<Option<Batch>> {
-        if let Serial::Waiting(_) = self.serial
-            && let Serial::Waiting(Rest { head, src }) =
-                std::mem::replace(&mut self.serial, Serial::No)
-        {
-            let resume = Resume {
-                offset: self.offset,
-                line: self.line,
-                games: self.games,
-            };
-            let rest = ThenRest {
-                head,
-                read: 0,
-                rest: src,
-            };
-            let framer = Framer::resuming(rest, resume);
-            self.serial = Serial::Framing(Box::new(framer));
-        }
+        self.serial = match std::mem::replace(&mut self.serial, Serial::No) {
+            Serial::Waiting(Rest { head, src }) => {
+                let resume = Resume {
+                    offset: self.offset,
+                    line: self.line,
+                    games: self.games,
+                };
+                let rest = ThenRest {
+                    head,
+                    read: 0,
+                    rest: src,
+                };
+                Serial::Framing(Box::new(Framer::resuming(rest, resume)))
+            }
+            other => other,
+        };
         let Serial::Framing(framer) = &mut self.serial else {
             return Ok(None);
         };
@@ -378,7 +373,6 @@ fn frame_chunk(
         ChunkEnd::End => (Keep::whole(), len, true, None),
         ChunkEnd::Broken(cause) => (Keep::whole(), len, true, Some(cause)),
     };
-    let newlines = memchr::memchr_iter(b'\n', text.get(..consumed).unwrap_or_default()).count();
     let mut framer =
         Framer::new(Cursor::new(text).chain(BreaksOff(broken))).keeping(Arc::new(keep));
     let source = first.source;
@@ -402,12 +396,15 @@ fn frame_chunk(
     } else {
         None
     };
+    // Framed to its end: past a cut only the `[Event "` line's start, which
+    // holds no newline, so these are the chunk's newlines up to the cut.
+    let newlines = framer.line() - 1;
     let games = framer.games_in_source();
     Ok(Framed {
         batches,
         buffer: chunk,
         games,
-        newlines: newlines as u64,
+        newlines,
         consumed: consumed as u64,
         truncation,
     })
@@ -450,55 +447,36 @@ impl Read for BreaksOff {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::jobs::side_jobs;
+/// What framing says of an input: each game's source, ids and place
+/// (`game_id`, `game_index`, offset, line), bytes and flags (oversized,
+/// tags-only, truncated); where the input was cut short; the bytes read.
+/// Framing in chunks must say what framing the whole stream says: the tests
+/// and the `import` fuzz target compare both.
+#[derive(Debug, PartialEq)]
+pub(crate) struct Framing {
+    pub games: Vec<FramedGame>,
+    pub truncation: Option<Truncation>,
+    pub bytes_read: u64,
+}
 
-    type Game = (u64, u64, u64, u64, String, bool, bool, bool);
+/// A framed game, as [`Framing`] lists it.
+type FramedGame = (u32, [u64; 4], Vec<u8>, [bool; 3]);
 
-    /// Everything a batch says about its games, and the input's end.
-    #[derive(Debug, PartialEq)]
-    struct Framing {
-        games: Vec<Game>,
-        truncation: Option<Truncation>,
-        bytes_read: u64,
-    }
-
-    fn games_in(batch: &Batch, into: &mut Vec<Game>) {
-        assert_eq!(batch.source, 7);
-        for g in &batch.games {
-            let text = String::from_utf8_lossy(batch.game_bytes(g)).into_owned();
-            let place = (g.game_id, g.game_index, g.offset, g.line);
-            into.push((
-                place.0,
-                place.1,
-                place.2,
-                place.3,
-                text,
-                g.oversized,
-                g.tags_only,
-                g.truncated,
-            ));
-        }
-    }
-
-    fn spare() -> Batch {
-        Batch {
-            source: 7,
-            ..Batch::default()
-        }
-    }
+impl Framing {
+    /// Batches are of this source, numbered from this game id: a batch
+    /// that lost either shows.
+    const SOURCE: u32 = 7;
+    const FIRST_ID: u64 = 100;
 
     /// The stream framed in one go on this thread: the reference.
-    fn serial(src: impl Read, batch_games: usize) -> Framing {
+    pub(crate) fn whole(src: impl Read, batch_games: usize) -> Framing {
         let mut framer = Framer::new(src);
         let mut games = Vec::new();
-        let mut id = 100;
+        let mut id = Self::FIRST_ID;
         loop {
-            let mut batch = spare();
+            let mut batch = Self::spare();
             match framer.fill_batch(&mut batch, &mut id, usize::MAX, batch_games) {
-                Ok(true) => games_in(&batch, &mut games),
+                Ok(true) => Self::add(&batch, &mut games),
                 _ => break,
             }
         }
@@ -509,18 +487,54 @@ mod tests {
         }
     }
 
-    fn chunked(src: impl Read, sizes: ChunkSizes, workers: Workers) -> Framing {
+    /// The stream framed in chunks, by `workers`.
+    pub(crate) fn in_chunks(src: impl Read, sizes: ChunkSizes, workers: Workers) -> Framing {
         let mut framer = ChunkedFramer::new(src, workers, sizes);
         let mut games = Vec::new();
-        let mut id = 100;
-        while let Ok(Some(batch)) = framer.next_batch(&mut id, &mut spare) {
-            games_in(&batch, &mut games);
+        let mut id = Self::FIRST_ID;
+        while let Ok(Some(batch)) = framer.next_batch(&mut id, &mut Self::spare) {
+            Self::add(&batch, &mut games);
         }
         Framing {
             games,
             truncation: framer.truncation().cloned(),
             bytes_read: framer.bytes_read(),
         }
+    }
+
+    fn spare() -> Batch {
+        Batch {
+            source: Self::SOURCE,
+            ..Batch::default()
+        }
+    }
+
+    fn add(batch: &Batch, games: &mut Vec<FramedGame>) {
+        for g in &batch.games {
+            let place = [g.game_id, g.game_index, g.offset, g.line];
+            let flags = [g.oversized, g.tags_only, g.truncated];
+            let bytes = batch.game_bytes(g).to_vec();
+            games.push((batch.source, place, bytes, flags));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::jobs::side_jobs;
+
+    /// The stream framed in one go on this thread: the reference.
+    fn serial(src: impl Read, batch_games: usize) -> Framing {
+        Framing::whole(src, batch_games)
+    }
+
+    fn chunked(src: impl Read, sizes: ChunkSizes, workers: Workers) -> Framing {
+        let framing = Framing::in_chunks(src, sizes, workers);
+        for (source, ..) in &framing.games {
+            assert_eq!(*source, 7);
+        }
+        framing
     }
 
     /// Jobs left to the reader itself (no workers in these tests).

@@ -233,6 +233,11 @@ impl<R: Read> Framer<R> {
         self.games_in_source
     }
 
+    /// The line the scan has reached: 1 + the newlines framed so far.
+    pub(crate) fn line(&self) -> u64 {
+        self.line
+    }
+
     /// Fills `batch` with games until it holds `max_bytes` or `max_games`, or
     /// the source ends. Returns false when the source is exhausted and the
     /// batch got nothing.
