@@ -89,14 +89,8 @@ pub fn chunked_framing_agrees(data: &[u8]) {
         batch_bytes: 1 << 16,
         batch_games: 64,
     };
-    let (side_jobs, _) = crate::jobs::side_jobs();
-    let workers = Workers {
-        side_jobs,
-        chunks_ahead: 2,
-        patience: std::time::Duration::ZERO,
-    };
     assert_eq!(
-        Framing::in_chunks(data, sizes, workers),
+        Framing::in_chunks(data, sizes, Workers::on_this_thread(2)),
         Framing::whole(data, 64),
         "games framed in chunks"
     );

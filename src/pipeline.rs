@@ -283,12 +283,12 @@ fn frame_all(
             // A shard's part is framed on this thread: the games before it
             // are framed (not parsed) only to count them.
             let mut framer = match (cut, &chunking) {
-                (None, Some(workers)) => Framing::Chunked(ChunkedFramer::new(
+                (None, Some(workers)) => InputFramer::Chunked(ChunkedFramer::new(
                     reader,
                     workers.clone(),
                     ChunkSizes::for_batches(BATCH_BYTES, BATCH_GAMES),
                 )),
-                _ => Framing::Serial(Framer::new(reader).keeping(Arc::clone(&bounds))),
+                _ => InputFramer::Serial(Framer::new(reader).keeping(Arc::clone(&bounds))),
             };
             let mut games = 0u64;
             loop {
@@ -346,38 +346,36 @@ fn chunking(offload: &input::Offload) -> Option<ChunkWorkers> {
 }
 
 /// An input's framing: on the reader thread, or on the workers.
-enum Framing<R> {
+enum InputFramer<R> {
     Serial(Framer<R>),
     Chunked(ChunkedFramer<R>),
 }
 
-impl<R: std::io::Read> Framing<R> {
+impl<R: std::io::Read> InputFramer<R> {
     fn next_batch(
         &mut self,
         next_game_id: &mut u64,
         spare: &mut dyn FnMut() -> Batch,
     ) -> std::io::Result<Option<Batch>> {
         match self {
-            Framing::Serial(framer) => {
-                let mut batch = spare();
-                let more = framer.fill_batch(&mut batch, next_game_id, BATCH_BYTES, BATCH_GAMES)?;
-                Ok(more.then_some(batch))
+            InputFramer::Serial(framer) => {
+                framer.next_batch(next_game_id, spare, BATCH_BYTES, BATCH_GAMES)
             }
-            Framing::Chunked(framer) => framer.next_batch(next_game_id, spare),
+            InputFramer::Chunked(framer) => framer.next_batch(next_game_id, spare),
         }
     }
 
     fn bytes_read(&self) -> u64 {
         match self {
-            Framing::Serial(framer) => framer.bytes_read(),
-            Framing::Chunked(framer) => framer.bytes_read(),
+            InputFramer::Serial(framer) => framer.bytes_read(),
+            InputFramer::Chunked(framer) => framer.bytes_read(),
         }
     }
 
     fn truncation(&self) -> Option<&crate::pgn::framer::Truncation> {
         match self {
-            Framing::Serial(framer) => framer.truncation(),
-            Framing::Chunked(framer) => framer.truncation(),
+            InputFramer::Serial(framer) => framer.truncation(),
+            InputFramer::Chunked(framer) => framer.truncation(),
         }
     }
 }

@@ -73,6 +73,19 @@ pub(crate) struct Workers {
     pub patience: Duration,
 }
 
+impl Workers {
+    /// No worker takes the jobs: the reader frames every chunk itself, at
+    /// once (the tests and the `import` fuzz target).
+    pub(crate) fn on_this_thread(chunks_ahead: usize) -> Workers {
+        let (side_jobs, _) = crate::jobs::side_jobs();
+        Workers {
+            side_jobs,
+            chunks_ahead,
+            patience: Duration::ZERO,
+        }
+    }
+}
+
 /// How a chunk ends.
 enum ChunkEnd {
     /// Before the `[` at this index (the [`LOOKAHEAD`] bytes after it are in
@@ -326,14 +339,12 @@ impl<R: Read> ChunkedFramer<R> {
         let Serial::Framing(framer) = &mut self.serial else {
             return Ok(None);
         };
-        let mut batch = spare();
-        let more = framer.fill_batch(
-            &mut batch,
+        framer.next_batch(
             next_game_id,
+            spare,
             self.sizes.batch_bytes,
             self.sizes.batch_games,
-        )?;
-        Ok(more.then_some(batch))
+        )
     }
 }
 
@@ -473,12 +484,10 @@ impl Framing {
         let mut framer = Framer::new(src);
         let mut games = Vec::new();
         let mut id = Self::FIRST_ID;
-        loop {
-            let mut batch = Self::spare();
-            match framer.fill_batch(&mut batch, &mut id, usize::MAX, batch_games) {
-                Ok(true) => Self::add(&batch, &mut games),
-                _ => break,
-            }
+        while let Ok(Some(batch)) =
+            framer.next_batch(&mut id, &mut Self::spare, usize::MAX, batch_games)
+        {
+            Self::add(&batch, &mut games);
         }
         Framing {
             games,
@@ -524,27 +533,17 @@ mod tests {
     use super::*;
     use crate::jobs::side_jobs;
 
-    /// The stream framed in one go on this thread: the reference.
-    fn serial(src: impl Read, batch_games: usize) -> Framing {
-        Framing::whole(src, batch_games)
-    }
-
     fn chunked(src: impl Read, sizes: ChunkSizes, workers: Workers) -> Framing {
         let framing = Framing::in_chunks(src, sizes, workers);
         for (source, ..) in &framing.games {
-            assert_eq!(*source, 7);
+            assert_eq!(*source, Framing::SOURCE);
         }
         framing
     }
 
     /// Jobs left to the reader itself (no workers in these tests).
     fn no_workers() -> Workers {
-        let (side_jobs, _) = side_jobs();
-        Workers {
-            side_jobs,
-            chunks_ahead: 3,
-            patience: Duration::ZERO,
-        }
+        Workers::on_this_thread(3)
     }
 
     fn sizes(chunk_bytes: usize, max_chunk_bytes: usize, batch_games: usize) -> ChunkSizes {
@@ -583,7 +582,7 @@ mod tests {
         // pgnmentor's files are CRLF.
         let crlf = lf.replace('\n', "\r\n");
         for text in [lf, crlf] {
-            let reference = serial(text.as_bytes(), 7);
+            let reference = Framing::whole(text.as_bytes(), 7);
             assert_eq!(reference.games.len(), 50);
             for chunk_bytes in [1, 11, 100, 150, 333, 4096, 1 << 20] {
                 let sizes = sizes(chunk_bytes, 1 << 20, 7);
@@ -631,7 +630,7 @@ mod tests {
         for worker in workers {
             assert!(worker.join().is_ok());
         }
-        assert_eq!(framed, serial(text.as_bytes(), 5));
+        assert_eq!(framed, Framing::whole(text.as_bytes(), 5));
     }
 
     /// A stretch without a cut longer than the largest chunk goes to the
@@ -649,7 +648,7 @@ mod tests {
                 sizes(64, 256, 3),
                 no_workers(),
             );
-            assert_eq!(framed, serial(text.as_bytes(), 3));
+            assert_eq!(framed, Framing::whole(text.as_bytes(), 3));
         }
     }
 
@@ -662,7 +661,7 @@ mod tests {
                 sizes(chunk_bytes, 1 << 16, 4),
                 no_workers(),
             );
-            let reference = serial(Trickle(text.as_bytes(), 64, Some("disk on fire")), 4);
+            let reference = Framing::whole(Trickle(text.as_bytes(), 64, Some("disk on fire")), 4);
             assert_eq!(
                 reference.truncation.as_ref().map(|t| t.cause.as_str()),
                 Some("disk on fire")
@@ -693,7 +692,7 @@ mod tests {
             let cause = broken.then_some("broken pipe");
             let sizes = sizes(chunk_bytes, chunk_bytes << grow, batch_games);
             let framed = chunked(Trickle(text.as_bytes(), read_size, cause), sizes, no_workers());
-            let reference = serial(Trickle(text.as_bytes(), read_size, cause), batch_games);
+            let reference = Framing::whole(Trickle(text.as_bytes(), read_size, cause), batch_games);
             proptest::prop_assert_eq!(framed, reference, "{:?}", text);
         }
     }

@@ -238,6 +238,20 @@ impl<R: Read> Framer<R> {
         self.line
     }
 
+    /// The next batch, `spare()` filled as [`Framer::fill_batch`] fills it;
+    /// `None` once the source is exhausted.
+    pub(crate) fn next_batch(
+        &mut self,
+        next_game_id: &mut u64,
+        spare: &mut dyn FnMut() -> Batch,
+        max_bytes: usize,
+        max_games: usize,
+    ) -> io::Result<Option<Batch>> {
+        let mut batch = spare();
+        let more = self.fill_batch(&mut batch, next_game_id, max_bytes, max_games)?;
+        Ok(more.then_some(batch))
+    }
+
     /// Fills `batch` with games until it holds `max_bytes` or `max_games`, or
     /// the source ends. Returns false when the source is exhausted and the
     /// batch got nothing.

@@ -628,10 +628,7 @@ fn thread_count_does_not_change_the_tables() {
         "openings.parquet",
         "opening_lines.parquet",
     ] {
-        let a = std::fs::read(one.dir.path().join(table)).unwrap_or_default();
-        let b = std::fs::read(four.dir.path().join(table)).unwrap_or_default();
-        assert!(!a.is_empty(), "{table} is empty");
-        assert!(a == b, "{table} differs between 1 and 4 threads");
+        assert_same_bytes(one.dir.path(), four.dir.path(), table, "1 and 4 threads");
     }
 }
 
@@ -671,13 +668,11 @@ fn framing_on_the_workers_gives_the_tables_of_framing_on_the_reader() {
     // 1,200 lichess games and the 29 edge cases, twice.
     assert_eq!(summary["games_read"], 2 * (1200 + 29), "{summary}");
     for table in table_names() {
-        let file = format!("{table}.parquet");
-        let a = std::fs::read(chunked.join(&file)).unwrap_or_default();
-        let b = std::fs::read(serial.join(&file)).unwrap_or_default();
-        assert!(!a.is_empty(), "{file} is empty");
-        assert!(
-            a == b,
-            "{file} differs between framing on the workers and on the reader"
+        assert_same_bytes(
+            &chunked,
+            &serial,
+            &format!("{table}.parquet"),
+            "framing on the workers and on the reader",
         );
     }
 }

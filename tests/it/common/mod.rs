@@ -17,6 +17,16 @@ pub fn table_names() -> impl Iterator<Item = &'static str> {
     pgnlake::sink::schema::TABLES.into_iter().map(|t| t.name)
 }
 
+/// `file` of two outputs is not empty and the same byte for byte.
+pub fn assert_same_bytes(a: &Path, b: &Path, file: &str, what: &str) {
+    let (a, b) = (
+        std::fs::read(a.join(file)).unwrap_or_default(),
+        std::fs::read(b.join(file)).unwrap_or_default(),
+    );
+    assert!(!a.is_empty(), "{file} is empty");
+    assert!(a == b, "{file} differs between {what}");
+}
+
 pub fn sample(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("sample-data")
