@@ -41,7 +41,10 @@ pub fn run(args: ImportArgs) -> Result<ExitStatus, Error> {
     };
     let out = match (&lake, args.out) {
         (Some(lake), _) => lake.staging().to_path_buf(),
-        (None, Some(out)) => out,
+        (None, Some(out)) => {
+            lake::check_not_lake(&out)?;
+            out
+        }
         (None, None) => return Err(Error::Usage("give --out DIR or --into LAKE".to_owned())),
     };
     let options = ImportOptions {

@@ -4,6 +4,8 @@ use crate::cli::LakeArgs;
 use crate::cmd::ExitStatus;
 use crate::error::Error;
 use crate::lake::{self, Compatibility, LakeImport};
+use crate::sink::lock::{LockError, OutputLock};
+use crate::sink::schema;
 
 pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     if let (Some(dir), Some(name)) = (&args.add, &args.name) {
@@ -29,18 +31,21 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
     }
     if args.compact {
         let compacted = crate::import::run_compact(&args.lake, args.compression)?;
-        let all = lake::covered(&args.lake)?.len();
+        let all = imports(lake::covered(&args.lake)?.len());
         match compacted.imports.len() {
-            0 => eprintln!("pgnlake: nothing to compact ({all} imports compacted before)"),
+            0 => eprintln!("pgnlake: nothing to compact ({all} compacted before)"),
             n => eprintln!(
-                "pgnlake: {n} imports compacted, {all} in all; the compacted opening tree has {} rows",
-                compacted.rows.get("openings.parquet").copied().unwrap_or(0)
+                "pgnlake: {} compacted, {all} in all; the compacted opening tree has {} rows",
+                imports(n),
+                compacted.rows[schema::openings::TABLE.file_name().as_str()]
             ),
         }
         return Ok(ExitStatus::Success);
     }
-    lake::recover(&args.lake)?;
-    let partitions = lake::partitions(&args.lake)?;
+    // Read as every reader does: a commit a killed run left is finished
+    // when the lake can be written, and a read-only lake is listed as it is.
+    let _lock = lake::LakeLock::for_reading(&args.lake);
+    let partitions = lake::listed(&args.lake)?;
     let covered = lake::covered(&args.lake)?;
     let mut out = String::from(
         "import\tinputs\tgames\taccepted\trejected\tbytes\timported\tversion\topening_plies\topening_period\tmoves\tcompacted\n",
@@ -76,6 +81,8 @@ fn add(
     replace: bool,
 ) -> Result<(), Error> {
     lake::check_name(name).map_err(Error::Usage)?;
+    // No run may change the folder while it is checked and staged.
+    let _dir_lock = lock_folder(dir)?;
     let summary = crate::import::read_folder_summary(dir)?;
     let games = &crate::sink::schema::games::TABLE;
     let has_games = dir.join(games.file_name()).is_file()
@@ -93,9 +100,43 @@ fn add(
         )));
     }
     let import = LakeImport::begin(lake, name, replace, &Compatibility::of(&summary))?;
-    import.stage_folder(dir)?;
+    import.stage_folder(dir, &summary)?;
     import.commit()?;
     Ok(())
+}
+
+/// `dir`'s output lock, as an import writing it holds it; a folder this
+/// user cannot write is not locked (no pgnlake run of theirs can write it).
+fn lock_folder(dir: &std::path::Path) -> Result<Option<OutputLock>, Error> {
+    if !dir.is_dir() {
+        return Err(Error::Usage(format!(
+            "{}: no such folder: not an import's folder",
+            dir.display()
+        )));
+    }
+    match OutputLock::for_folder(dir) {
+        Ok(lock) => Ok(Some(lock)),
+        Err(LockError::Io { source, .. })
+            if matches!(
+                source.kind(),
+                std::io::ErrorKind::PermissionDenied | std::io::ErrorKind::ReadOnlyFilesystem
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(source) => Err(Error::Locked {
+            path: dir.to_path_buf(),
+            source,
+        }),
+    }
+}
+
+/// "1 import", "2 imports".
+fn imports(n: usize) -> String {
+    match n {
+        1 => "1 import".to_owned(),
+        n => format!("{n} imports"),
+    }
 }
 
 /// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.

@@ -94,6 +94,10 @@ pub fn run(cli: Cli) -> ExitStatus {
     if reads_games {
         limit_polars_threads();
         raise_open_file_limit();
+    }
+    // Commands that change files on disk stop cleanly on SIGINT/SIGTERM:
+    // their temporaries removed, exit 130 (a lake's compaction too).
+    if reads_games || matches!(cli.command, Command::Lake(_)) {
         if let Err(message) = interrupt::install() {
             eprintln!("pgnlake: {message}");
             return ExitStatus::Error;

@@ -31,12 +31,23 @@ pub fn run_compact(lake: &Path, compression: Compression) -> Result<Compacted, E
             rows: Default::default(),
         });
     }
+    // A signal before the swap removes the work folder (the compaction
+    // registered it); the swap itself is not cut (see `crate::interrupt`).
+    sum_and_install(compaction, compression)
+}
+
+/// The sums of a compaction under way, swapped into the lake.
+fn sum_and_install(compaction: Compaction, compression: Compression) -> Result<Compacted, Error> {
     let mut writers = StatsWriters::create(compaction.dir(), compression)?;
     // On a pool: the tree's row groups are spelled and encoded in parallel.
     let (pool, _) = crate::pipeline::worker_pool(0)?;
     // Every row kept: each import's own `--opening-min-games` was applied
     // when it was imported.
-    let summed = pool.install(|| merge_stats(&|t| compaction.inputs(t), 0, &mut writers));
+    let summed = crate::interrupt::check()
+        .map_err(Error::from)
+        .and_then(|()| pool.install(|| merge_stats(&|t| compaction.inputs(t), 0, &mut writers)))
+        .map(drop)
+        .and_then(|()| crate::interrupt::check().map_err(Error::from));
     if let Err(e) = summed {
         writers.abandon();
         // The sums' error is the one to report.
@@ -45,6 +56,6 @@ pub fn run_compact(lake: &Path, compression: Compression) -> Result<Compacted, E
     }
     let rows = writers.finish()?;
     let imports = compaction.imports().to_vec();
-    compaction.install()?;
+    crate::interrupt::commit(|| compaction.install().map_err(Error::from))?;
     Ok(Compacted { imports, rows })
 }

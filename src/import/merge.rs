@@ -188,6 +188,12 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
                 "{place}: imported with other --piece-values, --opening-plies or --opening-period than the first shard"
             )));
         }
+        if ours.options.unwinnable_nodes != theirs.options.unwinnable_nodes {
+            return Err(Error::Usage(format!(
+                "{place}: imported with --unwinnable-nodes {}, the first shard with {}",
+                theirs.options.unwinnable_nodes, ours.options.unwinnable_nodes
+            )));
+        }
         // A table of games read strictly cannot be summed with one of
         // games read through repair, nor one with moves with one without.
         let flags = [
@@ -205,6 +211,7 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
             }
         }
     }
+    check_one_input(&shards)?;
     let indexes: Vec<u32> = shards.iter().map(|s| s.shard.index).collect();
     if let Some(missing) = (1..=count).find(|k| !indexes.contains(k)) {
         return Err(Error::Usage(format!(
@@ -219,6 +226,49 @@ fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
         )));
     }
     Ok(shards)
+}
+
+/// Do the shards (in shard order) cut one input? Each file has one size
+/// in every shard that read part of it, and a shard whose last part stops
+/// inside a file is followed by a shard that goes on in that file.
+fn check_one_input(shards: &[ShardDir]) -> Result<(), Error> {
+    let not_one = |place: &Path, what: String| {
+        Error::Usage(format!(
+            "{}: {what}: not a shard of the same inputs as the others",
+            place.display()
+        ))
+    };
+    let mut sizes: HashMap<&str, Option<u64>> = HashMap::new();
+    let mut before: Option<&InputSummary> = None;
+    for shard in shards {
+        let inputs = &shard.summary.inputs;
+        for input in inputs {
+            let size = *sizes.entry(&input.path).or_insert(input.bytes);
+            if size != input.bytes {
+                return Err(not_one(
+                    &shard.dir,
+                    format!(
+                        "{} has {:?} bytes here, {size:?} in another shard",
+                        input.path, input.bytes
+                    ),
+                ));
+            }
+        }
+        let inside = before.filter(|last| last.part.as_ref().is_some_and(|p| p.end.is_some()));
+        if let (Some(last), Some(first)) = (inside, inputs.first())
+            && first.path != last.path
+        {
+            return Err(not_one(
+                &shard.dir,
+                format!(
+                    "it starts in {}, the shard before it stopped inside {}",
+                    first.path, last.path
+                ),
+            ));
+        }
+        before = inputs.last().or(before);
+    }
+    Ok(())
 }
 
 fn moves_of_first(shards: &[ShardDir]) -> bool {

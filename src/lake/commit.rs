@@ -5,8 +5,9 @@
 //!
 //! 1. Each table file moves into `_staging/NAME/_parts/<table>/`, with a
 //!    `_commit` file holding this commit's id.
-//! 2. `_staging/NAME/COMMIT` is written (the id, synced): from here on the
-//!    import will be committed, by this run or the next.
+//! 2. `_staging/NAME/COMMIT` is written (the id; the staged files synced
+//!    first, the record whole or not at all: see [`super::record`]): from
+//!    here on the import will be committed, by this run or the next.
 //! 3. Each `_parts/<table>` folder is renamed to `<table>/import=NAME`, or
 //!    swapped with it in one step (`--replace`); a folder whose `_commit`
 //!    is already this id is done.
@@ -20,19 +21,21 @@
 
 use std::ffi::CString;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::compact::{self, LAYOUT_DIR};
 use super::lock::LakeLock;
+use super::record;
+use super::verify;
 use super::{
-    Compatibility, IMPORTS_DIR, LakeError, STAGING_DIR, io_error, partition_dir, partitions,
+    Compatibility, IMPORTS_DIR, LakeError, STAGING_DIR, io_error, listed, partition_dir,
     summary_path,
 };
 use crate::sink::lock::OutputLock;
 use crate::sink::schema;
-use crate::sink::summary::SUMMARY_FILE;
+use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 /// The file that marks a staging folder as committing, holding its id.
 const COMMIT_FILE: &str = "COMMIT";
@@ -40,6 +43,9 @@ const COMMIT_FILE: &str = "COMMIT";
 const COMMIT_ID_FILE: &str = "_commit";
 /// Where a staging folder keeps its tables' partition folders.
 const PARTS_DIR: &str = "_parts";
+/// Where a replacing commit puts the replaced import's tables that it
+/// did not write, until its staging folder is deleted.
+const OLD_DIR: &str = "_old";
 /// Suffix of a removed import's folder in `_staging/` until it is deleted.
 const REMOVED_SUFFIX: &str = ".removed";
 
@@ -69,6 +75,7 @@ impl LakeImport {
         replace: bool,
         options: &Compatibility,
     ) -> Result<LakeImport, LakeError> {
+        super::check_not_import_folder(lake)?;
         for dir in [lake.join(IMPORTS_DIR), lake.join(STAGING_DIR)] {
             fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         }
@@ -86,7 +93,7 @@ impl LakeImport {
                 name: name.to_owned(),
             });
         }
-        for other in partitions(lake)? {
+        for other in listed(lake)? {
             let theirs = Compatibility::of(&other.summary);
             if other.name != name && theirs != *options {
                 return Err(LakeError::Incompatible {
@@ -113,14 +120,18 @@ impl LakeImport {
     /// Stages a finished import's folder `dir` (its summary and tables:
     /// pgnlake's `TABLE.parquet` files, or `TABLE/` folders of part files
     /// as the Spark job writes them), hard-linked where the file system
-    /// allows it, else copied: `dir` is left as it is.
-    pub fn stage_folder(&self, dir: &Path) -> Result<(), LakeError> {
+    /// allows it, else copied: `dir` is left as it is. Refused, naming the
+    /// file, unless every table `summary` lists is there, reads as Parquet
+    /// with its columns and has the rows it says (the caller holds `dir`'s
+    /// lock, so no run changes it meanwhile).
+    pub fn stage_folder(&self, dir: &Path, summary: &Summary) -> Result<(), LakeError> {
+        verify::check_folder(dir, summary)?;
         fs::create_dir_all(&self.staging).map_err(io_error(&self.staging))?;
         let summary = dir.join(SUMMARY_FILE);
         let staged = self.staging.join(SUMMARY_FILE);
         fs::copy(&summary, &staged).map_err(io_error(&summary))?;
         for table in schema::TABLES {
-            for (file, name) in staged_files(dir, table) {
+            for (file, name) in verify::folder_files(dir, table) {
                 let to = match file.parent() == Some(dir) {
                     true => self.staging.join(table.file_name()),
                     false => {
@@ -150,16 +161,15 @@ impl LakeImport {
         }
         let lock = LakeLock::exclusive(&self.lake)?;
         recover_held(&self.lake, &lock)?;
-        let mut steps = CrashPoint::from_env();
         if self.replace {
             // The import it replaces was compacted: the others' statistics
             // go back to their own partitions first.
-            compact::uncover(&self.lake, &self.name, &lock, &mut steps)?;
+            compact::uncover(&self.lake, &self.name, &lock)?;
         }
-        let id = commit_id();
+        let id = record::new_id();
         let parts = self.staging.join(PARTS_DIR);
         for table in schema::TABLES {
-            let files = staged_files(&self.staging, table);
+            let files = verify::folder_files(&self.staging, table);
             if files.is_empty() {
                 continue;
             }
@@ -168,49 +178,32 @@ impl LakeImport {
             for (file, name) in files {
                 fs::rename(&file, part.join(name)).map_err(io_error(&file))?;
             }
-            write_synced(&part.join(COMMIT_ID_FILE), &id)?;
+            record::write(&part.join(COMMIT_ID_FILE), &id)?;
         }
-        steps.step();
-        write_synced(&self.staging.join(COMMIT_FILE), &id)?;
-        finish(&self.lake, &self.name, &self.staging, &id, &mut steps)?;
+        record::step();
+        // Whatever the steps after the record need (folders) is made
+        // before it, so that a full disk fails the commit before it, not
+        // after; and what the record commits is on disk before it is.
+        fs::create_dir_all(self.staging.join(OLD_DIR)).map_err(io_error(&self.staging))?;
+        for table in schema::TABLES.iter().filter(|t| parts.join(t.name).is_dir()) {
+            let table_dir = self.lake.join(table.name);
+            fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
+        }
+        record::sync_tree(&self.staging)?;
+        record::write(&self.staging.join(COMMIT_FILE), &id)?;
+        finish(&self.lake, &self.name, &self.staging, &id).map_err(|e| LakeError::Unfinished {
+            lake: self.lake.clone(),
+            source: Box::new(e),
+        })?;
         remove_lock_file(&self.staging);
         drop(self.lock);
         Ok(())
     }
 }
 
-/// The files of `table` in an import's folder, with their names in the
-/// partition: `TABLE.parquet` as `part-0.parquet` (pgnlake's import), or
-/// the part files of a folder `TABLE/` (the Spark job's output).
-fn staged_files(dir: &Path, table: &schema::Table) -> Vec<(PathBuf, std::ffi::OsString)> {
-    let file = dir.join(table.file_name());
-    if file.is_file() {
-        return vec![(file, super::PART_FILE.into())];
-    }
-    super::part_files(&dir.join(table.name))
-        .into_iter()
-        .filter_map(|p| Some((p.clone(), p.file_name()?.to_owned())))
-        .collect()
-}
-
-/// A commit's id: unique enough to tell this commit's partition folders
-/// from those it replaces (process id and the time in nanoseconds).
-pub(super) fn commit_id() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!("{}-{nanos}", std::process::id())
-}
-
-pub(super) fn write_synced(path: &Path, text: &str) -> Result<(), LakeError> {
-    let mut file = fs::File::create(path).map_err(io_error(path))?;
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_all())
-        .map_err(io_error(path))
-}
-
+/// The id of the commit that wrote the partition folder `dir`.
 pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
-    fs::read_to_string(dir.join(COMMIT_ID_FILE)).ok()
+    record::read_id(&dir.join(COMMIT_ID_FILE))
 }
 
 /// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
@@ -221,10 +214,9 @@ fn finish(
     name: &str,
     staging: &Path,
     id: &str,
-    steps: &mut CrashPoint,
 ) -> Result<(), LakeError> {
     let parts = staging.join(PARTS_DIR);
-    let old = staging.join("_old");
+    let old = staging.join(OLD_DIR);
     fs::create_dir_all(&old).map_err(io_error(&old))?;
     for table in schema::TABLES {
         let target = partition_dir(lake, table, name);
@@ -238,18 +230,21 @@ fn finish(
             } else {
                 fs::rename(&part, &target).map_err(io_error(&target))?;
             }
-            steps.step();
+            record::sync_parent(&target)?;
+            record::step();
         } else if target.exists() && commit_id_of(&target).as_deref() != Some(id) {
             // The replaced import's table that this one did not write.
             fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
-            steps.step();
+            record::sync_parent(&target)?;
+            record::step();
         }
     }
     let staged_summary = staging.join(SUMMARY_FILE);
     if staged_summary.is_file() {
         let summary = summary_path(lake, name);
         fs::rename(&staged_summary, &summary).map_err(io_error(&summary))?;
-        steps.step();
+        record::sync_parent(&summary)?;
+        record::step();
     }
     fs::remove_dir_all(staging).map_err(io_error(staging))
 }
@@ -304,7 +299,7 @@ pub(super) fn recover_held(lake: &Path, lock: &LakeLock) -> Result<(), LakeError
             // Partitions a killed removal left behind go too, unless the
             // name has been imported again since.
             if !summary_path(lake, name).is_file() {
-                move_partitions(lake, name, &dir, &mut CrashPoint(None))?;
+                move_partitions(lake, name, &dir)?;
             }
             fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
             continue;
@@ -325,9 +320,10 @@ fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(), LakeError>
     if !staging.exists() {
         return Ok(());
     }
-    match fs::read_to_string(staging.join(COMMIT_FILE)) {
-        Ok(id) => finish(lake, name, staging, &id, &mut CrashPoint(None)),
-        Err(_) => fs::remove_dir_all(staging).map_err(io_error(staging)),
+    // A `COMMIT` that is missing, empty or damaged is no commit.
+    match record::read_id(&staging.join(COMMIT_FILE)) {
+        Some(id) => finish(lake, name, staging, &id),
+        None => fs::remove_dir_all(staging).map_err(io_error(staging)),
     }
 }
 
@@ -375,8 +371,7 @@ pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
 pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
     let lock = LakeLock::exclusive(lake)?;
     recover_held(lake, &lock)?;
-    let mut steps = CrashPoint::from_env();
-    compact::uncover(lake, name, &lock, &mut steps)?;
+    compact::uncover(lake, name, &lock)?;
     let summary = summary_path(lake, name);
     let any_partition = schema::TABLES
         .into_iter()
@@ -390,20 +385,16 @@ pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
     fs::create_dir_all(&trash).map_err(io_error(&trash))?;
     if summary.is_file() {
         fs::rename(&summary, trash.join(SUMMARY_FILE)).map_err(io_error(&summary))?;
-        steps.step();
+        record::sync_parent(&summary)?;
+        record::step();
     }
-    move_partitions(lake, name, &trash, &mut steps)?;
+    move_partitions(lake, name, &trash)?;
     fs::remove_dir_all(&trash).map_err(io_error(&trash))?;
     Ok(true)
 }
 
 /// Moves every partition folder of import `name` into `trash`.
-fn move_partitions(
-    lake: &Path,
-    name: &str,
-    trash: &Path,
-    steps: &mut CrashPoint,
-) -> Result<(), LakeError> {
+fn move_partitions(lake: &Path, name: &str, trash: &Path) -> Result<(), LakeError> {
     for table in schema::TABLES {
         let dir = partition_dir(lake, table, name);
         if dir.exists() {
@@ -412,35 +403,10 @@ fn move_partitions(
                 fs::remove_dir_all(&to).map_err(io_error(&to))?;
             }
             fs::rename(&dir, &to).map_err(io_error(&dir))?;
-            steps.step();
+            record::step();
         }
     }
     Ok(())
-}
-
-/// For the crash tests only: `PGNLAKE_LAKE_CRASH_AFTER=N` aborts the
-/// process (as kill -9 would stop it: no cleanup at all) after the Nth
-/// step of a commit or a removal.
-#[derive(Debug)]
-pub(super) struct CrashPoint(pub(super) Option<u32>);
-
-impl CrashPoint {
-    pub(super) fn from_env() -> CrashPoint {
-        CrashPoint(
-            std::env::var("PGNLAKE_LAKE_CRASH_AFTER")
-                .ok()
-                .and_then(|n| n.parse().ok()),
-        )
-    }
-
-    pub(super) fn step(&mut self) {
-        if let Some(left) = &mut self.0 {
-            *left = left.saturating_sub(1);
-            if *left == 0 {
-                std::process::abort();
-            }
-        }
-    }
 }
 
 #[cfg(test)]

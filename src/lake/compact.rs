@@ -24,8 +24,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::commit::{self, CrashPoint, commit_id, recover_held, write_synced};
+use super::commit::{self, recover_held};
 use super::lock::LakeLock;
+use super::record;
 use super::{LakeError, PART_FILE, PARTITION_COLUMN, STAGING_DIR, io_error, partitions};
 use crate::sink::lock::OutputLock;
 use crate::sink::schema::{self, Table};
@@ -52,14 +53,16 @@ fn aggregate_tables() -> impl Iterator<Item = &'static Table> {
 
 /// The imports whose statistics are in the compacted partition.
 pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
+    read_covered(lake).map_err(|(path, source)| LakeError::Io { path, source })
+}
+
+/// [`covered`], its error the file and the cause.
+pub(super) fn read_covered(lake: &Path) -> Result<Vec<String>, (PathBuf, std::io::Error)> {
     let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
     match fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| LakeError::Io {
-            path,
-            source: std::io::Error::other(e),
-        }),
+        Ok(text) => serde_json::from_str(&text).map_err(|e| (path, std::io::Error::other(e))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(source) => Err(LakeError::Io { path, source }),
+        Err(source) => Err((path, source)),
     }
 }
 
@@ -112,26 +115,36 @@ fn swap_tables(
     lake: &Path,
     plan: Vec<TablePlan>,
     covered: &[String],
-    steps: &mut CrashPoint,
 ) -> Result<(), LakeError> {
     let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
     if journal.exists() {
         fs::remove_dir_all(&journal).map_err(io_error(&journal))?;
     }
-    let id = commit_id();
+    let id = record::new_id();
     for (table, parts) in plan {
         let dir = journal.join(table.name);
         fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         for (name, from) in parts {
             link_dir(&from, &dir.join(format!("{PARTITION_COLUMN}={name}")))?;
         }
-        write_synced(&dir.join(LAYOUT_ID_FILE), &id)?;
+        record::write(&dir.join(LAYOUT_ID_FILE), &id)?;
     }
-    let list = serde_json::to_string(covered).unwrap_or_else(|_| "[]".into());
-    write_synced(&journal.join(COVERED_FILE), &list)?;
-    steps.step();
-    write_synced(&journal.join(COMMIT_FILE), &id)?;
-    finish_swap(lake, &journal, &id, steps)
+    let list = serde_json::to_string(covered).map_err(|e| LakeError::Io {
+        path: journal.join(COVERED_FILE),
+        source: std::io::Error::other(e),
+    })?;
+    record::write(&journal.join(COVERED_FILE), &list)?;
+    record::step();
+    // The folder the list moves to is made before the record (a full disk
+    // fails the swap before it), and what it commits is on disk.
+    let archive = lake.join(ARCHIVE_DIR);
+    fs::create_dir_all(&archive).map_err(io_error(&archive))?;
+    record::sync_tree(&journal)?;
+    record::write(&journal.join(COMMIT_FILE), &id)?;
+    finish_swap(lake, &journal, &id).map_err(|e| LakeError::Unfinished {
+        lake: lake.to_path_buf(),
+        source: Box::new(e),
+    })
 }
 
 /// The swaps of the journal `id` not yet done, then the compacted
@@ -141,14 +154,10 @@ fn finish_swap(
     lake: &Path,
     journal: &Path,
     id: &str,
-    steps: &mut CrashPoint,
 ) -> Result<(), LakeError> {
     for table in aggregate_tables() {
         let (staged, target) = (journal.join(table.name), lake.join(table.name));
-        let done = fs::read_to_string(target.join(LAYOUT_ID_FILE))
-            .ok()
-            .as_deref()
-            == Some(id);
+        let done = record::read_id(&target.join(LAYOUT_ID_FILE)).as_deref() == Some(id);
         if done || !staged.is_dir() {
             continue;
         }
@@ -157,7 +166,8 @@ fn finish_swap(
         } else {
             fs::rename(&staged, &target).map_err(io_error(&target))?;
         }
-        steps.step();
+        record::sync_parent(&target)?;
+        record::step();
     }
     let list = journal.join(COVERED_FILE);
     if list.is_file() {
@@ -165,7 +175,8 @@ fn finish_swap(
         fs::create_dir_all(&archive).map_err(io_error(&archive))?;
         let to = archive.join(COVERED_FILE);
         fs::rename(&list, &to).map_err(io_error(&to))?;
-        steps.step();
+        record::sync_parent(&to)?;
+        record::step();
     }
     drop_uncovered(lake)?;
     fs::remove_dir_all(journal).map_err(io_error(journal))
@@ -194,9 +205,10 @@ fn drop_uncovered(lake: &Path) -> Result<(), LakeError> {
 pub(super) fn recover_layout(lake: &Path, _lock: &LakeLock) -> Result<(), LakeError> {
     let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
     if journal.exists() {
-        match fs::read_to_string(journal.join(COMMIT_FILE)) {
-            Ok(id) => return finish_swap(lake, &journal, &id, &mut CrashPoint(None)),
-            Err(_) => fs::remove_dir_all(&journal).map_err(io_error(&journal))?,
+        // A `COMMIT` that is missing, empty or damaged is no commit.
+        match record::read_id(&journal.join(COMMIT_FILE)) {
+            Some(id) => return finish_swap(lake, &journal, &id),
+            None => fs::remove_dir_all(&journal).map_err(io_error(&journal))?,
         }
     }
     drop_uncovered(lake)
@@ -209,7 +221,6 @@ pub(super) fn uncover(
     lake: &Path,
     name: &str,
     _lock: &LakeLock,
-    steps: &mut CrashPoint,
 ) -> Result<bool, LakeError> {
     if !covered(lake)?.iter().any(|n| n == name) {
         return Ok(false);
@@ -224,7 +235,7 @@ pub(super) fn uncover(
         parts.extend(partitions_in(&archive.join(table.name))?);
         plan.push((table, parts));
     }
-    swap_tables(lake, plan, &[], steps)?;
+    swap_tables(lake, plan, &[])?;
     Ok(true)
 }
 
@@ -243,7 +254,6 @@ pub struct Compaction {
     commits: Vec<Vec<Option<String>>>,
     /// Each statistics table's inputs (linked into the work folder).
     inputs: Vec<(&'static Table, Vec<PathBuf>)>,
-    steps: CrashPoint,
 }
 
 impl Compaction {
@@ -257,6 +267,9 @@ impl Compaction {
             lake: lake.to_path_buf(),
             name: "--compact".into(),
         })?;
+        // A signal before the swap removes the work folder: the lake is as
+        // it was (see `crate::interrupt`).
+        crate::interrupt::register(&work);
         let lake_lock = LakeLock::exclusive(lake)?;
         recover_held(lake, &lake_lock)?;
         if work.exists() {
@@ -280,10 +293,13 @@ impl Compaction {
             let mut files = Vec::new();
             for name in names {
                 for from in super::table_files(lake, table, name) {
+                    // Named as in the lake (`inputs/TABLE/import=NAME/FILE`),
+                    // so that an error reading it says which file is broken.
                     let link = work
                         .join("inputs")
                         .join(table.name)
-                        .join(format!("{}.parquet", files.len()));
+                        .join(format!("{PARTITION_COLUMN}={name}"))
+                        .join(from.file_name().unwrap_or_default());
                     if let Some(dir) = link.parent() {
                         fs::create_dir_all(dir).map_err(io_error(dir))?;
                     }
@@ -295,8 +311,7 @@ impl Compaction {
         }
         drop(lake_lock);
         // A kill from here to the swap's `COMMIT` leaves the lake as it was.
-        let mut steps = CrashPoint::from_env();
-        steps.step();
+        record::step();
         Ok(Compaction {
             lake: lake.to_path_buf(),
             work,
@@ -305,7 +320,6 @@ impl Compaction {
             imports,
             commits,
             inputs,
-            steps,
         })
     }
 
@@ -315,6 +329,7 @@ impl Compaction {
         if self.work.exists() {
             fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
         }
+        crate::interrupt::unregister(&self.work);
         commit::remove_lock_file(&self.work);
         Ok(())
     }
@@ -341,12 +356,11 @@ impl Compaction {
     /// Swaps the summed tables in: each statistics table's folder becomes
     /// the compacted partition plus the imports added since the snapshot.
     /// Refused if an import compacted here was removed or replaced since.
-    pub fn install(mut self) -> Result<(), LakeError> {
+    pub fn install(self) -> Result<(), LakeError> {
         let lake = &self.lake.clone();
         let lock = LakeLock::exclusive(lake)?;
         recover_held(lake, &lock)?;
         self.check_unchanged()?;
-        let steps = &mut self.steps;
         let archive = lake.join(ARCHIVE_DIR);
         let mut plan = Vec::new();
         for table in aggregate_tables() {
@@ -367,12 +381,13 @@ impl Compaction {
             }
             plan.push((table, parts));
         }
-        steps.step();
+        record::step();
         let mut covered = self.covered_before.clone();
         covered.extend(self.imports.iter().cloned());
         covered.sort();
-        swap_tables(lake, plan, &covered, steps)?;
+        swap_tables(lake, plan, &covered)?;
         fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
+        crate::interrupt::unregister(&self.work);
         commit::remove_lock_file(&self.work);
         Ok(())
     }

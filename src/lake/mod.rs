@@ -13,6 +13,8 @@
 mod commit;
 mod compact;
 mod lock;
+mod record;
+mod verify;
 
 use std::fs;
 use std::io;
@@ -39,6 +41,32 @@ const MAX_NAME_BYTES: usize = 200;
 /// Is `dir` a lake (rather than one import's folder)?
 pub fn is_lake(dir: &Path) -> bool {
     dir.join(IMPORTS_DIR).is_dir()
+}
+
+/// `--out DIR` must not be a lake: its tables would sit beside the lake's
+/// partitions, and readers would see one set or the other.
+pub fn check_not_lake(out: &Path) -> Result<(), LakeError> {
+    match is_lake(out) {
+        true => Err(LakeError::IsLake {
+            dir: out.to_path_buf(),
+        }),
+        false => Ok(()),
+    }
+}
+
+/// `--into LAKE` must not be an import's folder (`--out`), for the same
+/// reason.
+fn check_not_import_folder(lake: &Path) -> Result<(), LakeError> {
+    let summary = lake.join(crate::sink::summary::SUMMARY_FILE);
+    let tables = schema::TABLES
+        .iter()
+        .any(|table| lake.join(table.file_name()).is_file());
+    match summary.is_file() || tables {
+        true => Err(LakeError::IsImportFolder {
+            dir: lake.to_path_buf(),
+        }),
+        false => Ok(()),
+    }
 }
 
 /// Why `name` cannot name an import: letters, digits, `.`, `_`, `-` only,
@@ -77,8 +105,53 @@ pub struct Partition {
     pub committed: Option<u64>,
 }
 
-/// The committed imports of `lake`, by name.
+/// The committed imports of `lake`, by name, each checked to have the
+/// partition of every table its summary lists (a statistics table's in the
+/// compacted partition if it is compacted): a reader or a compaction never
+/// skips a listed import's rows silently.
 pub fn partitions(lake: &Path) -> Result<Vec<Partition>, SummaryError> {
+    let listed = listed(lake)?;
+    let covered = compact::read_covered(lake).map_err(|(path, source)| SummaryError::Io {
+        path: path.display().to_string(),
+        source,
+    })?;
+    for partition in &listed {
+        check_partitions(lake, partition, &covered)?;
+    }
+    Ok(listed)
+}
+
+/// Has `partition` a folder with data files for every table its summary
+/// lists? A compacted import's statistics are in the compacted partition.
+fn check_partitions(
+    lake: &Path,
+    partition: &Partition,
+    covered: &[String],
+) -> Result<(), SummaryError> {
+    let compacted = covered.contains(&partition.name);
+    for table in schema::TABLES {
+        if !partition.summary.tables.contains_key(&table.file_name()) {
+            continue;
+        }
+        let name = match compacted && table.is_aggregate() {
+            true => COMPACTED,
+            false => partition.name.as_str(),
+        };
+        let dir = partition_dir(lake, table, name);
+        if !dir.is_dir() || table_files(lake, table, name).is_empty() {
+            return Err(SummaryError::MissingPartition {
+                path: dir.display().to_string(),
+                name: partition.name.clone(),
+                table: table.name,
+            });
+        }
+    }
+    Ok(())
+}
+
+/// The committed imports of `lake`, by name, as their summaries list them
+/// (not checked against the partitions: for listing and removing them).
+pub fn listed(lake: &Path) -> Result<Vec<Partition>, SummaryError> {
     let dir = lake.join(IMPORTS_DIR);
     let entries = fs::read_dir(&dir).map_err(|source| SummaryError::Io {
         path: dir.display().to_string(),
@@ -210,6 +283,28 @@ pub enum LakeError {
     Changed { lake: PathBuf, what: String },
     #[error("{}: {source}", .path.display())]
     Io { path: PathBuf, source: io::Error },
+    #[error(
+        "{}: a lake (it has {IMPORTS_DIR}/); import into it with --into, or give another --out folder",
+        .dir.display()
+    )]
+    IsLake { dir: PathBuf },
+    #[error(
+        "{}: an import's folder (summary.json or tables), not a lake; give another folder to --into",
+        .dir.display()
+    )]
+    IsImportFolder { dir: PathBuf },
+    /// A commit past its record whose last steps failed: the next command
+    /// on the lake finishes it.
+    #[error(
+        "{}: committed, but not finished ({source}); the next pgnlake command on the lake finishes it",
+        .lake.display()
+    )]
+    Unfinished {
+        lake: PathBuf,
+        source: Box<LakeError>,
+    },
+    #[error("{}: {what}: not added", .path.display())]
+    Damaged { path: PathBuf, what: String },
     #[error(transparent)]
     Summary(#[from] SummaryError),
 }

@@ -238,6 +238,15 @@ pub enum SummaryError {
         version: String,
         ours: &'static str,
     },
+    /// A lake's import whose summary lists a table whose partition is gone.
+    #[error(
+        "{path}: missing, but import {name} lists its {table} table; restore it, or remove the import (pgnlake lake LAKE --remove {name})"
+    )]
+    MissingPartition {
+        path: String,
+        name: String,
+        table: &'static str,
+    },
     #[error("{path}: not a summary.json of pgnlake {ours} ({source})")]
     Malformed {
         path: String,

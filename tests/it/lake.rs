@@ -24,7 +24,7 @@ pub(crate) fn ok(output: Output) -> String {
     common::stdout_of(&output)
 }
 
-fn error(output: Output) -> String {
+pub(crate) fn error(output: Output) -> String {
     common::usage_error(&output)
 }
 
@@ -32,12 +32,12 @@ pub(crate) fn text(path: &Path) -> String {
     path.to_string_lossy().into_owned()
 }
 
-fn input(name: &str) -> String {
+pub(crate) fn input(name: &str) -> String {
     text(&sample(name))
 }
 
 /// `import INPUT --into LAKE --moves` with `extra` options.
-fn import_into(lake: &Path, input_name: &str, extra: &[&str]) -> Output {
+pub(crate) fn import_into(lake: &Path, input_name: &str, extra: &[&str]) -> Output {
     let (input, lake) = (input(input_name), text(lake));
     let mut args = vec!["import", &input, "--into", &lake, "--moves", "--quiet"];
     args.extend_from_slice(extra);
@@ -148,7 +148,7 @@ pub(crate) fn assert_lakes_alike(lake: &Path, other: &Path) {
 
 /// `pgnlake lake LAKE --compact`, checked: every statistics table has the
 /// compacted partition alone, games per import as before.
-fn compact(lake: &Path) {
+pub(crate) fn compact(lake: &Path) {
     let games_before = common::listing(&lake.join("games"));
     ok(pgnlake(&["lake", &text(lake), "--compact"]));
     compact_layout_checked(lake);
@@ -390,7 +390,7 @@ pub(crate) fn lake_state(lake: &Path) -> Vec<String> {
 }
 
 /// A lake with `imports` (name, sample file) committed one by one.
-fn lake_of(dir: &Path, imports: &[(&str, &str)]) -> PathBuf {
+pub(crate) fn lake_of(dir: &Path, imports: &[(&str, &str)]) -> PathBuf {
     let lake = dir.join(format!("lake-{}", imports.len()));
     for (name, file) in imports {
         ok(import_into(&lake, file, &["--name", name]));

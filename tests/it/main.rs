@@ -17,6 +17,7 @@ mod faults;
 mod fuzz_regressions;
 mod import;
 mod lake;
+mod lake_faults;
 mod layering;
 mod material_oracle;
 mod moves;

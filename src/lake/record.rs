@@ -1,0 +1,165 @@
+//! Lake, commit records: the small files whose presence and content decide
+//! what a killed run left behind (a staging folder's `COMMIT`, a partition's
+//! `_commit`, a swapped table folder's `_layout`, the compacted imports'
+//! list). A record is written whole or not at all: under a temporary name,
+//! synced, renamed into place, its folder synced; so a kill or a full disk
+//! at any point leaves either no record or the whole one, and a record that
+//! does not parse (damaged by hand) is no record.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use super::{LakeError, io_error};
+
+/// A commit's id: unique enough to tell this commit's partition folders
+/// from those it replaces (process id and the time in nanoseconds).
+pub(super) fn new_id() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos}", std::process::id())
+}
+
+/// Is `text` an id [`new_id`] makes (digits, `-`, digits)?
+fn is_id(text: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    text.split_once('-')
+        .is_some_and(|(pid, nanos)| digits(pid) && digits(nanos))
+}
+
+/// The id recorded at `path`: None when the file is missing, unreadable or
+/// not an id (an empty or damaged record is no record).
+pub(super) fn read_id(path: &Path) -> Option<String> {
+    fs::read_to_string(path).ok().filter(|text| is_id(text))
+}
+
+/// `path`'s temporary name while it is written: hidden (`.`), so that no
+/// reader takes it for data, and in the same folder, so that the rename is
+/// atomic.
+fn temporary(path: &Path) -> PathBuf {
+    let name = path
+        .file_name()
+        .map_or_else(|| "record".into(), |n| n.to_string_lossy().into_owned());
+    path.with_file_name(format!(".{name}.tmp"))
+}
+
+/// Writes the record `path` whole or not at all (see the module). On an
+/// error the temporary file is removed and `path` is as it was.
+pub(super) fn write(path: &Path, text: &str) -> Result<(), LakeError> {
+    let tmp = temporary(path);
+    let written: io::Result<()> = (|| {
+        let mut file = fs::File::create(&tmp)?;
+        // A kill here leaves an empty temporary file: no record.
+        step();
+        file.write_all(text.as_bytes())?;
+        file.sync_all()
+    })();
+    if let Err(source) = written {
+        let _ = fs::remove_file(&tmp);
+        return Err(LakeError::Io {
+            path: path.to_path_buf(),
+            source,
+        });
+    }
+    fs::rename(&tmp, path).map_err(io_error(path))?;
+    sync_parent(path)
+}
+
+/// Syncs the folder holding `path`, so that a rename or a new entry in it
+/// survives a power cut.
+pub(super) fn sync_parent(path: &Path) -> Result<(), LakeError> {
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    sync_dir(dir)
+}
+
+/// Syncs the folder `dir` itself (its entries).
+pub(super) fn sync_dir(dir: &Path) -> Result<(), LakeError> {
+    fs::File::open(dir)
+        .and_then(|d| d.sync_all())
+        .map_err(io_error(dir))
+}
+
+/// Syncs every file below `dir` and the folders themselves: what a commit
+/// record will point to is on disk before the record is.
+pub(super) fn sync_tree(dir: &Path) -> Result<(), LakeError> {
+    for entry in fs::read_dir(dir).map_err(io_error(dir))? {
+        let path = entry.map_err(io_error(dir))?.path();
+        if path.is_dir() {
+            sync_tree(&path)?;
+        } else {
+            fs::File::open(&path)
+                .and_then(|f| f.sync_all())
+                .map_err(io_error(&path))?;
+        }
+    }
+    sync_dir(dir)
+}
+
+/// Steps of the lake's changes this process has done: after each rename
+/// of a commit, removal or compaction, and between creating and writing
+/// each record.
+static STEPS: AtomicU32 = AtomicU32::new(0);
+
+/// For the fault tests only: `PGNLAKE_LAKE_CRASH_AFTER=N` aborts the
+/// process at the Nth step (as kill -9 would stop it: no cleanup at all);
+/// `PGNLAKE_LAKE_STALL_AT=N` sleeps 2 s there (a moment for a signal).
+static TEST_HOOKS: OnceLock<(Option<u32>, Option<u32>)> = OnceLock::new();
+
+/// One step of a lake change done (see [`STEPS`]).
+pub(super) fn step() {
+    let (crash, stall) = TEST_HOOKS.get_or_init(|| {
+        let number = |name: &str| std::env::var(name).ok().and_then(|n| n.parse().ok());
+        (
+            number("PGNLAKE_LAKE_CRASH_AFTER"),
+            number("PGNLAKE_LAKE_STALL_AT"),
+        )
+    });
+    let done = STEPS.fetch_add(1, Ordering::SeqCst) + 1;
+    if *crash == Some(done) {
+        std::process::abort();
+    }
+    if *stall == Some(done) {
+        std::thread::sleep(std::time::Duration::from_secs(2));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_recognised_and_damaged_records_are_none() {
+        let id = new_id();
+        assert!(is_id(&id), "{id}");
+        for bad in ["", "-", "12-", "-34", "12 34", "12-34\n", "x-1"] {
+            assert!(!is_id(bad), "{bad:?}");
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("COMMIT");
+        assert_eq!(read_id(&path), None);
+        fs::write(&path, "").unwrap();
+        assert_eq!(read_id(&path), None);
+        write(&path, &id).unwrap();
+        assert_eq!(read_id(&path).as_deref(), Some(id.as_str()));
+        // Nothing else is left in the folder: the temporary name is gone.
+        let names: Vec<_> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names, ["COMMIT"]);
+    }
+
+    #[test]
+    fn a_failed_write_leaves_the_record_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("missing-folder").join("COMMIT");
+        assert!(write(&path, "1-2").is_err());
+        assert!(!path.exists());
+    }
+}
