@@ -247,6 +247,8 @@ pub enum SummaryError {
         name: String,
         table: &'static str,
     },
+    #[error("{path}: {what}: the summary does not add up (edited or damaged?)")]
+    Inconsistent { path: String, what: String },
     #[error("{path}: not a summary.json of pgnlake {ours} ({source})")]
     Malformed {
         path: String,
@@ -337,7 +339,53 @@ impl Summary {
                 ours: VERSION,
             });
         }
-        Summary::deserialize(value).map_err(malformed)
+        let summary = Summary::deserialize(value).map_err(malformed)?;
+        match summary.inconsistency() {
+            Some(what) => Err(SummaryError::Inconsistent { path: shown, what }),
+            None => Ok(summary),
+        }
+    }
+
+    /// Why the summary's counts do not add up, if they do not: a summary
+    /// edited or damaged is refused, not trusted (every game read is
+    /// accepted or rejected, the inputs' games are the games read, and the
+    /// games and rejects tables have a row for each).
+    fn inconsistency(&self) -> Option<String> {
+        let framed: u64 = self.inputs.iter().map(|i| i.games).sum();
+        let by_reason: u64 = self.rejected_by_reason.values().sum();
+        let rows = |table: &str| self.tables.get(table).copied();
+        let checks = [
+            (
+                self.games_read == self.accepted + self.rejected,
+                format!(
+                    "games_read {} is not accepted {} + rejected {}",
+                    self.games_read, self.accepted, self.rejected
+                ),
+            ),
+            (
+                framed == self.games_read,
+                format!(
+                    "the inputs' games add up to {framed}, games_read is {}",
+                    self.games_read
+                ),
+            ),
+            (
+                by_reason == self.rejected,
+                format!(
+                    "rejected_by_reason adds up to {by_reason}, rejected is {}",
+                    self.rejected
+                ),
+            ),
+            (
+                rows("games.parquet").is_none_or(|n| n == self.accepted),
+                format!("tables lists {:?} games rows, accepted is {}", rows("games.parquet"), self.accepted),
+            ),
+            (
+                rows("rejects.parquet").is_none_or(|n| n == self.rejected),
+                format!("tables lists {:?} rejects rows, rejected is {}", rows("rejects.parquet"), self.rejected),
+            ),
+        ];
+        checks.into_iter().find(|(holds, _)| !holds).map(|(_, what)| what)
     }
 
     /// The human summary printed to stderr at the end of a run.

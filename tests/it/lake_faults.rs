@@ -727,3 +727,34 @@ fn a_read_only_lake_is_listed_as_every_reader_reads_it() {
     assert!(listing.lines().nth(1).is_some_and(|l| l.starts_with("a\t")), "{listing}");
     ok(pgnlake(&["query", "--data", &text(&lake), "-e", "select count(*) from games"]));
 }
+
+#[test]
+fn a_summary_whose_counts_do_not_add_up_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake_of(dir.path(), &[("a", "openings.pgn")]);
+    let summary = lake.join("_imports/a.json");
+    let original = std::fs::read_to_string(&summary).unwrap();
+    let edits: [(&str, serde_json::Value); 3] = [
+        ("games_read", 999.into()),
+        ("accepted", 0.into()),
+        ("rejected", 7.into()),
+    ];
+    for (field, value) in edits {
+        let mut edited: serde_json::Value = serde_json::from_str(&original).unwrap();
+        edited[field] = value;
+        std::fs::write(&summary, edited.to_string()).unwrap();
+        for args in [
+            vec!["lake".to_owned(), text(&lake)],
+            strings(&["query", "--data", &text(&lake), "-e", "select count(*) as n from games"]),
+            strings(&["report", "--data", &text(&lake), "-o", &text(&dir.path().join("r.html"))]),
+        ] {
+            let line = error(pgnlake_with(&args, &[]));
+            assert!(
+                line.contains("a.json") && line.contains("does not add up"),
+                "{field} {args:?}: {line}"
+            );
+        }
+    }
+    std::fs::write(&summary, original).unwrap();
+    ok(pgnlake(&["lake", &text(&lake)]));
+}
