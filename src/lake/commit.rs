@@ -185,7 +185,10 @@ impl LakeImport {
         // before it, so that a full disk fails the commit before it, not
         // after; and what the record commits is on disk before it is.
         fs::create_dir_all(self.staging.join(OLD_DIR)).map_err(io_error(&self.staging))?;
-        for table in schema::TABLES.iter().filter(|t| parts.join(t.name).is_dir()) {
+        for table in schema::TABLES
+            .iter()
+            .filter(|t| parts.join(t.name).is_dir())
+        {
             let table_dir = self.lake.join(table.name);
             fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
         }
@@ -209,12 +212,7 @@ pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
 /// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
 /// each step is skipped when done, so this finishes a commit that a killed
 /// run left half-way.
-fn finish(
-    lake: &Path,
-    name: &str,
-    staging: &Path,
-    id: &str,
-) -> Result<(), LakeError> {
+fn finish(lake: &Path, name: &str, staging: &Path, id: &str) -> Result<(), LakeError> {
     let parts = staging.join(PARTS_DIR);
     let old = staging.join(OLD_DIR);
     fs::create_dir_all(&old).map_err(io_error(&old))?;

@@ -111,11 +111,7 @@ type TablePlan = (&'static Table, Vec<(String, PathBuf)>);
 /// Swaps the statistics tables' folders for folders of the partitions in
 /// `plan`, and records `covered` as the compacted imports (see the
 /// module's journal). The lake's lock is held.
-fn swap_tables(
-    lake: &Path,
-    plan: Vec<TablePlan>,
-    covered: &[String],
-) -> Result<(), LakeError> {
+fn swap_tables(lake: &Path, plan: Vec<TablePlan>, covered: &[String]) -> Result<(), LakeError> {
     let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
     if journal.exists() {
         fs::remove_dir_all(&journal).map_err(io_error(&journal))?;
@@ -150,11 +146,7 @@ fn swap_tables(
 /// The swaps of the journal `id` not yet done, then the compacted
 /// imports' list, then the partitions kept for imports no longer covered
 /// are deleted, and the journal (holding the folders swapped out).
-fn finish_swap(
-    lake: &Path,
-    journal: &Path,
-    id: &str,
-) -> Result<(), LakeError> {
+fn finish_swap(lake: &Path, journal: &Path, id: &str) -> Result<(), LakeError> {
     for table in aggregate_tables() {
         let (staged, target) = (journal.join(table.name), lake.join(table.name));
         let done = record::read_id(&target.join(LAYOUT_ID_FILE)).as_deref() == Some(id);
@@ -217,11 +209,7 @@ pub(super) fn recover_layout(lake: &Path, _lock: &LakeLock) -> Result<(), LakeEr
 /// Before `name` is removed or replaced: if it is compacted, every
 /// compacted import's own partitions go back in place of the compacted
 /// partition (the lake's lock is held). True: they did.
-pub(super) fn uncover(
-    lake: &Path,
-    name: &str,
-    _lock: &LakeLock,
-) -> Result<bool, LakeError> {
+pub(super) fn uncover(lake: &Path, name: &str, _lock: &LakeLock) -> Result<bool, LakeError> {
     if !covered(lake)?.iter().any(|n| n == name) {
         return Ok(false);
     }

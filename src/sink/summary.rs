@@ -378,14 +378,25 @@ impl Summary {
             ),
             (
                 rows("games.parquet").is_none_or(|n| n == self.accepted),
-                format!("tables lists {:?} games rows, accepted is {}", rows("games.parquet"), self.accepted),
+                format!(
+                    "tables lists {:?} games rows, accepted is {}",
+                    rows("games.parquet"),
+                    self.accepted
+                ),
             ),
             (
                 rows("rejects.parquet").is_none_or(|n| n == self.rejected),
-                format!("tables lists {:?} rejects rows, rejected is {}", rows("rejects.parquet"), self.rejected),
+                format!(
+                    "tables lists {:?} rejects rows, rejected is {}",
+                    rows("rejects.parquet"),
+                    self.rejected
+                ),
             ),
         ];
-        checks.into_iter().find(|(holds, _)| !holds).map(|(_, what)| what)
+        checks
+            .into_iter()
+            .find(|(holds, _)| !holds)
+            .map(|(_, what)| what)
     }
 
     /// The human summary printed to stderr at the end of a run.

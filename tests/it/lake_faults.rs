@@ -136,7 +136,10 @@ fn a_commit_record_cut_between_its_creation_and_its_write_is_no_commit() {
                 settled(&lake, before, what);
             }
         }
-        assert!(cut >= 1, "{what}: no step between a COMMIT's creation and its write");
+        assert!(
+            cut >= 1,
+            "{what}: no step between a COMMIT's creation and its write"
+        );
     }
 }
 
@@ -315,7 +318,10 @@ fn lake_add_refuses_a_folder_with_a_table_missing_damaged_or_miscounted() {
             |f, _| {
                 let games = f.join("games.parquet");
                 let len = std::fs::metadata(&games).unwrap().len();
-                let file = std::fs::OpenOptions::new().write(true).open(&games).unwrap();
+                let file = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&games)
+                    .unwrap();
                 file.set_len(len / 2).unwrap();
             },
             "games.parquet: not a Parquet file",
@@ -325,8 +331,7 @@ fn lake_add_refuses_a_folder_with_a_table_missing_damaged_or_miscounted() {
             |f, _| {
                 let parts = f.join("games");
                 std::fs::create_dir(&parts).unwrap();
-                std::fs::rename(f.join("games.parquet"), parts.join("part-00000.parquet"))
-                    .unwrap();
+                std::fs::rename(f.join("games.parquet"), parts.join("part-00000.parquet")).unwrap();
                 std::fs::copy(
                     parts.join("part-00000.parquet"),
                     parts.join("part-00001.parquet"),
@@ -340,8 +345,7 @@ fn lake_add_refuses_a_folder_with_a_table_missing_damaged_or_miscounted() {
             |f, _| {
                 let parts = f.join("games");
                 std::fs::create_dir(&parts).unwrap();
-                std::fs::rename(f.join("games.parquet"), parts.join("part-00000.parquet"))
-                    .unwrap();
+                std::fs::rename(f.join("games.parquet"), parts.join("part-00000.parquet")).unwrap();
                 std::fs::write(parts.join("part-00001.parquet"), "").unwrap();
             },
             "part-00001.parquet: not a Parquet file",
@@ -374,7 +378,10 @@ fn lake_add_refuses_a_folder_with_a_table_missing_damaged_or_miscounted() {
             "b",
         ]));
         assert!(line.contains(expected), "{what}: {line}");
-        assert!(line.contains(&text(&folder)), "{what}: names the file: {line}");
+        assert!(
+            line.contains(&text(&folder)),
+            "{what}: names the file: {line}"
+        );
         assert_eq!(lake_state(&lake), before, "{what}");
         assert_eq!(staging_left(&lake), Vec::<String>::new(), "{what}");
     }
@@ -411,7 +418,13 @@ fn a_listed_import_whose_partition_is_missing_stops_readers_and_compaction() {
     let games_b = lake.join("games/import=b");
     let away = dir.path().join("away");
     let readers: [&[&str]; 3] = [
-        &["query", "--data", &lake_text, "-e", "select count(*) from games"],
+        &[
+            "query",
+            "--data",
+            &lake_text,
+            "-e",
+            "select count(*) from games",
+        ],
         &["explore", "--data", &lake_text, "e4"],
         &["lake", &lake_text, "--compact"],
     ];
@@ -423,7 +436,8 @@ fn a_listed_import_whose_partition_is_missing_stops_readers_and_compaction() {
         for args in readers {
             let line = error(pgnlake(args));
             assert!(
-                line.contains("import=b") && line.contains("missing, but import b lists its games table"),
+                line.contains("import=b")
+                    && line.contains("missing, but import b lists its games table"),
                 "{broken} {args:?}: {line}"
             );
         }
@@ -474,7 +488,10 @@ fn a_signal_during_compaction_exits_130_and_leaves_the_lake_as_it_was() {
         let output = child.wait_with_output().unwrap();
         assert_eq!(output.status.code(), Some(130), "{name}: {output:?}");
         let stderr = String::from_utf8_lossy(&output.stderr);
-        assert_eq!(stderr.trim(), "pgnlake: interrupted by a signal: no output was written");
+        assert_eq!(
+            stderr.trim(),
+            "pgnlake: interrupted by a signal: no output was written"
+        );
         assert!(!work.exists(), "{name}: _staging/_compact left");
         assert!(!lake.join("_compacted").exists(), "{name}");
         settled(&lake, &state, name);
@@ -528,8 +545,11 @@ fn random_kills_of_every_lake_command_leave_the_lake_before_or_after() {
             text(&shard)
         })
         .collect();
-    let (s_only_a, s_a_and_b, s_replaced) =
-        (lake_state(&only_a), lake_state(&a_and_b), lake_state(&a_replaced));
+    let (s_only_a, s_a_and_b, s_replaced) = (
+        lake_state(&only_a),
+        lake_state(&a_and_b),
+        lake_state(&a_replaced),
+    );
     let s_a_and_m = {
         let mut state = s_a_and_b.clone();
         for line in state.iter_mut().filter(|l| l.starts_with("b | ")) {
@@ -538,20 +558,46 @@ fn random_kills_of_every_lake_command_leave_the_lake_before_or_after() {
         state
     };
     // (what, template, before, after, the command with LAKE for the lake)
-    let commands: [(&str, &Path, &Vec<String>, &Vec<String>, Vec<String>); 7] = [
+    type Run<'a> = (
+        &'a str,
+        &'a Path,
+        &'a Vec<String>,
+        &'a Vec<String>,
+        Vec<String>,
+    );
+    let commands: [Run; 7] = [
         (
             "import b",
             &only_a,
             &s_only_a,
             &s_a_and_b,
-            strings(&["import", &input("results.pgn"), "--into", "LAKE", "--name", "b", "--moves", "--quiet"]),
+            strings(&[
+                "import",
+                &input("results.pgn"),
+                "--into",
+                "LAKE",
+                "--name",
+                "b",
+                "--moves",
+                "--quiet",
+            ]),
         ),
         (
             "replace a",
             &only_a,
             &s_only_a,
             &s_replaced,
-            strings(&["import", &input("results.pgn"), "--into", "LAKE", "--name", "a", "--replace", "--moves", "--quiet"]),
+            strings(&[
+                "import",
+                &input("results.pgn"),
+                "--into",
+                "LAKE",
+                "--name",
+                "a",
+                "--replace",
+                "--moves",
+                "--quiet",
+            ]),
         ),
         (
             "add b",
@@ -669,7 +715,10 @@ fn a_lake_and_an_import_folder_are_not_taken_for_each_other() {
         "--name",
         "x",
     ]));
-    assert!(add_into_folder.contains("an import's folder"), "{add_into_folder}");
+    assert!(
+        add_into_folder.contains("an import's folder"),
+        "{add_into_folder}"
+    );
 }
 
 #[test]
@@ -692,10 +741,18 @@ fn merge_refuses_shards_of_other_inputs_or_other_unwinnable_nodes() {
     };
     let first = shard("first", "results.pgn", 1, &[]);
     let other_input = shard("other-input", "openings.pgn", 2, &[]);
-    let other_nodes = shard("other-nodes", "results.pgn", 2, &["--unwinnable-nodes", "7"]);
+    let other_nodes = shard(
+        "other-nodes",
+        "results.pgn",
+        2,
+        &["--unwinnable-nodes", "7"],
+    );
     let merged = text(&dir.path().join("merged"));
     let inputs = error(pgnlake(&["merge", &first, &other_input, "--out", &merged]));
-    assert!(inputs.contains("not a shard of the same inputs"), "{inputs}");
+    assert!(
+        inputs.contains("not a shard of the same inputs"),
+        "{inputs}"
+    );
     let nodes = error(pgnlake(&["merge", &first, &other_nodes, "--out", &merged]));
     assert!(nodes.contains("--unwinnable-nodes 7"), "{nodes}");
 }
@@ -707,7 +764,10 @@ fn a_compaction_counts_its_imports_in_words() {
     let output = pgnlake(&["lake", &text(&lake), "--compact"]);
     ok(output.clone());
     let said = String::from_utf8_lossy(&output.stderr);
-    assert!(said.starts_with("pgnlake: 1 import compacted, 1 import in all"), "{said}");
+    assert!(
+        said.starts_with("pgnlake: 1 import compacted, 1 import in all"),
+        "{said}"
+    );
 }
 
 #[test]
@@ -724,8 +784,17 @@ fn a_read_only_lake_is_listed_as_every_reader_reads_it() {
         .is_ok_and(|s| s.success());
     assert!(remounted, "remount read-only");
     let listing = ok(pgnlake(&["lake", &text(&lake)]));
-    assert!(listing.lines().nth(1).is_some_and(|l| l.starts_with("a\t")), "{listing}");
-    ok(pgnlake(&["query", "--data", &text(&lake), "-e", "select count(*) from games"]));
+    assert!(
+        listing.lines().nth(1).is_some_and(|l| l.starts_with("a\t")),
+        "{listing}"
+    );
+    ok(pgnlake(&[
+        "query",
+        "--data",
+        &text(&lake),
+        "-e",
+        "select count(*) from games",
+    ]));
 }
 
 #[test]
@@ -745,8 +814,20 @@ fn a_summary_whose_counts_do_not_add_up_is_refused() {
         std::fs::write(&summary, edited.to_string()).unwrap();
         for args in [
             vec!["lake".to_owned(), text(&lake)],
-            strings(&["query", "--data", &text(&lake), "-e", "select count(*) as n from games"]),
-            strings(&["report", "--data", &text(&lake), "-o", &text(&dir.path().join("r.html"))]),
+            strings(&[
+                "query",
+                "--data",
+                &text(&lake),
+                "-e",
+                "select count(*) as n from games",
+            ]),
+            strings(&[
+                "report",
+                "--data",
+                &text(&lake),
+                "-o",
+                &text(&dir.path().join("r.html")),
+            ]),
         ] {
             let line = error(pgnlake_with(&args, &[]));
             assert!(
