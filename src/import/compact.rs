@@ -49,6 +49,11 @@ fn sum_and_install(compaction: Compaction, compression: Compression) -> Result<C
         .map(drop)
         .and_then(|()| crate::interrupt::check().map_err(Error::from));
     if let Err(e) = summed {
+        // A broken input is named as the lake's file, not as its link.
+        let e = match e {
+            Error::Usage(message) => Error::Usage(compaction.in_lake_terms(&message)),
+            e => e,
+        };
         writers.abandon();
         // The sums' error is the one to report.
         let _ = compaction.abandon();

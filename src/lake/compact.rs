@@ -44,6 +44,8 @@ pub(super) const LAYOUT_DIR: &str = "_layout";
 const LAYOUT_ID_FILE: &str = "_layout";
 /// Where a compaction writes its sums, in `_staging/`.
 const WORK_DIR: &str = "_compact";
+/// In the work folder: the inputs' hard links, laid out as in the lake.
+const INPUTS_DIR: &str = "inputs";
 /// Marks a journal complete, holding its id.
 const COMMIT_FILE: &str = "COMMIT";
 
@@ -284,7 +286,7 @@ impl Compaction {
                     // Named as in the lake (`inputs/TABLE/import=NAME/FILE`),
                     // so that an error reading it says which file is broken.
                     let link = work
-                        .join("inputs")
+                        .join(INPUTS_DIR)
                         .join(table.name)
                         .join(format!("{PARTITION_COLUMN}={name}"))
                         .join(from.file_name().unwrap_or_default());
@@ -320,6 +322,16 @@ impl Compaction {
         crate::interrupt::unregister(&self.work);
         commit::remove_lock_file(&self.work);
         Ok(())
+    }
+
+    /// `message` with the inputs' hard links named as the lake's files
+    /// they link to (`inputs/TABLE/import=NAME/FILE` → `LAKE/TABLE/…`).
+    pub fn in_lake_terms(&self, message: &str) -> String {
+        let links = self.work.join(INPUTS_DIR);
+        message.replace(
+            &links.display().to_string(),
+            &self.lake.display().to_string(),
+        )
     }
 
     /// The imports this compaction adds to the compacted partition.

@@ -839,3 +839,24 @@ fn a_summary_whose_counts_do_not_add_up_is_refused() {
     std::fs::write(&summary, original).unwrap();
     ok(pgnlake(&["lake", &text(&lake)]));
 }
+
+#[test]
+fn a_damaged_partition_is_named_as_the_lake_file_when_compaction_reads_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake_of(dir.path(), &[("a", "openings.pgn"), ("b", "results.pgn")]);
+    let part = lake.join("results/import=b/part-0.parquet");
+    let len = std::fs::metadata(&part).unwrap().len();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&part)
+        .unwrap()
+        .set_len(len / 2)
+        .unwrap();
+    let line = error(pgnlake(&["lake", &text(&lake), "--compact"]));
+    assert!(
+        line.starts_with(&format!("pgnlake: {}: ", text(&part))),
+        "{line}"
+    );
+    assert!(!lake.join("_compacted").exists());
+    assert_eq!(staging_left(&lake), Vec::<String>::new());
+}
