@@ -8,6 +8,11 @@
 //! the selected games' texts go to a spill file as they are cleaned, and
 //! are then copied to the output in the query's order, so memory holds one
 //! index entry per selected game, not the games.
+//!
+//! Every selected game that is not written is said: its source missing or
+//! changed in size (one line for the source), or, read, the game no longer
+//! at its offset or no longer its bytes (one line for the game; one line
+//! with the count for a source most of whose selected games are so).
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -19,11 +24,11 @@ use polars::prelude::*;
 use crate::error::Error;
 use crate::input::{self, InputSource};
 use crate::pgn::bytes::raw_hash;
-use crate::pgn::framer::Batch;
+use crate::pgn::framer::{Batch, Truncation};
 use crate::pipeline;
 use crate::read::query::{Statement, Tables};
 use crate::read::source::Data;
-use crate::sink::output::FileOutput;
+use crate::sink::output::{self, FileOutput};
 use crate::sink::schema::games;
 
 /// What `pgnlake export` was asked to do.
@@ -52,7 +57,8 @@ pub struct ExportSummary {
     pub sources_read: usize,
     pub bytes_read: u64,
     /// One line per source that could not be read as the import read it
-    /// (missing, changed, unreadable); its games were not written.
+    /// (missing, changed, unreadable) and per selected game not written
+    /// (or per source, with their count, when most of its are not).
     pub problems: Vec<String>,
 }
 
@@ -63,14 +69,22 @@ type Import = String;
 struct Selected {
     source: String,
     offset: u64,
+    line: u64,
     raw_hash: u64,
 }
+
+/// A source with more than this many selected games not written, and more
+/// than half of them, no longer lines up with its import: one line for it.
+const GAME_LINES: usize = 10;
 
 /// Runs `export`: nothing is written when the query fails, returns no
 /// `game_id`, or names a game the tables do not have.
 pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
     let data = Data::open(&options.data)?;
     let selection = select(options, &data)?;
+    // Opened before the sources are read: an unwritable OUT fails at once.
+    let path = &options.output;
+    let output = FileOutput::create(path).map_err(Error::write(path))?;
     let mut summary = ExportSummary {
         selected: selection.len() as u64,
         ..ExportSummary::default()
@@ -95,22 +109,29 @@ pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
         }
     }
     let mut wanted: HashMap<(u32, u64), u64> = HashMap::new();
+    let mut lines: HashMap<(u32, u64), u64> = HashMap::new();
     for game in &selection {
         if let Some(&source) = source_of.get(game.source.as_str()) {
             wanted.insert((source, game.offset), game.raw_hash);
+            lines.insert((source, game.offset), game.line);
         }
     }
     let spill = read_selected(options, &sources, &wanted)?;
     summary.sources_read = sources.len();
     summary.bytes_read = spill.bytes_read;
-    for (source, problem) in &spill.problems {
-        if let Some(source) = sources.get(*source as usize) {
-            summary
-                .problems
-                .push(format!("{}: {problem}", source.display_name()));
-        }
+    summary
+        .problems
+        .extend(not_written(&sources, &lines, &spill));
+    summary.written = write_in_order(options, output, &selection, &source_of, spill)?;
+    // Every game not written has had its line above; should one not have,
+    // the count is said all the same, never a silent success.
+    if summary.written < summary.selected && summary.problems.is_empty() {
+        summary.problems.push(format!(
+            "{} of the {} selected games were not written",
+            summary.selected - summary.written,
+            summary.selected
+        ));
     }
-    summary.written = write_in_order(options, &selection, &source_of, spill)?;
     Ok(summary)
 }
 
@@ -148,12 +169,27 @@ fn select(options: &ExportOptions, data: &Data) -> Result<Vec<Selected>, Error> 
         col(id_name),
         col(games::SOURCE.name),
         col(games::OFFSET.name),
+        col(games::LINE.name),
         col(games::RAW_HASH.name),
     ];
     if data.is_lake() {
         columns.push(col(import_name));
     }
     let on: Vec<Expr> = keys.iter().map(|k| col(*k)).collect();
+    let chosen = integer_ids(chosen, id_name).map_err(usage)?;
+    let table_ids = games
+        .clone()
+        .select([col(id_name)])
+        .collect_schema()
+        .map_err(|e| usage(e.to_string()))?;
+    if let Some(dtype) = table_ids.get(id_name)
+        && !dtype.is_integer()
+    {
+        return Err(Error::Usage(format!(
+            "{}: the games table's `{id_name}` column is {dtype}, not an integer",
+            data.table_path(&games::TABLE).display()
+        )));
+    }
     let cast = |f: LazyFrame| f.with_column(col(id_name).cast(DataType::Int64));
     let joined = cast(chosen.lazy())
         .join(
@@ -166,6 +202,47 @@ fn select(options: &ExportOptions, data: &Data) -> Result<Vec<Selected>, Error> 
         .collect()
         .map_err(|e| usage(e.to_string()))?;
     selected_rows(&joined, data.is_lake()).map_err(usage)
+}
+
+/// The query's `game_id` column as 64-bit integers: integers as they are, a
+/// float only when every value is a whole number (`1.0`); a fraction
+/// (`0.5`), a value out of range or another type is an error naming the
+/// column, never truncated to a game.
+fn integer_ids(mut frame: DataFrame, name: &str) -> Result<DataFrame, String> {
+    let column = frame.column(name).map_err(|e| e.to_string())?;
+    let dtype = column.dtype().clone();
+    let ids = if dtype.is_integer() || dtype == DataType::Null {
+        column.cast(&DataType::Int64).map_err(|e| e.to_string())?
+    } else if dtype.is_float() {
+        let floats = column.cast(&DataType::Float64).map_err(|e| e.to_string())?;
+        let floats = floats.f64().map_err(|e| e.to_string())?;
+        // 2^63: the first float past i64's range.
+        let limit = 9_223_372_036_854_775_808.0;
+        let whole = |value: f64| value.fract() == 0.0 && value >= -limit && value < limit;
+        if let Some((row, value)) = floats
+            .iter()
+            .enumerate()
+            .find_map(|(row, value)| value.filter(|&v| !whole(v)).map(|v| (row, v)))
+        {
+            return Err(format!(
+                "the query's `{name}` column holds {value} (row {}), not a game_id: game_ids are whole numbers",
+                row + 1
+            ));
+        }
+        Column::new(
+            name.into(),
+            floats
+                .iter()
+                .map(|value| value.map(|v| v as i64))
+                .collect::<Vec<Option<i64>>>(),
+        )
+    } else {
+        return Err(format!(
+            "the query's `{name}` column is {dtype}, not an integer: select the games' game_id"
+        ));
+    };
+    frame.with_column(ids).map_err(|e| e.to_string())?;
+    Ok(frame)
 }
 
 /// The joined rows as selected games; a game the tables do not have (or
@@ -184,6 +261,10 @@ fn selected_rows(frame: &DataFrame, lake: bool) -> Result<Vec<Selected>, String>
         .cast(&DataType::Int64)
         .map_err(|e| e.to_string())?;
     let offsets = offsets.i64().map_err(|e| e.to_string())?;
+    let lines = column(games::LINE.name)?
+        .cast(&DataType::Int64)
+        .map_err(|e| e.to_string())?;
+    let lines = lines.i64().map_err(|e| e.to_string())?;
     let hashes = column(games::RAW_HASH.name)?
         .cast(&DataType::Int64)
         .map_err(|e| e.to_string())?;
@@ -210,9 +291,16 @@ fn selected_rows(frame: &DataFrame, lake: bool) -> Result<Vec<Selected>, String>
                 None => format!("game_id {id} is not in the games table"),
             });
         };
+        let id = ids.get(row).unwrap_or_default();
+        let offset = u64::try_from(offset)
+            .map_err(|_| format!("game_id {id}: its offset in the games table is {offset}"))?;
         selected.push(Selected {
             source: source.to_owned(),
-            offset: u64::try_from(offset).unwrap_or(0),
+            offset,
+            line: lines
+                .get(row)
+                .and_then(|l| u64::try_from(l).ok())
+                .unwrap_or(0),
             raw_hash: hash as u64,
         });
     }
@@ -259,8 +347,10 @@ struct Spill {
     file: File,
     /// (source, offset) → (position, length) in the file.
     at: HashMap<(u32, u64), (u64, usize)>,
-    /// (source, why), in input order.
-    problems: Vec<(u32, String)>,
+    /// (source, offset) → why the game found there was not written.
+    failed: HashMap<(u32, u64), Failure>,
+    /// Per source read, where it was cut short and why.
+    cuts: HashMap<u32, Truncation>,
     /// Uncompressed bytes of the sources read.
     bytes_read: u64,
 }
@@ -271,16 +361,15 @@ fn read_selected(
     sources: &[InputSource],
     wanted: &HashMap<(u32, u64), u64>,
 ) -> Result<Spill, Error> {
-    let spill_dir = options
-        .output
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty() && options.output != Path::new("-"))
-        .map_or_else(std::env::temp_dir, Path::to_path_buf);
+    // Beside the output file (the file its links end at); for stdout, a
+    // device or a fifo, in the temporary folder.
+    let spill_dir = output::temporary_folder(&options.output).unwrap_or_else(std::env::temp_dir);
     let file = tempfile::tempfile_in(&spill_dir).map_err(Error::write(&spill_dir))?;
     let spill = Spill {
         file,
         at: HashMap::new(),
-        problems: Vec::new(),
+        failed: HashMap::new(),
+        cuts: HashMap::new(),
         bytes_read: 0,
     };
     if sources.is_empty() {
@@ -306,16 +395,22 @@ fn read_selected(
     for (index, input) in read?.iter().enumerate() {
         spill.bytes_read += input.uncompressed_bytes;
         if let Some(cut) = &input.truncated {
-            spill
-                .problems
-                .push((index as u32, format!("cut short: {cut:?}")));
+            spill.cuts.insert(index as u32, cut.clone());
         }
     }
     Ok(spill)
 }
 
 /// A game read again: its source, offset and clean text (or why not).
-type Cleaned = Vec<(u32, u64, Result<String, String>)>;
+type Cleaned = Vec<(u32, u64, Result<String, Failure>)>;
+
+/// Why a selected game found at its offset was not written.
+enum Failure {
+    /// Its bytes no longer hash to `raw_hash`; its line now.
+    Changed { line: u64 },
+    /// `clean` rejects it (with other options than the import's): why.
+    Rejected(String),
+}
 
 /// The selected games of a batch, checked against the hash the import
 /// recorded and cleaned as `clean` cleans them.
@@ -346,10 +441,7 @@ fn clean_selected(
             out.push((
                 batch.source,
                 raw.offset,
-                Err(format!(
-                    "the game at byte {} (line {}) changed since the import",
-                    raw.offset, raw.line
-                )),
+                Err(Failure::Changed { line: raw.line }),
             ));
             continue;
         }
@@ -366,7 +458,7 @@ fn clean_selected(
         for (offset, text) in
             crate::clean::clean_texts(&chosen, options.fix_results, options.repair)
         {
-            out.push((batch.source, offset, text));
+            out.push((batch.source, offset, text.map_err(Failure::Rejected)));
         }
     }
     out
@@ -395,7 +487,9 @@ impl pipeline::Consumer<Cleaned> for SpillWriter {
                         .insert((source, offset), (self.position, text.len()));
                     self.position += text.len() as u64;
                 }
-                Err(why) => self.spill.problems.push((source, why)),
+                Err(why) => {
+                    self.spill.failed.insert((source, offset), why);
+                }
             }
         }
         Ok(())
@@ -406,16 +500,94 @@ impl pipeline::Consumer<Cleaned> for SpillWriter {
     }
 }
 
+/// The lines for the selected games of the sources read that are not in
+/// the spill file, source by source in input order: one per game, or, for a
+/// source that no longer lines up with its import (more than
+/// [`GAME_LINES`] of its selected games, and more than half, not written),
+/// one line naming it with their count; a source cut short says so first.
+fn not_written(
+    sources: &[InputSource],
+    lines: &HashMap<(u32, u64), u64>,
+    spill: &Spill,
+) -> Vec<String> {
+    let mut selected: Vec<Vec<u64>> = vec![Vec::new(); sources.len()];
+    for &(source, offset) in lines.keys() {
+        if let Some(offsets) = selected.get_mut(source as usize) {
+            offsets.push(offset);
+        }
+    }
+    let mut problems = Vec::new();
+    for (index, (source, offsets)) in sources.iter().zip(&mut selected).enumerate() {
+        let index = index as u32;
+        let name = source.display_name();
+        let cut = spill.cuts.get(&index);
+        if let Some(cut) = cut {
+            problems.push(format!(
+                "{name}: cut short after {} bytes: {}",
+                cut.offset, cut.cause
+            ));
+        }
+        offsets.sort_unstable();
+        let missing: Vec<u64> = offsets
+            .iter()
+            .copied()
+            .filter(|&offset| !spill.at.contains_key(&(index, offset)))
+            .collect();
+        let Some(&first) = missing.first() else {
+            continue;
+        };
+        let line = |offset: u64| lines.get(&(index, offset)).copied().unwrap_or(0);
+        if missing.len() > GAME_LINES && missing.len() * 2 > offsets.len() {
+            let why = match cut {
+                Some(_) => "",
+                None => {
+                    "changed since the import (its games are no longer where the import found \
+                     them, or no longer the same): "
+                }
+            };
+            problems.push(format!(
+                "{name}: {why}{} of the {} games selected from it were not written (the first at \
+                 byte {first}, line {} as imported)",
+                missing.len(),
+                offsets.len(),
+                line(first),
+            ));
+            continue;
+        }
+        for offset in missing {
+            let why = match spill.failed.get(&(index, offset)) {
+                Some(Failure::Changed { line }) => {
+                    format!("the game at byte {offset} (line {line}) changed since the import")
+                }
+                Some(Failure::Rejected(why)) => format!(
+                    "the game at byte {offset} (line {}) is rejected: {why}",
+                    line(offset)
+                ),
+                None if cut.is_some_and(|cut| offset >= cut.offset) => format!(
+                    "the game at byte {offset} (line {} as imported) is past the cut",
+                    line(offset)
+                ),
+                None => format!(
+                    "no game starts at byte {offset} (line {} as imported) any more: changed since the import",
+                    line(offset)
+                ),
+            };
+            problems.push(format!("{name}: {why}; not written"));
+        }
+    }
+    problems
+}
+
 /// Copies the games from the spill file to the output, in the query's
 /// order; games not read are left out (their sources were reported).
 fn write_in_order(
     options: &ExportOptions,
+    mut output: FileOutput,
     selection: &[Selected],
     source_of: &HashMap<&str, u32>,
     mut spill: Spill,
 ) -> Result<u64, Error> {
     let path = &options.output;
-    let mut output = FileOutput::create(path).map_err(Error::write(path))?;
     let mut written = 0;
     let mut text = Vec::new();
     for game in selection {

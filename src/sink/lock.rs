@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 /// A held output lock; released when dropped.
 #[derive(Debug)]
 pub(crate) struct OutputLock {
-    _file: File,
+    /// None for an output written through (a device, a fifo): no lock
+    /// file is made beside it.
+    _file: Option<File>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +38,7 @@ impl OutputLock {
                 source: e,
             })?;
         match file.try_lock() {
-            Ok(()) => Ok(OutputLock { _file: file }),
+            Ok(()) => Ok(OutputLock { _file: Some(file) }),
             Err(TryLockError::WouldBlock) => Err(LockError::Busy(path.to_path_buf())),
             Err(TryLockError::Error(e)) => Err(LockError::Io {
                 path: path.to_path_buf(),
@@ -50,8 +52,14 @@ impl OutputLock {
         Self::acquire(&dir.join(".pgnlake.lock"))
     }
 
-    /// The lock of an output file: `.NAME.lock` beside it.
+    /// The lock of an output file: `.NAME.lock` beside it (beside the file
+    /// its links end at; none for a device or fifo, which is written
+    /// through, not renamed over).
     pub(crate) fn for_file(path: &Path) -> Result<OutputLock, LockError> {
+        let path = match crate::sink::output::lock_target(path) {
+            Some(target) => target,
+            None => return Ok(OutputLock { _file: None }),
+        };
         let name = path
             .file_name()
             .map_or_else(|| "out".into(), |n| n.to_string_lossy().into_owned());

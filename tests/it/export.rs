@@ -214,3 +214,126 @@ fn bad_queries_write_nothing_and_changed_or_missing_sources_are_one_line_each() 
     );
     assert_eq!(games_of(&written).len(), 5);
 }
+
+/// A copy of `name` in `dir`, imported into `dir/tables`.
+fn copied_and_imported(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+    let copy = dir.join(name);
+    std::fs::copy(sample(name), &copy).unwrap();
+    let tables = imported(dir, std::slice::from_ref(&copy));
+    (copy, tables)
+}
+
+#[test]
+fn a_source_shifted_by_a_byte_keeping_its_size_is_one_line_with_the_count_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, tables) = copied_and_imported(dir.path(), "lichess-2025-05-30games.pgn");
+    let games = crate::lake::query_rows(&tables, "SELECT count(*) FROM games");
+    assert_eq!(games, ["30"]);
+    // A newline before the first game, the last byte dropped: the same
+    // size, every game one byte later.
+    let bytes = std::fs::read(&source).unwrap();
+    let mut shifted = b"\n".to_vec();
+    shifted.extend_from_slice(&bytes[..bytes.len() - 1]);
+    std::fs::write(&source, &shifted).unwrap();
+    let file = dir.path().join("out.pgn");
+    let (output, written) = export(&tables, "SELECT game_id FROM games", &file, &[]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    assert_eq!(written, "");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 1, "{stderr}");
+    assert!(
+        lines[0].contains("lichess-2025-05-30games.pgn: changed since the import")
+            && lines[0].contains("30 of the 30 games selected from it were not written"),
+        "{stderr}"
+    );
+    // Without -q the summary says 0 of 30, after the line, still exit 1.
+    let (data, out) = (text(&tables), text(&file));
+    let sql = "SELECT game_id FROM games";
+    let output = pgnlake(&["export", "--data", &data, "-e", sql, "-o", &out]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("exported 0 of 30 selected games"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn each_game_not_written_after_a_byte_changed_in_two_games_has_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let (source, tables) = copied_and_imported(dir.path(), "lichess-2025-05-30games.pgn");
+    let places = crate::lake::query_rows(
+        &tables,
+        "SELECT game_id, \"offset\", line FROM games ORDER BY game_id",
+    );
+    assert_eq!(places.len(), 30);
+    let place = |row: &str| -> (usize, String) {
+        let fields: Vec<&str> = row.split(" | ").collect();
+        (fields[1].parse().unwrap(), fields[2].to_owned())
+    };
+    let name = text(&source);
+    let mut bytes = std::fs::read(&source).unwrap();
+    let mut want = Vec::new();
+    // The 5th game: one byte of its first tag (`[Event` → `[Evenu`): it
+    // no longer hashes to its raw_hash.
+    let (offset, line) = place(&places[4]);
+    assert_eq!(&bytes[offset..offset + 6], b"[Event");
+    bytes[offset + 5] = b'u';
+    want.push(format!(
+        "{name}: the game at byte {offset} (line {line}) changed since the import; not written"
+    ));
+    // The 20th game: the newline before it a space, so that it runs on as
+    // the 19th game's text: the 19th changed, and no game starts where the
+    // 20th did (before, the 20th was left out without a word).
+    let (before, before_line) = place(&places[18]);
+    let (offset, line) = place(&places[19]);
+    assert_eq!(&bytes[offset - 1..offset + 6], b"\n[Event");
+    bytes[offset - 1] = b' ';
+    want.push(format!(
+        "{name}: the game at byte {before} (line {before_line}) changed since the import; not written"
+    ));
+    want.push(format!(
+        "{name}: no game starts at byte {offset} (line {line} as imported) any more: changed since the import; not written"
+    ));
+    assert_eq!(
+        bytes.len() as u64,
+        std::fs::metadata(&source).unwrap().len()
+    );
+    std::fs::write(&source, &bytes).unwrap();
+    let file = dir.path().join("out.pgn");
+    let (output, written) = export(&tables, "SELECT game_id FROM games", &file, &[]);
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(|l| l.trim_start_matches("pgnlake: "))
+        .collect();
+    assert_eq!(lines, want, "{stderr}");
+    assert_eq!(games_of(&written).len(), 27);
+}
+
+#[test]
+fn a_game_id_that_is_not_a_whole_number_is_an_error_naming_the_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, tables) = copied_and_imported(dir.path(), "openings.pgn");
+    let file = dir.path().join("out.pgn");
+    for (sql, says) in [
+        ("SELECT 0.5 AS game_id", "0.5"),
+        ("SELECT game_id + 0.5 AS game_id FROM games", "`game_id`"),
+        ("SELECT 'x' AS game_id", "`game_id`"),
+    ] {
+        let (output, _) = export(&tables, sql, &file, &[]);
+        let message = common::usage_error(&output);
+        assert!(
+            message.contains(says) && message.contains("not"),
+            "{sql}: {message}"
+        );
+        assert!(!file.exists(), "{sql}");
+    }
+    // Whole numbers as floats are the games they name.
+    let sql = "SELECT CAST(game_id AS DOUBLE) AS game_id FROM games";
+    let (output, written) = export(&tables, sql, &file, &[]);
+    ok(output);
+    assert_eq!(games_of(&written).len(), 6);
+}

@@ -23,6 +23,7 @@ mod material_oracle;
 mod moves;
 mod openings;
 mod outcomes;
+mod outputs;
 mod properties;
 mod query;
 mod repair;
