@@ -7,6 +7,7 @@ pub mod export;
 pub mod import;
 pub mod lake;
 pub mod merge;
+mod panic;
 pub mod query;
 pub mod report;
 pub mod schema;
@@ -18,6 +19,8 @@ use crate::cli::{Cli, Command};
 use crate::error::Error;
 use crate::interrupt;
 use crate::sink::summary::InputSummary;
+
+pub use panic::install_hook as install_panic_hook;
 
 /// How a command ended. `main` turns it into the exit code.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,8 +88,35 @@ pub(crate) fn print_stdout(text: &str) -> Result<(), Error> {
 }
 
 /// Runs the chosen subcommand: prints a failure as one line on stderr and
-/// returns how it ended.
+/// returns how it ended. A panic (a bug, here or in polars) is such a
+/// failure too: see [`install_panic_hook`].
 pub fn run(cli: Cli) -> ExitStatus {
+    let what = command_name(&cli.command);
+    panic::catch(what, || run_command(cli)).unwrap_or_else(|line| {
+        interrupt::remove_temporaries();
+        eprintln!("pgnlake: {line}");
+        interrupt::finished();
+        ExitStatus::Error
+    })
+}
+
+/// The subcommand's name, for the line that reports a panic.
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::Import(_) => "import",
+        Command::Explore(_) => "explore",
+        Command::Clean(_) => "clean",
+        Command::Export(_) => "export",
+        Command::Query(_) => "query",
+        Command::Merge(_) => "merge",
+        Command::Report(_) => "report",
+        Command::Unwinnable(_) => "unwinnable",
+        Command::Schema(_) => "schema",
+        Command::Lake(_) => "lake",
+    }
+}
+
+fn run_command(cli: Cli) -> ExitStatus {
     let reads_games = matches!(
         cli.command,
         Command::Import(_) | Command::Clean(_) | Command::Merge(_) | Command::Export(_)
@@ -97,11 +127,11 @@ pub fn run(cli: Cli) -> ExitStatus {
     }
     // Commands that change files on disk stop cleanly on SIGINT/SIGTERM:
     // their temporaries removed, exit 130 (a lake's compaction too).
-    if reads_games || matches!(cli.command, Command::Lake(_)) {
-        if let Err(message) = interrupt::install() {
-            eprintln!("pgnlake: {message}");
-            return ExitStatus::Error;
-        }
+    if (reads_games || matches!(cli.command, Command::Lake(_)))
+        && let Err(message) = interrupt::install()
+    {
+        eprintln!("pgnlake: {message}");
+        return ExitStatus::Error;
     }
     let result = match cli.command {
         Command::Import(args) => import::run(args),
@@ -135,6 +165,15 @@ fn failure(error: &Error) -> ExitStatus {
         Error::Interrupted(_) => {
             eprintln!("pgnlake: {error}");
             ExitStatus::Interrupted
+        }
+        // A thread of the run panicked: its message, which the panic hook
+        // recorded instead of printing, goes on the line.
+        Error::Panicked(_) => {
+            match panic::latest() {
+                Some(panic) => eprintln!("pgnlake: {}: {panic}", one_line(error)),
+                None => eprintln!("pgnlake: {}", one_line(error)),
+            }
+            ExitStatus::Error
         }
         error => {
             eprintln!("pgnlake: {}", one_line(error));

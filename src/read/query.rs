@@ -211,12 +211,33 @@ impl Tables {
         })
     }
 
-    /// Runs one statement; `place` names it in errors.
+    /// Runs one statement; `place` names it in errors. Its
+    /// `read_parquet('PATH')` table functions read PATH as pgnlake reads a
+    /// table (see [`outside_reads`]).
     pub fn run(&mut self, statement: &Statement, place: &str) -> Result<DataFrame, QueryError> {
-        self.context
-            .execute(&statement.sql)
+        let (sql, reads) = outside_reads(&statement.sql);
+        let mut registered = Vec::with_capacity(reads.len());
+        let mut result = Ok(());
+        for (name, path) in reads {
+            match super::source::scan_file_or_glob(&path) {
+                Ok(frame) => {
+                    self.context.register(&name, frame);
+                    registered.push(name);
+                }
+                Err(e) => {
+                    result = Err(e);
+                    break;
+                }
+            }
+        }
+        let result = result
+            .and_then(|()| self.context.execute(&sql))
             .and_then(LazyFrame::collect)
-            .map_err(|e| self.sql_error(place, &e))
+            .map_err(|e| self.sql_error(place, &e));
+        for name in &registered {
+            self.context.unregister(name);
+        }
+        result
     }
 
     fn sql_error(&self, place: &str, error: &PolarsError) -> QueryError {
@@ -234,6 +255,88 @@ impl Tables {
             message: first_line(&message).to_owned(),
         }
     }
+}
+
+/// The table a statement's `read_parquet('PATH')` is replaced by (`N`
+/// counts them in the statement).
+const OUTSIDE_READ: &str = "__pgnlake_read_parquet_";
+
+/// A statement's `read_parquet('PATH')` table functions, each replaced by
+/// a table of its own, returned with its PATH: polars' own
+/// `read_parquet` takes `key=value` folders anywhere on the path as Hive
+/// columns, and guessing their types panics in this build (no date
+/// types); pgnlake reads the file, or a glob's files, as they are, with
+/// no column from the path. Calls in strings, quoted names and comments
+/// are left alone, as are calls of another form (polars reports them).
+fn outside_reads(sql: &str) -> (String, Vec<(String, String)>) {
+    let mut out = String::with_capacity(sql.len());
+    let mut reads = Vec::new();
+    let mut rest = sql;
+    while let Some(c) = rest.chars().next() {
+        let skipped = match c {
+            '\'' | '"' => quoted(rest, c),
+            '-' if rest.starts_with("--") => rest.find('\n').unwrap_or(rest.len()),
+            '/' if rest.starts_with("/*") => rest[2..].find("*/").map_or(rest.len(), |i| i + 4),
+            c if c.is_ascii_alphabetic() || c == '_' => {
+                let word = rest
+                    .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
+                    .unwrap_or(rest.len());
+                if let Some((path, length)) = read_parquet_call(rest, word) {
+                    let name = format!("{OUTSIDE_READ}{}", reads.len() + 1);
+                    out.push_str(&name);
+                    reads.push((name, path));
+                    rest = &rest[length..];
+                    continue;
+                }
+                word
+            }
+            c => c.len_utf8(),
+        };
+        out.push_str(&rest[..skipped]);
+        rest = &rest[skipped..];
+    }
+    (out, reads)
+}
+
+/// The length of the quoted string or name at the start of `text` (its
+/// quote doubled inside), to its end if unterminated.
+fn quoted(text: &str, quote: char) -> usize {
+    let mut chars = text.char_indices().skip(1).peekable();
+    while let Some((i, c)) = chars.next() {
+        if c == quote {
+            if chars.peek().map(|&(_, d)| d) == Some(quote) {
+                chars.next();
+            } else {
+                return i + 1;
+            }
+        }
+    }
+    text.len()
+}
+
+/// `read_parquet ( 'PATH' )` at the start of `text`, whose first word is
+/// `word` bytes long: PATH and the call's length.
+fn read_parquet_call(text: &str, word: usize) -> Option<(String, usize)> {
+    if !text[..word].eq_ignore_ascii_case("read_parquet") {
+        return None;
+    }
+    let blank = |s: &str| s.len() - s.trim_start().len();
+    let mut at = word + blank(&text[word..]);
+    at += text[at..].strip_prefix('(').map(|_| 1)?;
+    at += blank(&text[at..]);
+    if !text[at..].starts_with('\'') {
+        return None;
+    }
+    let length = quoted(&text[at..], '\'');
+    let literal = &text[at..at + length];
+    let path = literal
+        .strip_prefix('\'')?
+        .strip_suffix('\'')?
+        .replace("''", "'");
+    at += length;
+    at += blank(&text[at..]);
+    at += text[at..].strip_prefix(')').map(|_| 1)?;
+    Some((path, at))
 }
 
 /// `games.parquet` → `games`; temporary and hidden files are no tables.
@@ -305,6 +408,28 @@ mod tests {
     fn reads_the_engine_line() {
         assert_eq!(engine("-- Q\n-- engine: polars\nSELECT 1"), Some("polars"));
         assert_eq!(engine("-- Q\nSELECT 1 -- engine: polars"), None);
+    }
+
+    #[test]
+    fn read_parquet_calls_become_tables_of_their_own() {
+        let (sql, reads) = outside_reads(
+            "SELECT 'read_parquet(''x'')', \"read_parquet\" -- read_parquet('c')\n\
+             FROM READ_PARQUET ( 'a=1/it''s.parquet' ) AS t JOIN read_parquet('b/*.parquet') \
+             USING (k) /* read_parquet('d') */ JOIN read_parquet('e', hive_partitioning = true)",
+        );
+        assert_eq!(
+            sql,
+            "SELECT 'read_parquet(''x'')', \"read_parquet\" -- read_parquet('c')\n\
+             FROM __pgnlake_read_parquet_1 AS t JOIN __pgnlake_read_parquet_2 \
+             USING (k) /* read_parquet('d') */ JOIN read_parquet('e', hive_partitioning = true)"
+        );
+        let paths: Vec<&str> = reads.iter().map(|(_, path)| path.as_str()).collect();
+        assert_eq!(paths, ["a=1/it's.parquet", "b/*.parquet"]);
+        assert_eq!(outside_reads("SELECT 'open").0, "SELECT 'open");
+        assert_eq!(
+            outside_reads("SELECT é FROM read_parquet(").0,
+            "SELECT é FROM read_parquet("
+        );
     }
 
     #[test]

@@ -88,7 +88,7 @@ impl Data {
     /// `table` as one lazy frame: in a lake the union of its imports' files
     /// with the import's name as column `import`. None: no file.
     pub(crate) fn scan(&self, table: &Table) -> Result<Option<LazyFrame>, ScanError> {
-        scan_files(&self.dir, self.files(table), self.lake)
+        scan_files(&self.dir, table, self.files(table), self.lake)
     }
 
     /// The summaries of the imports read.
@@ -102,23 +102,42 @@ impl Data {
 /// a lake's `import=NAME` is added by pgnlake itself, so no path segment
 /// ever becomes a column.
 pub(crate) fn scan_file(path: &Path) -> PolarsResult<LazyFrame> {
-    let source = PlRefPath::try_from_path(path)?;
-    let args = ScanArgsParquet {
+    LazyFrame::scan_parquet(PlRefPath::try_from_path(path)?, without_hive())
+}
+
+/// What a query's `read_parquet('PATH')` reads: a Parquet file, a folder
+/// of them or a glob's, and, as in [`scan_file`], no column from the path.
+pub(crate) fn scan_file_or_glob(path: &str) -> PolarsResult<LazyFrame> {
+    LazyFrame::scan_parquet(PlRefPath::new(path), without_hive())
+}
+
+fn without_hive() -> ScanArgsParquet {
+    ScanArgsParquet {
         hive_options: HiveOptions {
             enabled: Some(false),
             ..HiveOptions::default()
         },
         ..ScanArgsParquet::default()
-    };
-    LazyFrame::scan_parquet(source, args)
+    }
 }
 
-/// The files of one table as one lazy frame; with `import_column`, they
+/// The files of `table` as one lazy frame; with `import_column`, they
 /// are a lake's partitions (`DIR/import=NAME/part-0.parquet`), read as
-/// one scan whose Hive partition column `import` (a string, never parsed
-/// as a date or number) polars takes from the paths after `dir`.
+/// one scan whose column `import` (a string, never parsed as a date or
+/// number) polars takes from the paths as a Hive partition column.
+///
+/// polars reads `key=value` folders anywhere on a file's path as Hive
+/// columns (it starts at the path's first byte, whatever
+/// `hive_start_idx` says), so that such folders above the table's (a
+/// lake under `year=2024/`) are named in the Hive schema too, then
+/// dropped: no column comes from them. Where a folder's key is one of the
+/// table's columns (or `import`, or twice on the path) its value would
+/// replace the column's: then the files are read without Hive columns
+/// and `import` is taken from each file's path (slower: a string per
+/// row).
 pub(crate) fn scan_files(
     dir: &Path,
+    table: &Table,
     files: Vec<(String, PathBuf)>,
     import_column: bool,
 ) -> Result<Option<LazyFrame>, ScanError> {
@@ -143,19 +162,93 @@ pub(crate) fn scan_files(
         .map(|(_, path)| PlRefPath::try_from_path(path))
         .collect::<PolarsResult<Vec<_>>>()
         .map_err(|e| error(dir, &e))?;
-    let hive_schema =
-        Schema::from_iter([Field::new(lake::PARTITION_COLUMN.into(), DataType::String)]);
+    let above = hive_keys(table_dir);
+    if above.is_empty() {
+        return scan_hive(paths, &[]).map(Some).map_err(|e| error(dir, &e));
+    }
+    let is_column =
+        |key: &String| key == lake::PARTITION_COLUMN || table.columns.iter().any(|c| c.name == key);
+    let repeated = (1..above.len()).any(|i| above[..i].contains(&above[i]));
+    let frame = match above.iter().any(is_column) || repeated {
+        true => scan_naming_imports_by_path(paths, table_dir),
+        false => scan_hive(paths, &above),
+    };
+    // The table's columns, then `import`: none from the folders above.
+    let columns: Vec<Expr> = table
+        .columns
+        .iter()
+        .map(|c| col(c.name))
+        .chain([col(lake::PARTITION_COLUMN)])
+        .collect();
+    frame
+        .map(|frame| Some(frame.select(columns)))
+        .map_err(|e| error(dir, &e))
+}
+
+/// The keys of the folders on `path` that polars reads as Hive
+/// partitions (`key=value`: one `=`, no `*` in the value).
+fn hive_keys(path: &Path) -> Vec<String> {
+    path.components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(name) => name.to_str(),
+            _ => None,
+        })
+        .filter_map(|name| {
+            let (key, value) = name.split_once('=')?;
+            (!value.contains(['=', '*'])).then(|| key.to_owned())
+        })
+        .collect()
+}
+
+/// A lake's files as one Hive scan: `import`, and the `keys` of the
+/// folders above the table's, as string columns.
+fn scan_hive(paths: Vec<PlRefPath>, keys: &[String]) -> PolarsResult<LazyFrame> {
+    let hive_schema = [lake::PARTITION_COLUMN]
+        .into_iter()
+        .chain(keys.iter().map(String::as_str))
+        .map(|key| Field::new(key.into(), DataType::String));
     let args = ScanArgsParquet {
         hive_options: HiveOptions {
             enabled: Some(true),
-            hive_start_idx: table_dir.as_os_str().len(),
-            schema: Some(Arc::new(hive_schema)),
+            hive_start_idx: 0,
+            schema: Some(Arc::new(Schema::from_iter(hive_schema))),
             try_parse_dates: false,
         },
         glob: false,
         ..ScanArgsParquet::default()
     };
     LazyFrame::scan_parquet_files(paths.into_iter().collect(), args)
-        .map(Some)
-        .map_err(|e| error(dir, &e))
+}
+
+/// A lake's files as one scan without Hive columns, `import` the name in
+/// each file's path after `TABLE_DIR/import=`.
+fn scan_naming_imports_by_path(paths: Vec<PlRefPath>, table_dir: &Path) -> PolarsResult<LazyFrame> {
+    const FILE: &str = "__pgnlake_file";
+    let prefix = table_dir.join(format!("{}=", lake::PARTITION_COLUMN));
+    let args = ScanArgsParquet {
+        include_file_paths: Some(FILE.into()),
+        glob: false,
+        ..without_hive()
+    };
+    let name = col(FILE)
+        .str()
+        .strip_prefix(lit(prefix.to_string_lossy().into_owned()))
+        .str()
+        .extract(lit(r"^[^/\\]*"), 0);
+    Ok(
+        LazyFrame::scan_parquet_files(paths.into_iter().collect(), args)?
+            .with_column(name.alias(lake::PARTITION_COLUMN)),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hive_keys_are_the_folders_polars_reads_as_partitions() {
+        let path = Path::new("/data/year=2024/a=b=c/glob=x*/=v/month=05/./lake/games");
+        assert_eq!(hive_keys(path), ["year", "", "month"]);
+        assert!(hive_keys(Path::new("/tmp/lake/games")).is_empty());
+    }
 }

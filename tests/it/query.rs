@@ -28,10 +28,13 @@ fn data() -> &'static Path {
         .path()
 }
 
+/// The binary, as a user runs it: without `RUST_BACKTRACE`, which asks
+/// for Rust's own report of a panic beside pgnlake's one line.
 fn pgnlake(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pgnlake"))
         .args(args)
         .current_dir(manifest())
+        .env_remove("RUST_BACKTRACE")
         .output()
         .unwrap_or_else(|e| panic!("pgnlake: {e}"))
 }
@@ -516,4 +519,162 @@ fn script_from_stdin() {
         .unwrap_or_else(|e| panic!("{e}"));
     let output = child.wait_with_output().unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(stdout(&output), "longest\n136\n");
+}
+
+/// `pgnlake ARGS` that succeeds quietly: its stdout.
+fn quiet_ok(args: &[&str]) -> String {
+    let output = pgnlake(args);
+    let out = stdout(&output);
+    assert!(output.stderr.is_empty(), "{args:?}: {output:?}");
+    out
+}
+
+fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// A lake at `lake` of two imports (`a`, with moves, and `b`) and one
+/// merged from two shards (`m`, the shards beside the lake), compacted.
+fn lake_of_three(lake: &Path) -> String {
+    let sample = |name: &str| text(&common::sample(name));
+    let (lake_text, parent) = (text(lake), lake.parent().unwrap_or(lake));
+    let (one, two) = (text(&parent.join("s1")), text(&parent.join("s2")));
+    let games = sample("lichess-2025-05-30games.pgn");
+    for args in [
+        vec![
+            "import",
+            &sample("openings.pgn"),
+            "--into",
+            &lake_text,
+            "--name",
+            "a",
+            "--moves",
+        ],
+        vec![
+            "import",
+            &sample("results.pgn"),
+            "--into",
+            &lake_text,
+            "--name",
+            "b",
+        ],
+        vec!["import", &games, "--shard", "1/2", "--out", &one],
+        vec!["import", &games, "--shard", "2/2", "--out", &two],
+        vec!["merge", &one, &two, "--into", &lake_text, "--name", "m"],
+    ] {
+        quiet_ok(&[args.as_slice(), &["--quiet"]].concat());
+    }
+    let compacted = pgnlake(&["lake", &lake_text, "--compact"]);
+    stdout(&compacted);
+    lake_text
+}
+
+/// Issue 54, 6: polars' Hive reader took `key=value` folders from the
+/// whole path, so that a lake under `year=2024/` imported and compacted,
+/// then every reader failed ("path contains column not present in the
+/// given Hive schema: year"). Each reader of such a lake (query, explore,
+/// export, report; merge --into and compaction made it) answers as the
+/// same lake elsewhere, with no column from the folders above it.
+#[test]
+fn a_lake_under_folders_named_like_hive_partitions_reads_as_any_lake() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let plain = lake_of_three(&dir.path().join("plain").join("lake"));
+    let hive = lake_of_three(&dir.path().join("year=2024").join("month=05").join("lake"));
+    let read = |lake: &str, what: &str| -> Vec<String> {
+        let query = |sql: &str| quiet_ok(&["query", "--data", lake, "--format", "csv", "-e", sql]);
+        let out = dir.path().join(format!("{what}.pgn"));
+        let exported = "SELECT import, game_id FROM games ORDER BY import, game_id";
+        quiet_ok(&[
+            "export",
+            "--data",
+            lake,
+            "-e",
+            exported,
+            "-o",
+            &text(&out),
+            "-q",
+        ]);
+        let report = dir.path().join(format!("{what}.html"));
+        stdout(&pgnlake(&["report", "--data", lake, "-o", &text(&report)]));
+        vec![
+            query("SELECT import, COUNT(*) AS games FROM games GROUP BY import ORDER BY import"),
+            query("SELECT * FROM games ORDER BY import, game_id LIMIT 3"),
+            query("SELECT import, COUNT(*) AS moves FROM moves GROUP BY import ORDER BY import"),
+            query(
+                "SELECT import, SUM(games) AS games FROM openings GROUP BY import ORDER BY import",
+            ),
+            quiet_ok(&["explore", "--data", lake, "e4", "--format", "json"]),
+            std::fs::read_to_string(&out).unwrap_or_else(|e| panic!("{e}")),
+        ]
+    };
+    let (expected, got) = (read(&plain, "plain"), read(&hive, "hive"));
+    assert_eq!(
+        expected[0], "import,games\na,6\nb,23\nm,30\n",
+        "the games of each import"
+    );
+    // The games' own `year` and `month`, not the folders' 2024 and 05.
+    assert!(got[1].contains(",2001,2001-03-01,"), "{}", got[1]);
+    let header = got[1].lines().next().unwrap_or_default();
+    let declared = pgnlake::sink::schema::games::TABLE
+        .columns
+        .iter()
+        .map(|c| c.name);
+    let columns: Vec<&str> = declared.chain(["import"]).collect();
+    assert_eq!(header, columns.join(","));
+    assert_eq!(got, expected);
+}
+
+/// Issue 54, 6: a query's `read_parquet` of a lake's partition or of a
+/// glob over the partitions panicked in polars (guessing the type of
+/// `import=a`; exit 101 and a backtrace). They read the files as they
+/// are: the table's columns, no column from the path, every row.
+#[test]
+fn read_parquet_of_paths_with_equals_signs_reads_the_files_as_they_are() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lake_path = dir.path().join("lake");
+    let lake = text(&lake_path);
+    for (input, name) in [("openings.pgn", "a"), ("results.pgn", "b")] {
+        let input = text(&common::sample(input));
+        quiet_ok(&["import", &input, "--into", &lake, "--name", name, "--quiet"]);
+    }
+    let query = |sql: &str| {
+        let output = pgnlake(&["query", "--data", &lake, "--format", "csv", "-e", sql]);
+        assert_eq!(output.status.code(), Some(0), "{sql}: {output:?}");
+        assert!(output.stderr.is_empty(), "{sql}: {output:?}");
+        stdout(&output)
+    };
+    let games = |from: &str| query(&format!("SELECT COUNT(*) AS n FROM {from}"));
+    assert_eq!(games("games WHERE import = 'a'"), "n\n6\n");
+    assert_eq!(games("games"), "n\n29\n");
+    let partition = format!("read_parquet('{lake}/games/import=a/part-0.parquet')");
+    assert_eq!(games(&partition), "n\n6\n");
+    let glob = format!("read_parquet('{lake}/games/*/*.parquet')");
+    assert_eq!(games(&glob), "n\n29\n");
+    assert_eq!(
+        games(&format!("{glob} AS g WHERE g.game_id >= 0")),
+        "n\n29\n"
+    );
+    let columns = query(&format!("SELECT * FROM {partition} LIMIT 0"));
+    let declared: Vec<&str> = pgnlake::sink::schema::games::TABLE
+        .columns
+        .iter()
+        .map(|c| c.name)
+        .collect();
+    assert_eq!(columns.trim_end(), declared.join(","));
+}
+
+/// A panic inside polars (here its SQL's `COLUMNS` with a regex that does
+/// not compile, unwrapped in polars-sql 0.55) ends the run as any
+/// failure: exit 2, one line, no backtrace.
+#[test]
+fn a_panic_in_polars_is_one_line_and_exit_2() {
+    let line = error(&query(&["-e", "SELECT COLUMNS('(') FROM games"]));
+    assert!(
+        line.starts_with("pgnlake: internal error in query: ") || line.starts_with("pgnlake: -e:"),
+        "{line}"
+    );
+    assert!(
+        !line.contains("panicked") && !line.contains("RUST_BACKTRACE"),
+        "{line}"
+    );
 }
