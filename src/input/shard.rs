@@ -24,6 +24,7 @@ use super::{Compression, InputSource};
 
 /// `K/N`: this run is shard K (1-based) of N.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Shard {
     pub index: u32,
     pub count: u32,

@@ -191,6 +191,7 @@ impl CommentLog {
 /// Values read from the comments of a run's accepted games, for the
 /// summary: sums that add up over batches and shards.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct AnnotationCounts {
     pub clocks: u64,
     pub move_times: u64,

@@ -64,6 +64,7 @@ pub struct RawGame {
 
 /// Where and why an input ended before its end.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Truncation {
     /// Uncompressed bytes read before the cut.
     pub offset: u64,

@@ -213,7 +213,7 @@ impl Tables {
 
     /// Runs one statement; `place` names it in errors. Its
     /// `read_parquet('PATH')` table functions read PATH as pgnlake reads a
-    /// table (see [`outside_reads`]).
+    /// table (see `outside_reads`).
     pub fn run(&mut self, statement: &Statement, place: &str) -> Result<DataFrame, QueryError> {
         let (sql, reads) = outside_reads(&statement.sql);
         let mut registered = Vec::with_capacity(reads.len());

@@ -23,6 +23,7 @@ pub(crate) type CanMate = ByColor<Option<bool>>;
 
 /// How many side-positions were answered which way, summed over a run.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct UnwinnableCounts {
     /// A helpmate was found (or the final position is the side's mate).
     pub winnable: u64,

@@ -17,14 +17,20 @@ use crate::stats::RunCounts;
 pub struct InputSummary {
     pub path: String,
     /// Size on disk (compressed), null for stdin.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub bytes: Option<u64>,
     /// Uncompressed bytes read.
     pub uncompressed_bytes: u64,
     pub games: u64,
     /// Set when the input was cut short: a read or decompression error, or
     /// a last game that breaks off. The games before the cut are counted.
+    #[serde(deserialize_with = "Option::deserialize")]
     pub truncated: Option<crate::pgn::framer::Truncation>,
-    /// A shard's part of the input (`--shard`); absent for a whole input.
+    /// A shard's part of the input (`--shard`); absent for a whole input
+    /// (the one field, with `shard` and `merged_shards`, whose absence
+    /// means something: every other field is required, an `Option` too,
+    /// through `deserialize_with`, which turns serde's implicit default
+    /// for a missing `Option` off).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub part: Option<InputPart>,
 }
@@ -36,7 +42,9 @@ pub struct InputSummary {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InputPart {
+    #[serde(deserialize_with = "Option::deserialize")]
     pub start: Option<u64>,
+    #[serde(deserialize_with = "Option::deserialize")]
     pub end: Option<u64>,
 }
 
@@ -116,7 +124,6 @@ pub struct Options {
     /// `--unwinnable-nodes`: the dead-position search's budget.
     pub unwinnable_nodes: u64,
     /// `--repair`: rejected games were read again through repair.
-    #[serde(default)]
     pub repair: bool,
 }
 
@@ -194,15 +201,14 @@ pub struct Summary {
     /// times, evaluations) and those that did not parse (left null); with
     /// `--moves` only: without it an import reads only the comments the
     /// games columns need (the last few of each game).
+    #[serde(deserialize_with = "Option::deserialize")]
     pub annotations: Option<AnnotationCounts>,
     /// Who can still checkmate in the final positions (standard rules):
     /// answers per side, and those left null (undetermined, not asked).
     pub unwinnability: UnwinnableCounts,
     /// `--repair`: accepted games that needed it (counted in `accepted`),
     /// and its repairs by kind (a game may need several).
-    #[serde(default)]
     pub repaired: u64,
-    #[serde(default)]
     pub repairs: BTreeMap<String, u64>,
     pub elapsed_seconds: f64,
     pub games_per_second: f64,
@@ -212,6 +218,7 @@ pub struct Summary {
     /// Inputs cut short (see `inputs[].truncated`).
     pub truncated_inputs: u64,
     /// Peak resident memory of the run, in bytes (Linux; null elsewhere).
+    #[serde(deserialize_with = "Option::deserialize")]
     pub peak_rss_bytes: Option<u64>,
     /// `--shard K/N`: this run imported one shard of its inputs.
     #[serde(default, skip_serializing_if = "Option::is_none")]

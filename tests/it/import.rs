@@ -1044,3 +1044,129 @@ fn impossible_fen_rights_are_dropped_and_marked() {
         .count();
     assert_eq!(repaired, 2);
 }
+
+/// The paths of every struct field of a summary (`a`, `a.b`, `inputs.0.c`):
+/// the maps of counts by name (reasons, states, tables…) hold data, not
+/// fields, and are left whole.
+fn summary_fields(value: &serde_json::Value, at: &str, out: &mut Vec<String>) {
+    const MAPS: [&str; 5] = [
+        "rejected_by_reason",
+        "end_states",
+        "result_checks",
+        "repairs",
+        "tables",
+    ];
+    match value {
+        serde_json::Value::Object(fields) => {
+            for (name, inner) in fields {
+                let path = if at.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{at}.{name}")
+                };
+                out.push(path.clone());
+                if !MAPS.contains(&name.as_str()) {
+                    summary_fields(inner, &path, out);
+                }
+            }
+        }
+        serde_json::Value::Array(items) => {
+            if let Some(first) = items.first() {
+                summary_fields(first, &format!("{at}.0"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `value` with the field at `path` removed (`None`) or an unknown field
+/// added beside it (`Some`).
+fn edited(value: &serde_json::Value, path: &str, added: Option<&str>) -> serde_json::Value {
+    let mut value = value.clone();
+    let (parent, name) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut at = &mut value;
+    for step in parent.split('.').filter(|s| !s.is_empty()) {
+        at = match step.parse::<usize>() {
+            Ok(i) => &mut at[i],
+            Err(_) => &mut at[step],
+        };
+    }
+    let object = at.as_object_mut().unwrap();
+    match added {
+        None => {
+            object.remove(name);
+        }
+        Some(unknown) => {
+            object.insert(unknown.to_owned(), serde_json::Value::from(1));
+        }
+    }
+    value
+}
+
+#[test]
+fn a_summary_missing_any_field_or_with_an_unknown_one_is_refused_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let input = sample("openings.pgn");
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["import", "--quiet", "--moves", "--out"])
+        .arg(&out)
+        .arg(&input)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let path = out.join("summary.json");
+    let original: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let mut fields = Vec::new();
+    summary_fields(&original, "", &mut fields);
+    assert!(fields.len() > 40, "{fields:?}");
+    let read = |value: &serde_json::Value, what: &str| {
+        std::fs::write(&path, value.to_string()).unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+            .args(["explore", "--data"])
+            .arg(&out)
+            .arg("e4")
+            .output()
+            .unwrap();
+        assert_eq!(output.status.code(), Some(2), "{what}: {output:?}");
+        common::usage_error(&output)
+    };
+    for field in &fields {
+        let name = field.rsplit('.').next().unwrap();
+        let line = read(&edited(&original, field, None), field);
+        assert!(
+            line.contains(&format!("missing field `{name}`")),
+            "{field}: {line}"
+        );
+    }
+    // An unknown field at every level of structs.
+    let mut parents: Vec<&str> = fields
+        .iter()
+        .filter_map(|f| f.rsplit_once('.').map(|(parent, _)| parent))
+        .collect();
+    parents.push("");
+    parents.sort();
+    parents.dedup();
+    for parent in parents.into_iter().filter(|p| {
+        !p.split('.').any(|s| {
+            [
+                "rejected_by_reason",
+                "end_states",
+                "result_checks",
+                "repairs",
+                "tables",
+            ]
+            .contains(&s)
+        })
+    }) {
+        let beside = if parent.is_empty() {
+            "games_read".to_owned()
+        } else {
+            format!("{parent}.x")
+        };
+        let line = read(&edited(&original, &beside, Some("surplus")), &beside);
+        assert!(line.contains("unknown field `surplus`"), "{parent}: {line}");
+    }
+    std::fs::write(&path, original.to_string()).unwrap();
+}
