@@ -42,9 +42,15 @@ pub fn run(args: LakeArgs) -> Result<ExitStatus, Error> {
         }
         return Ok(ExitStatus::Success);
     }
-    // Read as every reader does: a commit a killed run left is finished
-    // when the lake can be written, and a read-only lake is listed as it is.
-    let _lock = lake::LakeLock::for_reading(&args.lake);
+    // A lake command: what killed runs left is finished or cleared first
+    // (a lake this user cannot write is listed as it is), then the lake is
+    // read as every reader reads it.
+    if let Err(e) = lake::recover(&args.lake)
+        && !e.is_read_only()
+    {
+        return Err(e.into());
+    }
+    let _lock = lake::read_lock(&args.lake);
     let partitions = lake::listed(&args.lake)?;
     let covered = lake::covered(&args.lake)?;
     let mut out = String::from(

@@ -16,18 +16,20 @@
 //! 5. `_staging/NAME` (and with it the replaced partitions) is deleted.
 //!
 //! Before step 2 a killed run leaves only its staging folder, which the
-//! next run of the same name replaces; from step 2 on, [`recover`] redoes
+//! next run of the same name replaces; from step 2 on, recovery redoes
 //! steps 3 to 5 (every lake command calls it first).
 
-use std::ffi::CString;
 use std::fs;
-use std::io;
-use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::compact::{self, LAYOUT_DIR};
+use super::compact;
+use super::journal::{
+    COMMIT_FILE, COMMIT_ID_FILE, OLD_DIR, PARTS_DIR, REMOVED_SUFFIX, finish_commit,
+    move_partitions, remove_lock_file,
+};
 use super::lock::LakeLock;
 use super::record;
+use super::recovery::{recover, recover_held, recover_one};
 use super::verify;
 use super::{
     Compatibility, IMPORTS_DIR, LakeError, STAGING_DIR, io_error, listed, partition_dir,
@@ -36,18 +38,6 @@ use super::{
 use crate::sink::lock::OutputLock;
 use crate::sink::schema;
 use crate::sink::summary::{SUMMARY_FILE, Summary};
-
-/// The file that marks a staging folder as committing, holding its id.
-const COMMIT_FILE: &str = "COMMIT";
-/// The id of the commit that wrote a partition folder.
-const COMMIT_ID_FILE: &str = "_commit";
-/// Where a staging folder keeps its tables' partition folders.
-const PARTS_DIR: &str = "_parts";
-/// Where a replacing commit puts the replaced import's tables that it
-/// did not write, until its staging folder is deleted.
-const OLD_DIR: &str = "_old";
-/// Suffix of a removed import's folder in `_staging/` until it is deleted.
-const REMOVED_SUFFIX: &str = ".removed";
 
 /// An import on its way into a lake: written into its staging folder,
 /// then committed.
@@ -59,8 +49,27 @@ pub struct LakeImport {
     replace: bool,
     /// `_staging/.NAME.lock`, held from the start of the import to the end
     /// of its commit: a second run of the same name is refused, and
-    /// [`recover`] leaves the staging folder alone.
-    lock: OutputLock,
+    /// recovery leaves the staging folder alone.
+    _lock: OutputLock,
+    /// Set once committed: dropped before, the import's staging folder
+    /// goes (see the `Drop`).
+    committed: bool,
+}
+
+/// An import that failed before its commit record leaves the lake as it
+/// was and nothing in `_staging/` (a kill leaves it to the next command);
+/// one past its record is finished by the next command.
+impl Drop for LakeImport {
+    fn drop(&mut self) {
+        let past_record = record::read_id(&self.staging.join(COMMIT_FILE)).is_some();
+        if !self.committed && !past_record {
+            // Best effort: the next command on the lake clears what stays.
+            let _ = fs::remove_dir_all(&self.staging);
+        }
+        if self.committed || !past_record {
+            remove_lock_file(&self.staging);
+        }
+    }
 }
 
 impl LakeImport {
@@ -87,6 +96,15 @@ impl LakeImport {
         recover(lake)?;
         // A killed run of this name: finished, or cleared, before this one.
         recover_one(lake, name, &staging)?;
+        // From here on, a refusal drops the import: its lock file goes.
+        let import = LakeImport {
+            lake: lake.to_path_buf(),
+            name: name.to_owned(),
+            staging,
+            replace,
+            _lock: lock,
+            committed: false,
+        };
         if summary_path(lake, name).is_file() && !replace {
             return Err(LakeError::Exists {
                 lake: lake.to_path_buf(),
@@ -103,13 +121,7 @@ impl LakeImport {
                 });
             }
         }
-        Ok(LakeImport {
-            lake: lake.to_path_buf(),
-            name: name.to_owned(),
-            staging,
-            replace,
-            lock,
-        })
+        Ok(import)
     }
 
     /// The folder to import into (as `--out`).
@@ -151,12 +163,12 @@ impl LakeImport {
     /// Moves the finished import into the lake (see the module's steps).
     /// Partitions of tables this import did not write (`moves` without
     /// `--moves`) are removed on `--replace`.
-    pub fn commit(self) -> Result<(), LakeError> {
+    pub fn commit(mut self) -> Result<(), LakeError> {
         // Another run of the same name may have committed meanwhile.
         if !self.replace && summary_path(&self.lake, &self.name).is_file() {
             return Err(LakeError::Exists {
-                lake: self.lake,
-                name: self.name,
+                lake: self.lake.clone(),
+                name: self.name.clone(),
             });
         }
         let lock = LakeLock::exclusive(&self.lake)?;
@@ -194,170 +206,14 @@ impl LakeImport {
         }
         record::sync_tree(&self.staging)?;
         record::write(&self.staging.join(COMMIT_FILE), &id)?;
-        finish(&self.lake, &self.name, &self.staging, &id).map_err(|e| LakeError::Unfinished {
-            lake: self.lake.clone(),
-            source: Box::new(e),
+        finish_commit(&self.lake, &self.name, &self.staging, &id).map_err(|e| {
+            LakeError::Unfinished {
+                lake: self.lake.clone(),
+                source: Box::new(e),
+            }
         })?;
-        remove_lock_file(&self.staging);
-        drop(self.lock);
+        self.committed = true;
         Ok(())
-    }
-}
-
-/// The id of the commit that wrote the partition folder `dir`.
-pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
-    record::read_id(&dir.join(COMMIT_ID_FILE))
-}
-
-/// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
-/// each step is skipped when done, so this finishes a commit that a killed
-/// run left half-way.
-fn finish(lake: &Path, name: &str, staging: &Path, id: &str) -> Result<(), LakeError> {
-    let parts = staging.join(PARTS_DIR);
-    let old = staging.join(OLD_DIR);
-    fs::create_dir_all(&old).map_err(io_error(&old))?;
-    for table in schema::TABLES {
-        let target = partition_dir(lake, table, name);
-        let part = parts.join(table.name);
-        let staged = commit_id_of(&part).as_deref() == Some(id);
-        if staged {
-            let table_dir = lake.join(table.name);
-            fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
-            if target.exists() {
-                exchange(&part, &target).map_err(io_error(&target))?;
-            } else {
-                fs::rename(&part, &target).map_err(io_error(&target))?;
-            }
-            record::sync_parent(&target)?;
-            record::step();
-        } else if target.exists() && commit_id_of(&target).as_deref() != Some(id) {
-            // The replaced import's table that this one did not write.
-            fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
-            record::sync_parent(&target)?;
-            record::step();
-        }
-    }
-    let staged_summary = staging.join(SUMMARY_FILE);
-    if staged_summary.is_file() {
-        let summary = summary_path(lake, name);
-        fs::rename(&staged_summary, &summary).map_err(io_error(&summary))?;
-        record::sync_parent(&summary)?;
-        record::step();
-    }
-    fs::remove_dir_all(staging).map_err(io_error(staging))
-}
-
-/// Finishes what killed runs left in `lake`: commits that reached their
-/// `COMMIT` file are completed, imports killed before it are cleared,
-/// removals and compactions are completed. Staging folders of runs still
-/// going (locked) are left alone.
-pub fn recover(lake: &Path) -> Result<(), LakeError> {
-    if !lake.join(STAGING_DIR).is_dir() {
-        return Ok(());
-    }
-    let lock = LakeLock::exclusive(lake)?;
-    recover_held(lake, &lock)
-}
-
-/// [`recover`], the lake's lock held.
-pub(super) fn recover_held(lake: &Path, lock: &LakeLock) -> Result<(), LakeError> {
-    let staging = lake.join(STAGING_DIR);
-    compact::recover_layout(lake, lock)?;
-    let Ok(entries) = fs::read_dir(&staging) else {
-        return Ok(());
-    };
-    let (mut dirs, files): (Vec<PathBuf>, Vec<PathBuf>) = entries
-        .flatten()
-        .map(|e| e.path())
-        .partition(|p| p.is_dir());
-    dirs.sort();
-    // Lock files of runs that died before making their staging folder
-    // (not the lake's own lock, held now).
-    for file in files.into_iter().filter(|f| !LakeLock::is_lock_file(f)) {
-        let staging = file
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.strip_prefix('.')?.strip_suffix(".lock"))
-            .map(|name| file.with_file_name(name));
-        if let Some(staging) = staging
-            && !staging.exists()
-            && OutputLock::for_file(&staging).is_ok()
-        {
-            remove_lock_file(&staging);
-        }
-    }
-    for dir in dirs {
-        let Some(file_name) = dir.file_name().and_then(|n| n.to_str()).map(str::to_owned) else {
-            continue;
-        };
-        if file_name == LAYOUT_DIR {
-            continue;
-        }
-        if let Some(name) = file_name.strip_suffix(REMOVED_SUFFIX) {
-            // Partitions a killed removal left behind go too, unless the
-            // name has been imported again since.
-            if !summary_path(lake, name).is_file() {
-                move_partitions(lake, name, &dir)?;
-            }
-            fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
-            continue;
-        }
-        // A run holding the lock is importing or committing it now.
-        let Ok(_lock) = OutputLock::for_file(&dir) else {
-            continue;
-        };
-        recover_one(lake, &file_name, &dir)?;
-        remove_lock_file(&dir);
-    }
-    Ok(())
-}
-
-/// The staging folder of import `name`, its run gone: its commit finished
-/// if it reached its `COMMIT` file, else the folder removed.
-fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(), LakeError> {
-    if !staging.exists() {
-        return Ok(());
-    }
-    // A `COMMIT` that is missing, empty or damaged is no commit.
-    match record::read_id(&staging.join(COMMIT_FILE)) {
-        Some(id) => finish(lake, name, staging, &id),
-        None => fs::remove_dir_all(staging).map_err(io_error(staging)),
-    }
-}
-
-/// The lock file of a staging folder, once its work is done (it is only
-/// ever created again by the next run of that name).
-pub(super) fn remove_lock_file(staging: &Path) {
-    if let Some(name) = staging.file_name() {
-        let mut file = std::ffi::OsString::from(".");
-        file.push(name);
-        file.push(".lock");
-        let _ = fs::remove_file(staging.with_file_name(file));
-    }
-}
-
-/// Swaps two folders in one step (Linux `renameat2` with
-/// `RENAME_EXCHANGE`): a reader sees one or the other, never neither.
-pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
-    let c = |p: &Path| {
-        CString::new(p.as_os_str().as_bytes())
-            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
-    };
-    let (a, b) = (c(a)?, c(b)?);
-    // SAFETY: both are NUL-terminated paths that live across the call.
-    let done = unsafe {
-        libc::renameat2(
-            libc::AT_FDCWD,
-            a.as_ptr(),
-            libc::AT_FDCWD,
-            b.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
-    if done == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
     }
 }
 
@@ -389,37 +245,4 @@ pub fn remove(lake: &Path, name: &str) -> Result<bool, LakeError> {
     move_partitions(lake, name, &trash)?;
     fs::remove_dir_all(&trash).map_err(io_error(&trash))?;
     Ok(true)
-}
-
-/// Moves every partition folder of import `name` into `trash`.
-fn move_partitions(lake: &Path, name: &str, trash: &Path) -> Result<(), LakeError> {
-    for table in schema::TABLES {
-        let dir = partition_dir(lake, table, name);
-        if dir.exists() {
-            let to = trash.join(table.name);
-            if to.exists() {
-                fs::remove_dir_all(&to).map_err(io_error(&to))?;
-            }
-            fs::rename(&dir, &to).map_err(io_error(&dir))?;
-            record::step();
-        }
-    }
-    Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn exchange_swaps_two_folders() {
-        let dir = tempfile::tempdir().unwrap();
-        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
-        fs::create_dir(&a).unwrap();
-        fs::create_dir(&b).unwrap();
-        fs::write(a.join("x"), "from a").unwrap();
-        exchange(&a, &b).unwrap();
-        assert_eq!(fs::read_to_string(b.join("x")).unwrap(), "from a");
-        assert!(!a.join("x").exists());
-    }
 }

@@ -24,73 +24,21 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use super::commit::{self, recover_held};
+use super::journal::{
+    ARCHIVE_DIR, COMMIT_FILE, COMPACTED, COVERED_FILE, LAYOUT_DIR, LAYOUT_ID_FILE,
+    aggregate_tables, commit_id_of, covered, finish_swap, partitions_in, remove_lock_file,
+};
 use super::lock::LakeLock;
 use super::record;
+use super::recovery::recover_held;
 use super::{LakeError, PART_FILE, PARTITION_COLUMN, STAGING_DIR, io_error, partitions};
 use crate::sink::lock::OutputLock;
-use crate::sink::schema::{self, Table};
+use crate::sink::schema::Table;
 
-/// The compacted partition's name (`import=_compacted`): no import can
-/// have it, as import names do not start with `_`.
-pub const COMPACTED: &str = "_compacted";
-/// `LAKE/_compacted/`: the compacted imports' names and own partitions.
-const ARCHIVE_DIR: &str = "_compacted";
-/// The compacted imports' names, a JSON list, in [`ARCHIVE_DIR`].
-const COVERED_FILE: &str = "imports.json";
-/// The journal of a swap of table folders, in `_staging/`.
-pub(super) const LAYOUT_DIR: &str = "_layout";
-/// In a swapped-in table folder: the id of the swap that put it there.
-const LAYOUT_ID_FILE: &str = "_layout";
 /// Where a compaction writes its sums, in `_staging/`.
 const WORK_DIR: &str = "_compact";
 /// In the work folder: the inputs' hard links, laid out as in the lake.
 const INPUTS_DIR: &str = "inputs";
-/// Marks a journal complete, holding its id.
-const COMMIT_FILE: &str = "COMMIT";
-
-fn aggregate_tables() -> impl Iterator<Item = &'static Table> {
-    schema::TABLES.into_iter().filter(|t| t.is_aggregate())
-}
-
-/// The imports whose statistics are in the compacted partition.
-pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
-    read_covered(lake).map_err(|(path, source)| LakeError::Io { path, source })
-}
-
-/// [`covered`], its error the file and the cause.
-pub(super) fn read_covered(lake: &Path) -> Result<Vec<String>, (PathBuf, std::io::Error)> {
-    let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
-    match fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| (path, std::io::Error::other(e))),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(source) => Err((path, source)),
-    }
-}
-
-/// The partition folders of `dir` (a table's folder): (name, folder).
-fn partitions_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, LakeError> {
-    let entries = match fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(source) => {
-            return Err(LakeError::Io {
-                path: dir.to_path_buf(),
-                source,
-            });
-        }
-    };
-    let prefix = format!("{PARTITION_COLUMN}=");
-    let mut found: Vec<(String, PathBuf)> = entries
-        .flatten()
-        .filter_map(|e| {
-            let name = e.file_name().to_str()?.strip_prefix(&prefix)?.to_owned();
-            e.path().is_dir().then(|| (name, e.path()))
-        })
-        .collect();
-    found.sort();
-    Ok(found)
-}
 
 /// A folder of hard links to the files of `from` (a partition folder).
 fn link_dir(from: &Path, to: &Path) -> Result<(), LakeError> {
@@ -143,69 +91,6 @@ fn swap_tables(lake: &Path, plan: Vec<TablePlan>, covered: &[String]) -> Result<
         lake: lake.to_path_buf(),
         source: Box::new(e),
     })
-}
-
-/// The swaps of the journal `id` not yet done, then the compacted
-/// imports' list, then the partitions kept for imports no longer covered
-/// are deleted, and the journal (holding the folders swapped out).
-fn finish_swap(lake: &Path, journal: &Path, id: &str) -> Result<(), LakeError> {
-    for table in aggregate_tables() {
-        let (staged, target) = (journal.join(table.name), lake.join(table.name));
-        let done = record::read_id(&target.join(LAYOUT_ID_FILE)).as_deref() == Some(id);
-        if done || !staged.is_dir() {
-            continue;
-        }
-        if target.exists() {
-            commit::exchange(&staged, &target).map_err(io_error(&target))?;
-        } else {
-            fs::rename(&staged, &target).map_err(io_error(&target))?;
-        }
-        record::sync_parent(&target)?;
-        record::step();
-    }
-    let list = journal.join(COVERED_FILE);
-    if list.is_file() {
-        let archive = lake.join(ARCHIVE_DIR);
-        fs::create_dir_all(&archive).map_err(io_error(&archive))?;
-        let to = archive.join(COVERED_FILE);
-        fs::rename(&list, &to).map_err(io_error(&to))?;
-        record::sync_parent(&to)?;
-        record::step();
-    }
-    drop_uncovered(lake)?;
-    fs::remove_dir_all(journal).map_err(io_error(journal))
-}
-
-/// Deletes the kept partitions of imports that are not compacted (any
-/// more, or not yet: a compaction killed before its `COMMIT`).
-fn drop_uncovered(lake: &Path) -> Result<(), LakeError> {
-    let archive = lake.join(ARCHIVE_DIR);
-    if !archive.is_dir() {
-        return Ok(());
-    }
-    let covered = covered(lake)?;
-    for table in aggregate_tables() {
-        for (name, dir) in partitions_in(&archive.join(table.name))? {
-            if !covered.contains(&name) {
-                fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// Finishes the swap a killed run left journalled, or clears it if it was
-/// killed before its `COMMIT`. The lake's lock is held.
-pub(super) fn recover_layout(lake: &Path, _lock: &LakeLock) -> Result<(), LakeError> {
-    let journal = lake.join(STAGING_DIR).join(LAYOUT_DIR);
-    if journal.exists() {
-        // A `COMMIT` that is missing, empty or damaged is no commit.
-        match record::read_id(&journal.join(COMMIT_FILE)) {
-            Some(id) => return finish_swap(lake, &journal, &id),
-            None => fs::remove_dir_all(&journal).map_err(io_error(&journal))?,
-        }
-    }
-    drop_uncovered(lake)
 }
 
 /// Before `name` is removed or replaced: if it is compacted, every
@@ -273,7 +158,7 @@ impl Compaction {
                 .map(|t| super::partition_dir(lake, t, &partition.name))
                 .collect();
             if dirs.iter().any(|d| d.is_dir()) {
-                commits.push(dirs.iter().map(|d| commit::commit_id_of(d)).collect());
+                commits.push(dirs.iter().map(|d| commit_id_of(d)).collect());
                 imports.push(partition.name);
             }
         }
@@ -320,7 +205,7 @@ impl Compaction {
             fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
         }
         crate::interrupt::unregister(&self.work);
-        commit::remove_lock_file(&self.work);
+        remove_lock_file(&self.work);
         Ok(())
     }
 
@@ -388,7 +273,7 @@ impl Compaction {
         swap_tables(lake, plan, &covered)?;
         fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
         crate::interrupt::unregister(&self.work);
-        commit::remove_lock_file(&self.work);
+        remove_lock_file(&self.work);
         Ok(())
     }
 
@@ -404,7 +289,7 @@ impl Compaction {
         }
         for (name, commits) in self.imports.iter().zip(&self.commits) {
             let now: Vec<Option<String>> = aggregate_tables()
-                .map(|t| commit::commit_id_of(&super::partition_dir(&self.lake, t, name)))
+                .map(|t| commit_id_of(&super::partition_dir(&self.lake, t, name)))
                 .collect();
             if &now != commits || !super::summary_path(&self.lake, name).is_file() {
                 return Err(changed(format!("import {name} was removed or replaced")));

@@ -2,9 +2,10 @@
 //! Every change to a lake's table folders (a commit's renames, a removal,
 //! a compaction's swaps) holds `_staging/.lake.lock` exclusively, for
 //! milliseconds; pgnlake's readers hold it shared while they read, so a
-//! change waits for them and they never find a file gone mid-read.
+//! change waits for them and they never find a file gone mid-read. Taking
+//! a lock changes nothing in the lake.
 
-use std::fs::{self, File, OpenOptions, TryLockError};
+use std::fs::{self, File, OpenOptions};
 use std::path::{Path, PathBuf};
 
 use super::{LakeError, STAGING_DIR, io_error};
@@ -46,28 +47,21 @@ impl LakeLock {
         Ok(LakeLock { _file: file })
     }
 
-    /// The lock to read the lake: shared, after finishing what killed
-    /// runs left half-way when no one else holds the lock (a lake this
-    /// user cannot write is read as it is, unlocked: no one changes it).
-    pub fn for_reading(lake: &Path) -> Option<LakeLock> {
+    /// [`LakeLock::exclusive`] if no one holds the lock now; None if
+    /// someone does, or it cannot be taken (a read-only lake).
+    pub(super) fn try_exclusive(lake: &Path) -> Option<LakeLock> {
+        let file = open_lock_file(&lock_path(lake)).ok()?;
+        file.try_lock().ok()?;
+        Some(LakeLock { _file: file })
+    }
+
+    /// The lock to read the lake, shared: changes wait for it, and it
+    /// changes nothing (`recovery::read_lock` finishes what killed runs
+    /// left before taking it). None: no lock file this user can open.
+    pub(crate) fn shared(lake: &Path) -> Option<LakeLock> {
         let path = lock_path(lake);
-        let Ok(file) = open_lock_file(&path).or_else(|_| File::open(&path)) else {
-            return None;
-        };
-        match file.try_lock() {
-            Ok(()) => {
-                let held = LakeLock { _file: file };
-                // Best effort: a reader that cannot finish a commit reads
-                // the lake's committed imports as they are.
-                let _ = super::commit::recover_held(lake, &held);
-                held._file.lock_shared().ok()?;
-                Some(held)
-            }
-            Err(TryLockError::WouldBlock) => {
-                file.lock_shared().ok()?;
-                Some(LakeLock { _file: file })
-            }
-            Err(TryLockError::Error(_)) => None,
-        }
+        let file = open_lock_file(&path).or_else(|_| File::open(&path)).ok()?;
+        file.lock_shared().ok()?;
+        Some(LakeLock { _file: file })
     }
 }

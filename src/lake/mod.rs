@@ -12,17 +12,21 @@
 
 mod commit;
 mod compact;
+mod journal;
 mod lock;
 mod record;
+mod recovery;
 mod verify;
 
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-pub use commit::{LakeImport, recover, remove};
-pub use compact::{COMPACTED, Compaction, covered};
+pub use commit::{LakeImport, remove};
+pub use compact::Compaction;
+pub use journal::{COMPACTED, covered};
 pub use lock::LakeLock;
+pub use recovery::{read_lock, recover};
 
 use crate::sink::schema::{self, Table};
 use crate::sink::summary::{Summary, SummaryError};
@@ -111,7 +115,7 @@ pub struct Partition {
 /// skips a listed import's rows silently.
 pub fn partitions(lake: &Path) -> Result<Vec<Partition>, SummaryError> {
     let listed = listed(lake)?;
-    let covered = compact::read_covered(lake).map_err(|(path, source)| SummaryError::Io {
+    let covered = journal::read_covered(lake).map_err(|(path, source)| SummaryError::Io {
         path: path.display().to_string(),
         source,
     })?;
@@ -307,6 +311,17 @@ pub enum LakeError {
     Damaged { path: PathBuf, what: String },
     #[error(transparent)]
     Summary(#[from] SummaryError),
+}
+
+impl LakeError {
+    /// The lake cannot be written by this user (a read-only file system,
+    /// or no permission): readers read it as it is.
+    pub fn is_read_only(&self) -> bool {
+        matches!(self, LakeError::Io { source, .. } if matches!(
+            source.kind(),
+            io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
+        ))
+    }
 }
 
 fn io_error(path: &Path) -> impl Fn(io::Error) -> LakeError + '_ {

@@ -6,8 +6,10 @@
 //! at any point leaves either no record or the whole one, and a record that
 //! does not parse (damaged by hand) is no record.
 
+use std::ffi::CString;
 use std::fs;
 use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -101,6 +103,31 @@ pub(super) fn sync_tree(dir: &Path) -> Result<(), LakeError> {
     sync_dir(dir)
 }
 
+/// Swaps two folders in one step (Linux `renameat2` with
+/// `RENAME_EXCHANGE`): a reader sees one or the other, never neither.
+pub(super) fn exchange(a: &Path, b: &Path) -> io::Result<()> {
+    let c = |p: &Path| {
+        CString::new(p.as_os_str().as_bytes())
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    };
+    let (a, b) = (c(a)?, c(b)?);
+    // SAFETY: both are NUL-terminated paths that live across the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
 /// Steps of the lake's changes this process has done: after each rename
 /// of a commit, removal or compaction, and between creating and writing
 /// each record.
@@ -153,6 +180,18 @@ mod tests {
             .map(|e| e.unwrap().file_name())
             .collect();
         assert_eq!(names, ["COMMIT"]);
+    }
+
+    #[test]
+    fn exchange_swaps_two_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = (dir.path().join("a"), dir.path().join("b"));
+        fs::create_dir(&a).unwrap();
+        fs::create_dir(&b).unwrap();
+        fs::write(a.join("x"), "from a").unwrap();
+        exchange(&a, &b).unwrap();
+        assert_eq!(fs::read_to_string(b.join("x")).unwrap(), "from a");
+        assert!(!a.join("x").exists());
     }
 
     #[test]

@@ -45,7 +45,7 @@ impl Data {
             _lock: None,
         };
         if data.lake {
-            data._lock = lake::LakeLock::for_reading(dir).map(Arc::new);
+            data._lock = lake::read_lock(dir).map(Arc::new);
             for partition in lake::partitions(dir)? {
                 data.imports.push(partition.name);
                 data.summaries.push(partition.summary);

@@ -1,0 +1,212 @@
+//! Lake, the journals' last steps: what a commit of an import and a swap of
+//! the statistics tables' folders do once their `COMMIT` record is written,
+//! each step skipped when done, so that the run that wrote the record and
+//! the recovery of a killed one (see `recovery`) finish it the same way.
+//! Also the names both journals are written under.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::record;
+use super::{LakeError, PARTITION_COLUMN, io_error, partition_dir, summary_path};
+use crate::sink::schema::{self, Table};
+use crate::sink::summary::SUMMARY_FILE;
+
+/// The file that marks a staging folder as committing, holding its id.
+pub(super) const COMMIT_FILE: &str = "COMMIT";
+
+/// The id of the commit that wrote a partition folder.
+pub(super) const COMMIT_ID_FILE: &str = "_commit";
+
+/// Where a staging folder keeps its tables' partition folders.
+pub(super) const PARTS_DIR: &str = "_parts";
+
+/// Where a replacing commit puts the replaced import's tables that it
+/// did not write, until its staging folder is deleted.
+pub(super) const OLD_DIR: &str = "_old";
+
+/// Suffix of a removed import's folder in `_staging/` until it is deleted.
+pub(super) const REMOVED_SUFFIX: &str = ".removed";
+
+/// The compacted partition's name (`import=_compacted`): no import can
+/// have it, as import names do not start with `_`.
+pub const COMPACTED: &str = "_compacted";
+
+/// `LAKE/_compacted/`: the compacted imports' names and own partitions.
+pub(super) const ARCHIVE_DIR: &str = "_compacted";
+
+/// The compacted imports' names, a JSON list, in [`ARCHIVE_DIR`].
+pub(super) const COVERED_FILE: &str = "imports.json";
+
+/// The journal of a swap of table folders, in `_staging/`.
+pub(super) const LAYOUT_DIR: &str = "_layout";
+
+/// In a swapped-in table folder: the id of the swap that put it there.
+pub(super) const LAYOUT_ID_FILE: &str = "_layout";
+
+/// The id of the commit that wrote the partition folder `dir`.
+pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
+    record::read_id(&dir.join(COMMIT_ID_FILE))
+}
+
+/// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
+/// each step is skipped when done, so this finishes a commit that a killed
+/// run left half-way.
+pub(super) fn finish_commit(
+    lake: &Path,
+    name: &str,
+    staging: &Path,
+    id: &str,
+) -> Result<(), LakeError> {
+    let parts = staging.join(PARTS_DIR);
+    let old = staging.join(OLD_DIR);
+    fs::create_dir_all(&old).map_err(io_error(&old))?;
+    for table in schema::TABLES {
+        let target = partition_dir(lake, table, name);
+        let part = parts.join(table.name);
+        let staged = commit_id_of(&part).as_deref() == Some(id);
+        if staged {
+            let table_dir = lake.join(table.name);
+            fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
+            if target.exists() {
+                record::exchange(&part, &target).map_err(io_error(&target))?;
+            } else {
+                fs::rename(&part, &target).map_err(io_error(&target))?;
+            }
+            record::sync_parent(&target)?;
+            record::step();
+        } else if target.exists() && commit_id_of(&target).as_deref() != Some(id) {
+            // The replaced import's table that this one did not write.
+            fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
+            record::sync_parent(&target)?;
+            record::step();
+        }
+    }
+    let staged_summary = staging.join(SUMMARY_FILE);
+    if staged_summary.is_file() {
+        let summary = summary_path(lake, name);
+        fs::rename(&staged_summary, &summary).map_err(io_error(&summary))?;
+        record::sync_parent(&summary)?;
+        record::step();
+    }
+    fs::remove_dir_all(staging).map_err(io_error(staging))
+}
+
+/// Moves every partition folder of import `name` into `trash`.
+pub(super) fn move_partitions(lake: &Path, name: &str, trash: &Path) -> Result<(), LakeError> {
+    for table in schema::TABLES {
+        let dir = partition_dir(lake, table, name);
+        if dir.exists() {
+            let to = trash.join(table.name);
+            if to.exists() {
+                fs::remove_dir_all(&to).map_err(io_error(&to))?;
+            }
+            fs::rename(&dir, &to).map_err(io_error(&dir))?;
+            record::step();
+        }
+    }
+    Ok(())
+}
+
+/// The lock file of a staging folder, once its work is done (it is only
+/// ever created again by the next run of that name).
+pub(super) fn remove_lock_file(staging: &Path) {
+    if let Some(name) = staging.file_name() {
+        let mut file = std::ffi::OsString::from(".");
+        file.push(name);
+        file.push(".lock");
+        let _ = fs::remove_file(staging.with_file_name(file));
+    }
+}
+
+pub(super) fn aggregate_tables() -> impl Iterator<Item = &'static Table> {
+    schema::TABLES.into_iter().filter(|t| t.is_aggregate())
+}
+
+/// The imports whose statistics are in the compacted partition.
+pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
+    read_covered(lake).map_err(|(path, source)| LakeError::Io { path, source })
+}
+
+/// [`covered`], its error the file and the cause.
+pub(super) fn read_covered(lake: &Path) -> Result<Vec<String>, (PathBuf, std::io::Error)> {
+    let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
+    match fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text).map_err(|e| (path, std::io::Error::other(e))),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(source) => Err((path, source)),
+    }
+}
+
+/// The partition folders of `dir` (a table's folder): (name, folder).
+pub(super) fn partitions_in(dir: &Path) -> Result<Vec<(String, PathBuf)>, LakeError> {
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(LakeError::Io {
+                path: dir.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let prefix = format!("{PARTITION_COLUMN}=");
+    let mut found: Vec<(String, PathBuf)> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name().to_str()?.strip_prefix(&prefix)?.to_owned();
+            e.path().is_dir().then(|| (name, e.path()))
+        })
+        .collect();
+    found.sort();
+    Ok(found)
+}
+
+/// The swaps of the journal `id` not yet done, then the compacted
+/// imports' list, then the partitions kept for imports no longer covered
+/// are deleted, and the journal (holding the folders swapped out).
+pub(super) fn finish_swap(lake: &Path, journal: &Path, id: &str) -> Result<(), LakeError> {
+    for table in aggregate_tables() {
+        let (staged, target) = (journal.join(table.name), lake.join(table.name));
+        let done = record::read_id(&target.join(LAYOUT_ID_FILE)).as_deref() == Some(id);
+        if done || !staged.is_dir() {
+            continue;
+        }
+        if target.exists() {
+            record::exchange(&staged, &target).map_err(io_error(&target))?;
+        } else {
+            fs::rename(&staged, &target).map_err(io_error(&target))?;
+        }
+        record::sync_parent(&target)?;
+        record::step();
+    }
+    let list = journal.join(COVERED_FILE);
+    if list.is_file() {
+        let archive = lake.join(ARCHIVE_DIR);
+        fs::create_dir_all(&archive).map_err(io_error(&archive))?;
+        let to = archive.join(COVERED_FILE);
+        fs::rename(&list, &to).map_err(io_error(&to))?;
+        record::sync_parent(&to)?;
+        record::step();
+    }
+    drop_uncovered(lake)?;
+    fs::remove_dir_all(journal).map_err(io_error(journal))
+}
+
+/// Deletes the kept partitions of imports that are not compacted (any
+/// more, or not yet: a compaction killed before its `COMMIT`).
+pub(super) fn drop_uncovered(lake: &Path) -> Result<(), LakeError> {
+    let archive = lake.join(ARCHIVE_DIR);
+    if !archive.is_dir() {
+        return Ok(());
+    }
+    let covered = covered(lake)?;
+    for table in aggregate_tables() {
+        for (name, dir) in partitions_in(&archive.join(table.name))? {
+            if !covered.contains(&name) {
+                fs::remove_dir_all(&dir).map_err(io_error(&dir))?;
+            }
+        }
+    }
+    Ok(())
+}
