@@ -678,3 +678,25 @@ fn a_panic_in_polars_is_one_line_and_exit_2() {
         "{line}"
     );
 }
+
+/// Regression: polars rewrites `COUNT(*)` over a `UNION ALL` with a cast
+/// to a 128-bit integer, which failed ("casting from UInt32 to UInt128 not
+/// supported") until polars' `dtype-u128` was enabled.
+#[test]
+fn a_count_over_a_union_all_is_answered() {
+    let games = common::stdout_of(&query(&[
+        "--format",
+        "csv",
+        "-e",
+        "SELECT COUNT(*) AS n FROM games",
+    ]));
+    let twice = common::stdout_of(&query(&[
+        "--format",
+        "csv",
+        "-e",
+        "SELECT COUNT(*) AS n FROM (SELECT game_id FROM games UNION ALL SELECT game_id FROM games)",
+    ]));
+    let n = |csv: &str| -> u64 { csv.lines().nth(1).unwrap().trim().parse().unwrap() };
+    assert!(n(&games) > 100, "{games}");
+    assert_eq!(n(&twice), 2 * n(&games), "{twice}");
+}
