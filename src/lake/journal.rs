@@ -68,13 +68,7 @@ pub(super) fn finish_commit(
         if staged {
             let table_dir = lake.join(table.name);
             fs::create_dir_all(&table_dir).map_err(io_error(&table_dir))?;
-            if target.exists() {
-                record::exchange(&part, &target).map_err(io_error(&target))?;
-            } else {
-                fs::rename(&part, &target).map_err(io_error(&target))?;
-            }
-            record::sync_parent(&target)?;
-            record::step();
+            put_in_place(&part, &target)?;
         } else if target.exists() && commit_id_of(&target).as_deref() != Some(id) {
             // The replaced import's table that this one did not write.
             fs::rename(&target, old.join(table.name)).map_err(io_error(&target))?;
@@ -172,13 +166,7 @@ pub(super) fn finish_swap(lake: &Path, journal: &Path, id: &str) -> Result<(), L
         if done || !staged.is_dir() {
             continue;
         }
-        if target.exists() {
-            record::exchange(&staged, &target).map_err(io_error(&target))?;
-        } else {
-            fs::rename(&staged, &target).map_err(io_error(&target))?;
-        }
-        record::sync_parent(&target)?;
-        record::step();
+        put_in_place(&staged, &target)?;
     }
     let list = journal.join(COVERED_FILE);
     if list.is_file() {
@@ -208,5 +196,19 @@ pub(super) fn drop_uncovered(lake: &Path) -> Result<(), LakeError> {
             }
         }
     }
+    Ok(())
+}
+
+/// Moves the folder `from` to `to` in one step: swapped with what is at
+/// `to` (which then sits at `from`, deleted with the journal), or renamed
+/// there; synced, and a step of the change.
+fn put_in_place(from: &Path, to: &Path) -> Result<(), LakeError> {
+    if to.exists() {
+        record::exchange(from, to).map_err(io_error(to))?;
+    } else {
+        fs::rename(from, to).map_err(io_error(to))?;
+    }
+    record::sync_parent(to)?;
+    record::step();
     Ok(())
 }
