@@ -40,6 +40,7 @@ pub mod interrupt;
 pub mod jobs;
 #[cfg(feature = "tables")]
 pub mod lake;
+pub mod model;
 pub mod pgn;
 #[cfg(feature = "tables")]
 pub mod pipeline;

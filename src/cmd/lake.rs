@@ -148,7 +148,7 @@ fn imports(n: usize) -> String {
 /// Seconds since 1970 as `YYYY-MM-DDTHH:MM:SSZ`.
 fn utc_time(seconds: u64) -> String {
     let days = i64::try_from(seconds / 86_400).unwrap_or(i64::MAX);
-    let (year, month, day) = crate::pgn::tags::civil_from_days(days);
+    let (year, month, day) = crate::model::calendar::civil_from_days(days);
     let in_day = seconds % 86_400;
     format!(
         "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",

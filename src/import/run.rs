@@ -148,6 +148,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         plies: options.opening_plies,
         period: options.opening_period,
         min_games: options.opening_min_games,
+        rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
         rows: tree_counts.rows,
         rows_dropped: tree_counts.rows_dropped,
         memory_limit_bytes: options.memory_limit,

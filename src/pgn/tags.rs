@@ -3,6 +3,8 @@
 //! game started (`UTCDate` + `UTCTime`) and the month of a date, read once so
 //! that analysts filter on columns instead of parsing `extra_tags`.
 
+use crate::model::calendar::days_from_civil;
+
 /// The 8-character game id of a lichess game URL
 /// (`https://lichess.org/ENPo6ReH`, also with `/black` or `#12` after it).
 pub(crate) fn lichess_id(site: &str) -> Option<&str> {
@@ -66,31 +68,6 @@ pub(crate) fn year_and_month(date: &str) -> Option<(i64, Option<i64>)> {
     Some((year, month))
 }
 
-/// Days since 1970-01-01 of the first day of a month (1–12).
-pub(crate) fn first_day_of_month(year: i64, month: i64) -> i64 {
-    days_from_civil(year, month, 1)
-}
-
-/// The (year, month, day) of a count of days since 1970-01-01 (Howard
-/// Hinnant's `civil_from_days`, the inverse of `days_from_civil`).
-pub(crate) fn civil_from_days(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let day_of_era = z - era * 146_097;
-    let year_of_era =
-        (day_of_era - day_of_era / 1460 + day_of_era / 36_524 - day_of_era / 146_096) / 365;
-    let day_of_year = day_of_era - (365 * year_of_era + year_of_era / 4 - year_of_era / 100);
-    let shifted_month = (5 * day_of_year + 2) / 153;
-    let day = day_of_year - (153 * shifted_month + 2) / 5 + 1;
-    let month = if shifted_month < 10 {
-        shifted_month + 3
-    } else {
-        shifted_month - 9
-    };
-    let year = year_of_era + era * 400 + i64::from(month <= 2);
-    (year, month, day)
-}
-
 /// Digits only (no sign, no spaces).
 fn number(text: &str) -> Option<i64> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {
@@ -108,18 +85,6 @@ fn days_in_month(year: i64, month: i64) -> i64 {
     }
 }
 
-/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's
-/// `days_from_civil`).
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let year = if month <= 2 { year - 1 } else { year };
-    let era = year.div_euclid(400);
-    let year_of_era = year - era * 400;
-    let shifted_month = (month + 9) % 12;
-    let day_of_year = (153 * shifted_month + 2) / 5 + day - 1;
-    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
-    era * 146_097 + day_of_era - 719_468
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -133,23 +98,6 @@ mod tests {
         assert_eq!(year_and_month("1999"), Some((1999, None)));
         assert_eq!(year_and_month("????.05.01"), None);
         assert_eq!(year_and_month("99.05.01"), None);
-        assert_eq!(first_day_of_month(1970, 1), 0);
-        assert_eq!(first_day_of_month(2025, 5), 20_209);
-        for (year, month) in [
-            (1970, 1),
-            (2025, 5),
-            (1600, 2),
-            (2000, 2),
-            (2400, 12),
-            (1, 3),
-        ] {
-            let days = first_day_of_month(year, month);
-            assert_eq!(civil_from_days(days), (year, month, 1));
-            assert_eq!(
-                civil_from_days(days - 1).1,
-                if month == 1 { 12 } else { month - 1 }
-            );
-        }
     }
 
     #[test]

@@ -1,61 +1,10 @@
-//! PGN stage, time control: the `TimeControl` tag read as a speed class with
-//! lichess's rule, so games from every site can be grouped alike.
+//! PGN stage, time control: the `TimeControl` tag read as a speed class
+//! ([`TimeClass`], in `model/`) with lichess's rule, so games from every
+//! site can be grouped alike.
 
-/// lichess's speed classes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TimeClass {
-    UltraBullet,
-    Bullet,
-    Blitz,
-    Rapid,
-    Classical,
-    Correspondence,
-    #[default]
-    Unknown,
-}
+pub use crate::model::TimeClass;
 
 impl TimeClass {
-    pub const ALL: [TimeClass; 7] = [
-        TimeClass::UltraBullet,
-        TimeClass::Bullet,
-        TimeClass::Blitz,
-        TimeClass::Rapid,
-        TimeClass::Classical,
-        TimeClass::Correspondence,
-        TimeClass::Unknown,
-    ];
-
-    /// The class of its name (`blitz`), as tables write it.
-    pub(crate) fn parse(name: &str) -> Option<TimeClass> {
-        TimeClass::ALL.into_iter().find(|t| t.as_str() == name)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TimeClass::UltraBullet => "ultrabullet",
-            TimeClass::Bullet => "bullet",
-            TimeClass::Blitz => "blitz",
-            TimeClass::Rapid => "rapid",
-            TimeClass::Classical => "classical",
-            TimeClass::Correspondence => "correspondence",
-            TimeClass::Unknown => "unknown",
-        }
-    }
-
-    /// The class of an estimated duration in seconds: base + 40 × increment
-    /// (lichess: under 30 s ultrabullet, 180 s bullet, 480 s blitz, 1500 s
-    /// rapid, 6 h classical; longer is correspondence).
-    pub(crate) fn of_estimate(seconds: u64) -> TimeClass {
-        match seconds {
-            0..30 => TimeClass::UltraBullet,
-            30..180 => TimeClass::Bullet,
-            180..480 => TimeClass::Blitz,
-            480..1500 => TimeClass::Rapid,
-            1500..21600 => TimeClass::Classical,
-            _ => TimeClass::Correspondence,
-        }
-    }
-
     /// Reads a `TimeControl` tag value (PGN standard, section 9.6):
     /// `300+2` (base + increment), `600` (sudden death), `40/7200:3600`
     /// (moves / seconds, the first period counts), `*180` (sandclock);
@@ -74,7 +23,8 @@ impl TimeClass {
         if text == "-" || says_days {
             return TimeClass::Correspondence;
         }
-        let first = text.split(':').next().unwrap_or_default();
+        // The first period counts.
+        let first = text.split_once(':').map_or(text, |(first, _)| first);
         let first = first.strip_prefix('*').unwrap_or(first);
         let (moves, clock) = match first.split_once('/') {
             Some((moves, clock)) => (Some(moves), clock),

@@ -16,14 +16,12 @@ use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 use super::source::{Data, ScanError};
 pub use crate::error::ExploreError;
-use crate::pgn::tags::{civil_from_days, first_day_of_month, year_and_month};
-use crate::pgn::time_control::TimeClass;
+use crate::model::calendar::civil_from_days;
+use crate::model::{BandRange, Month, TimeClass};
 use crate::replay::openings::{self, position_key, strip_move_number};
 use crate::replay::variant::VariantName;
 use crate::sink::schema::{self, openings as table};
-use crate::stats::dimensions::{
-    Dimensions, HIGHEST_RATING_BAND, LOWEST_RATING_BAND, OpeningPeriod, RATING_BAND_WIDTH,
-};
+use crate::stats::dimensions::{Dimensions, OpeningPeriod};
 
 /// The position to explore.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,35 +111,9 @@ pub struct Filters {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rating: Option<BandRange>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub since: Option<YearMonth>,
+    pub since: Option<Month>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub until: Option<YearMonth>,
-}
-
-/// Rating bands by their lower bounds, both ends inclusive, either open.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct BandRange {
-    pub from: Option<i32>,
-    pub to: Option<i32>,
-}
-
-/// A month as `--since` and `--until` take it (`2020-01`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct YearMonth {
-    pub year: i32,
-    pub month: u32,
-}
-
-impl Serialize for YearMonth {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_string())
-    }
-}
-
-impl std::fmt::Display for YearMonth {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:04}-{:02}", self.year, self.month)
-    }
+    pub until: Option<Month>,
 }
 
 impl Filters {
@@ -164,10 +136,15 @@ impl Filters {
             }
         }
         if let Some(range) = rating {
-            filters.rating = Some(parse_bands(range)?);
+            let bands = range.parse::<BandRange>();
+            filters.rating = Some(bands.map_err(|e| bad_filter("--rating", range, &e.allowed))?);
         }
-        filters.since = since.map(|m| parse_month("--since", m)).transpose()?;
-        filters.until = until.map(|m| parse_month("--until", m)).transpose()?;
+        let month = |option, text: &str| {
+            text.parse::<Month>()
+                .map_err(|e| bad_filter(option, text, &e.allowed))
+        };
+        filters.since = since.map(|m| month("--since", m)).transpose()?;
+        filters.until = until.map(|m| month("--until", m)).transpose()?;
         if let (Some(since), Some(until)) = (filters.since, filters.until)
             && since > until
         {
@@ -191,8 +168,7 @@ impl Filters {
             parts.push(format!("speed {}", self.speed.join(",")));
         }
         if let Some(range) = self.rating {
-            let end = |b: Option<i32>| b.map(|b| b.to_string()).unwrap_or_default();
-            parts.push(format!("rating {}..{}", end(range.from), end(range.to)));
+            parts.push(format!("rating {range}"));
         }
         if let Some(since) = self.since {
             parts.push(format!("since {since}"));
@@ -213,13 +189,13 @@ impl Filters {
                     .to_owned(),
             });
         }
-        let day = |m: YearMonth| {
-            let month = if period == OpeningPeriod::Year {
-                1
+        let day = |m: Month| {
+            let m = if period == OpeningPeriod::Year {
+                m.january()
             } else {
-                m.month
+                m
             };
-            i32::try_from(first_day_of_month(i64::from(m.year), i64::from(month))).ok()
+            Some(m.first_day())
         };
         Ok(Bounds {
             speed: self.speed.clone(),
@@ -247,10 +223,7 @@ impl Bounds {
             return false;
         }
         if let Some(range) = self.bands {
-            let Some(band) = dims.rating_band() else {
-                return false;
-            };
-            if range.from.is_some_and(|f| band < f) || range.to.is_some_and(|t| band > t) {
+            if !dims.band().is_some_and(|band| range.contains(band)) {
                 return false;
             }
         }
@@ -275,50 +248,6 @@ fn bad_filter(option: &str, value: &str, allowed: &str) -> ExploreError {
 fn speeds_allowed() -> String {
     let names: Vec<&str> = TimeClass::ALL.iter().map(|t| t.as_str()).collect();
     format!("time classes separated by commas ({})", names.join(", "))
-}
-
-/// `2000..2400`, `2200..`, `..1600`, `2000` (one band).
-fn parse_bands(text: &str) -> Result<BandRange, ExploreError> {
-    let allowed = format!(
-        "bands FROM..TO, FROM.. or ..TO, each a multiple of {RATING_BAND_WIDTH} \
-         from {LOWEST_RATING_BAND} to {HIGHEST_RATING_BAND} (e.g. 2000..2400)"
-    );
-    let bad = || bad_filter("--rating", text, &allowed);
-    let band = |end: &str| -> Result<Option<i32>, ExploreError> {
-        let end = end.trim();
-        if end.is_empty() {
-            return Ok(None);
-        }
-        let band: i32 = end.parse().map_err(|_| bad())?;
-        let valid = (LOWEST_RATING_BAND..=HIGHEST_RATING_BAND).contains(&band)
-            && band % RATING_BAND_WIDTH == 0;
-        if valid { Ok(Some(band)) } else { Err(bad()) }
-    };
-    let (from, to) = match text.split_once("..") {
-        Some((from, to)) => (band(from)?, band(to)?),
-        None => {
-            let one = band(text)?.ok_or_else(bad)?;
-            (Some(one), Some(one))
-        }
-    };
-    match (from, to) {
-        (Some(f), Some(t)) if f > t => Err(bad()),
-        (None, None) => Err(bad()),
-        _ => Ok(BandRange { from, to }),
-    }
-}
-
-/// `YYYY-MM`.
-fn parse_month(option: &str, text: &str) -> Result<YearMonth, ExploreError> {
-    let bad = || bad_filter(option, text, "a month as YYYY-MM (e.g. 2020-01)");
-    // A PGN date's year and month, and nothing after them.
-    match (text.trim().len(), year_and_month(text)) {
-        (7, Some((year, Some(month)))) => Ok(YearMonth {
-            year: i32::try_from(year).map_err(|_| bad())?,
-            month: u32::try_from(month).map_err(|_| bad())?,
-        }),
-        _ => Err(bad()),
-    }
 }
 
 /// The position of `target`, with its opening name: for moves, the deepest
@@ -936,8 +865,8 @@ mod tests {
                 OpeningPeriod::Month,
             )
         };
-        assert!(bounds.keeps(&game(TimeClass::Blitz, 2599, 2020, 1)));
-        assert!(!bounds.keeps(&game(TimeClass::Blitz, 2600, 2020, 1)));
+        assert!(bounds.keeps(&game(TimeClass::Blitz, 2499, 2020, 1)));
+        assert!(!bounds.keeps(&game(TimeClass::Blitz, 2500, 2020, 1)));
         assert!(!bounds.keeps(&game(TimeClass::Blitz, 1999, 2020, 1)));
         assert!(!bounds.keeps(&game(TimeClass::Blitz, 2000, 2019, 12)));
         assert!(!bounds.keeps(&game(TimeClass::Rapid, 2000, 2021, 1)));
@@ -961,10 +890,9 @@ mod tests {
             .and_then(|f| f.bounds(OpeningPeriod::None));
         assert!(matches!(no_months, Err(ExploreError::BadFilter { .. })));
         for bad in ["2000..1800", "2100..", "..", "3000", "abc"] {
-            assert!(parse_bands(bad).is_err(), "{bad}");
+            let bad_rating = Filters::parse(None, Some(bad), None, None);
+            assert!(matches!(bad_rating, Err(ExploreError::BadFilter { .. })), "{bad}");
         }
-        let open = parse_bands("..1600").unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!((open.from, open.to), (None, Some(1600)));
     }
 
     #[test]

@@ -98,7 +98,7 @@ impl GameRow {
     /// game's month.
     pub(crate) fn month(&self) -> Option<i32> {
         let (year, month) = self.year_month?;
-        i32::try_from(crate::pgn::tags::first_day_of_month(year, month?)).ok()
+        i32::try_from(crate::model::calendar::first_day_of_month(year, month?)).ok()
     }
 }
 

@@ -136,6 +136,10 @@ pub struct TreeSummary {
     pub period: crate::stats::dimensions::OpeningPeriod,
     /// `--opening-min-games`: rows of fewer games are left out.
     pub min_games: u32,
+    /// The lower bounds of the rating bands `rating_band` holds
+    /// ([`crate::model::RatingBand::LOWER_BOUNDS`]): a table of other bands
+    /// cannot be added to this version's, so its summary is refused.
+    pub rating_bands: Vec<i32>,
     /// Rows of the whole tree, before `min_games`.
     pub rows: u64,
     /// Rows left out because of `min_games` (`rows` − rows written).
@@ -228,6 +232,19 @@ pub struct Summary {
     pub merged_shards: Option<usize>,
 }
 
+/// The rating bands a summary's tables use, when they are not this
+/// version's: an import from before 200-wide bands became lichess's groups'
+/// unions has no `rating_bands` (its bands split 2400–2599).
+fn other_bands(summary: &serde_json::Value) -> Option<String> {
+    let ours = crate::model::RatingBand::LOWER_BOUNDS;
+    let found = summary.get("opening_tree")?;
+    match found.get("rating_bands") {
+        None => Some("missing field `rating_bands`: the bands before it, 800 to 2800 by 200".to_owned()),
+        Some(bands) if *bands == serde_json::json!(ours) => None,
+        Some(bands) => Some(format!("opening_tree.rating_bands {bands}")),
+    }
+}
+
 /// Why a `summary.json` could not be read as this version's [`Summary`].
 #[derive(Debug, thiserror::Error)]
 pub enum SummaryError {
@@ -253,6 +270,16 @@ pub enum SummaryError {
         path: String,
         name: String,
         table: &'static str,
+    },
+    /// An import made before the rating bands were changed (lichess's
+    /// groups as unions of bands): its rows cannot be summed with ours.
+    #[error(
+        "{path}: made with other rating bands ({found}); this pgnlake's are {ours}: import it again"
+    )]
+    OtherBands {
+        path: String,
+        found: String,
+        ours: String,
     },
     #[error("{path}: {what}: the summary does not add up (edited or damaged?)")]
     Inconsistent { path: String, what: String },
@@ -344,6 +371,13 @@ impl Summary {
                 tool: writer.tool,
                 version: writer.version,
                 ours: VERSION,
+            });
+        }
+        if let Some(found) = other_bands(&value) {
+            return Err(SummaryError::OtherBands {
+                path: shown,
+                found,
+                ours: crate::model::RatingBand::names(),
             });
         }
         let summary = Summary::deserialize(value).map_err(malformed)?;

@@ -185,6 +185,7 @@ mod tests {
             plies: 10,
             period: Default::default(),
             min_games: 1,
+            rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
             rows: 0,
             rows_dropped: 0,
             memory_limit_bytes: 0,

@@ -1,0 +1,128 @@
+//! Model, speed: lichess's speed classes, which a game's `TimeControl`
+//! tag is read as (`pgn::time_control`) and the opening statistics are
+//! kept by (the `time_class` column).
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::ParseError;
+
+/// lichess's speed classes, in their order (ultrabullet first); `Unknown`
+/// for a game whose clock cannot be read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TimeClass {
+    UltraBullet,
+    Bullet,
+    Blitz,
+    Rapid,
+    Classical,
+    Correspondence,
+    #[default]
+    Unknown,
+}
+
+impl TimeClass {
+    /// Every class in its order; a class's index is its `as u8`.
+    pub const ALL: [TimeClass; 7] = [
+        TimeClass::UltraBullet,
+        TimeClass::Bullet,
+        TimeClass::Blitz,
+        TimeClass::Rapid,
+        TimeClass::Classical,
+        TimeClass::Correspondence,
+        TimeClass::Unknown,
+    ];
+
+    /// The class of its name (`blitz`), as tables write it.
+    pub(crate) fn parse(name: &str) -> Option<TimeClass> {
+        TimeClass::ALL.into_iter().find(|t| t.as_str() == name)
+    }
+
+    /// The class of its code (`TimeClass as u8`); None for a code that is
+    /// none.
+    pub(crate) fn from_code(code: u8) -> Option<TimeClass> {
+        TimeClass::ALL.get(usize::from(code)).copied()
+    }
+
+    /// The name tables and the explorer's `speeds` parameter use.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeClass::UltraBullet => "ultrabullet",
+            TimeClass::Bullet => "bullet",
+            TimeClass::Blitz => "blitz",
+            TimeClass::Rapid => "rapid",
+            TimeClass::Classical => "classical",
+            TimeClass::Correspondence => "correspondence",
+            TimeClass::Unknown => "unknown",
+        }
+    }
+
+    /// Every name, comma-separated, for a message saying what is allowed.
+    pub fn names() -> String {
+        let names: Vec<&str> = TimeClass::ALL.iter().map(|t| t.as_str()).collect();
+        names.join(", ")
+    }
+
+    /// The class of an estimated duration in seconds: base + 40 × increment
+    /// (lichess: under 30 s ultrabullet, 180 s bullet, 480 s blitz, 1500 s
+    /// rapid, 6 h classical; longer is correspondence).
+    pub(crate) fn of_estimate(seconds: u64) -> TimeClass {
+        match seconds {
+            0..30 => TimeClass::UltraBullet,
+            30..180 => TimeClass::Bullet,
+            180..480 => TimeClass::Blitz,
+            480..1500 => TimeClass::Rapid,
+            1500..21600 => TimeClass::Classical,
+            _ => TimeClass::Correspondence,
+        }
+    }
+}
+
+impl fmt::Display for TimeClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TimeClass {
+    type Err = ParseError;
+
+    fn from_str(text: &str) -> Result<TimeClass, ParseError> {
+        TimeClass::parse(text).ok_or_else(|| ParseError {
+            what: "speed",
+            text: text.to_owned(),
+            allowed: TimeClass::names(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_codes_round_trip() {
+        for (code, class) in TimeClass::ALL.into_iter().enumerate() {
+            assert_eq!(class as usize, code);
+            assert_eq!(TimeClass::from_code(class as u8), Some(class));
+            assert_eq!(class.to_string().parse::<TimeClass>(), Ok(class));
+        }
+        assert_eq!(TimeClass::from_code(7), None);
+        let err = "fast".parse::<TimeClass>().err().map(|e| e.to_string());
+        assert_eq!(
+            err.as_deref(),
+            Some(
+                "speed \"fast\" is not one: expected ultrabullet, bullet, blitz, rapid, \
+                 classical, correspondence, unknown"
+            )
+        );
+    }
+
+    #[test]
+    fn the_lichess_boundaries() {
+        assert_eq!(TimeClass::of_estimate(29), TimeClass::UltraBullet);
+        assert_eq!(TimeClass::of_estimate(30), TimeClass::Bullet);
+        assert_eq!(TimeClass::of_estimate(480), TimeClass::Rapid);
+        assert_eq!(TimeClass::of_estimate(21_600), TimeClass::Correspondence);
+    }
+}
