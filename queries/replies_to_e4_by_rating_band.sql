@@ -1,7 +1,8 @@
 -- What do players of each strength answer to 1.e4? The three most played
 -- replies in every rating band (of the two players' average rating; the
 -- bands are in docs/tables.md), each with its share of the band's games and
--- black's score; ties are ranked by move. Games without both ratings have no band and are left out.
+-- black's score; ties are ranked by move. Games without both ratings have
+-- no band and are left out.
 -- Tables: openings
 WITH replies AS (
     SELECT rating_band, move_san, SUM(games) AS games,

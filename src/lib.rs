@@ -3,7 +3,8 @@
 //! The stages, in the order data flows (each uses only the ones before it):
 //! [`input`] opens, decompresses and checks the sources, [`pgn`] frames,
 //! parses and audits tokens, [`replay`] proves legality and outcomes,
-//! [`stats`] counts, [`sink`] writes tables and files. Above them:
+//! [`stats`] counts, [`sink`] writes tables and files; below them all,
+//! [`model`] holds the dimensions' types (speed, month, rating band). Above them:
 //! [`check`] is the per-game path import and clean share, [`pipeline`] the
 //! ordered parallel engine, [`error`] the run error; the commands are
 //! [`import`], [`clean`], [`read`] (`query`, `explore`) and [`report`]

@@ -52,7 +52,14 @@ mod tests {
             assert_eq!(days_from_civil(y, m, d), days);
         }
         assert_eq!(civil_from_days(days_from_civil(2000, 2, 29)), (2000, 2, 29));
-        for (year, month) in [(1970, 1), (2025, 5), (1600, 2), (2000, 2), (2400, 12), (1, 3)] {
+        for (year, month) in [
+            (1970, 1),
+            (2025, 5),
+            (1600, 2),
+            (2000, 2),
+            (2400, 12),
+            (1, 3),
+        ] {
             let days = first_day_of_month(year, month);
             assert_eq!(civil_from_days(days), (year, month, 1));
             let before = if month == 1 { 12 } else { month - 1 };

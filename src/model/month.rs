@@ -23,7 +23,9 @@ impl Month {
     /// The month (1–12) of a year; None outside years 0 to
     /// [`Month::LAST_YEAR`] or for a month that is none.
     pub fn new(year: i64, month: i64) -> Option<Month> {
-        let year = u16::try_from(year).ok().filter(|&y| y <= Month::LAST_YEAR)?;
+        let year = u16::try_from(year)
+            .ok()
+            .filter(|&y| y <= Month::LAST_YEAR)?;
         let month = u8::try_from(month).ok().filter(|m| (1..=12).contains(m))?;
         Some(Month { year, month })
     }
@@ -102,7 +104,10 @@ impl FromStr for Month {
                 .then(|| s.parse::<i64>().ok())
                 .flatten()
         };
-        let (year, month) = (digits(year, 4).ok_or_else(bad)?, digits(month, 2).ok_or_else(bad)?);
+        let (year, month) = (
+            digits(year, 4).ok_or_else(bad)?,
+            digits(month, 2).ok_or_else(bad)?,
+        );
         Month::new(year, month).ok_or_else(bad)
     }
 }
@@ -138,7 +143,16 @@ mod tests {
 
     #[test]
     fn anything_else_is_refused() {
-        for bad in ["2025-5", "25-05", "2025-13", "2025-00", "2025", "2025-05-01", "abcd-ef", ""] {
+        for bad in [
+            "2025-5",
+            "25-05",
+            "2025-13",
+            "2025-00",
+            "2025",
+            "2025-05-01",
+            "abcd-ef",
+            "",
+        ] {
             assert!(bad.parse::<Month>().is_err(), "{bad}");
         }
         assert_eq!(Month::new(5461, 1), None);

@@ -135,7 +135,15 @@ mod tests {
         assert_eq!(range("2200.."), Some((Some(2200), None)));
         assert_eq!(range("..1600"), Some((None, Some(1600))));
         assert_eq!(range("2500"), Some((Some(2500), Some(2500))));
-        for bad in ["..", "", "2300", "2400..2200", "abc", "2000..x", "2000...2200"] {
+        for bad in [
+            "..",
+            "",
+            "2300",
+            "2400..2200",
+            "abc",
+            "2000..x",
+            "2000...2200",
+        ] {
             assert_eq!(range(bad), None, "{bad}");
         }
         let r: Option<BandRange> = "2000..".parse().ok();

@@ -55,13 +55,17 @@ impl RatingBand {
 
     /// The first average above the band; None for the last band.
     pub fn upper_bound(self) -> Option<i32> {
-        RatingBand::LOWER_BOUNDS.get(usize::from(self.0) + 1).copied()
+        RatingBand::LOWER_BOUNDS
+            .get(usize::from(self.0) + 1)
+            .copied()
     }
 
     /// The band whose lower bound a column holds; None for any other value
     /// (a table of other bands).
     pub fn from_column(lower_bound: i32) -> Option<RatingBand> {
-        let index = RatingBand::LOWER_BOUNDS.iter().position(|&b| b == lower_bound)?;
+        let index = RatingBand::LOWER_BOUNDS
+            .iter()
+            .position(|&b| b == lower_bound)?;
         Some(RatingBand(index as u8))
     }
 

@@ -891,7 +891,10 @@ mod tests {
         assert!(matches!(no_months, Err(ExploreError::BadFilter { .. })));
         for bad in ["2000..1800", "2100..", "..", "3000", "abc"] {
             let bad_rating = Filters::parse(None, Some(bad), None, None);
-            assert!(matches!(bad_rating, Err(ExploreError::BadFilter { .. })), "{bad}");
+            assert!(
+                matches!(bad_rating, Err(ExploreError::BadFilter { .. })),
+                "{bad}"
+            );
         }
     }
 

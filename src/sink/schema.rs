@@ -749,7 +749,7 @@ pub mod dimensions {
     pub(crate) const RATING_BAND: Column = Column::nullable(
         "rating_band",
         I32,
-        "Band of the two players' average rating: floor(average / 200) × 200, clamped to 800 (below 1000) ..= 2800 (2800 and above); null when either rating is missing.",
+        "Band of the two players' average rating, as its lower bound: 800 (below 1000), 1000, 1200, …, 2200, 2400, 2500, 2600, 2700, 2800 (2800 and above) ([the bands](#speed-rating-band-and-month-the-opening-statistics-dimensions)); null when either rating is missing.",
     )
     .key();
     pub(crate) const MONTH: Column = Column::nullable(
@@ -1175,6 +1175,17 @@ pub mod clean_report {
 mod tests {
     use super::*;
     use crate::replay::material::CHECKPOINTS;
+
+    #[test]
+    fn the_rating_band_column_names_the_bands_of_the_model() {
+        // The meaning abbreviates the middle bands; its ends and every band
+        // from 2200 up are spelled out.
+        let meaning = dimensions::RATING_BAND.meaning;
+        for band in crate::model::RatingBand::all().filter(|b| b.lower_bound() >= 2200) {
+            assert!(meaning.contains(&band.to_string()), "{band}: {meaning}");
+        }
+        assert!(meaning.contains("800 (below 1000)"), "{meaning}");
+    }
 
     #[test]
     fn material_checkpoints_have_their_columns() {

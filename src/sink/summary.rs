@@ -239,7 +239,9 @@ fn other_bands(summary: &serde_json::Value) -> Option<String> {
     let ours = crate::model::RatingBand::LOWER_BOUNDS;
     let found = summary.get("opening_tree")?;
     match found.get("rating_bands") {
-        None => Some("missing field `rating_bands`: the bands before it, 800 to 2800 by 200".to_owned()),
+        None => {
+            Some("missing field `rating_bands`: the bands before it, 800 to 2800 by 200".to_owned())
+        }
         Some(bands) if *bands == serde_json::json!(ours) => None,
         Some(bands) => Some(format!("opening_tree.rating_bands {bands}")),
     }

@@ -79,7 +79,8 @@ impl Dimensions {
         };
         Dimensions {
             time_class,
-            rating_band: RatingBand::of_players(white_elo, black_elo).map_or(NO_BAND, RatingBand::code),
+            rating_band: RatingBand::of_players(white_elo, black_elo)
+                .map_or(NO_BAND, RatingBand::code),
             month: month.map_or(NO_MONTH, Month::code),
         }
     }

@@ -533,7 +533,7 @@ fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
         ),
         (
             &["--rating", "2050..2400"][..],
-            "pgnlake: --rating \"2050..2400\": expected bands FROM..TO, FROM.. or ..TO, each a multiple of 200 from 800 to 2800 (e.g. 2000..2400)\n",
+            "pgnlake: --rating \"2050..2400\": expected bands FROM..TO, FROM.. or ..TO, each a band's lower bound (800, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2500, 2600, 2700, 2800) (e.g. 2000..2400)\n",
         ),
         (
             &["--since", "2025-5"][..],

@@ -434,3 +434,67 @@ fn games_of_other_speeds_bands_and_months_are_rows_of_their_own() {
         [Some("2025-05-01".to_owned()), None]
     );
 }
+
+/// An import made with other rating bands (before lichess's groups were
+/// unions of bands: no `rating_bands`, or other ones) cannot be summed with
+/// this version's rows: `merge`, `lake --add` and the readers refuse it
+/// with one line naming the bands.
+#[test]
+fn imports_of_other_rating_bands_are_refused_by_merge_lake_and_readers() {
+    let dir = tempfile::tempdir().unwrap();
+    let at = |name: &str| dir.path().join(name).to_string_lossy().into_owned();
+    let run = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let input = sample("openings.pgn").to_string_lossy().into_owned();
+    let (s1, s2, w) = (at("s1"), at("s2"), at("w"));
+    for args in [
+        vec!["--shard", "1/2", "-o", &s1],
+        vec!["--shard", "2/2", "-o", &s2],
+        vec!["-o", &w],
+    ] {
+        let made = run(&[&["import", &input, "-q"][..], &args].concat());
+        assert!(made.status.success(), "{made:?}");
+    }
+    let edit = |folder: &str, bands: Option<serde_json::Value>| {
+        let path = dir.path().join(folder).join("summary.json");
+        let mut summary: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let tree = summary["opening_tree"].as_object_mut().unwrap();
+        assert_eq!(
+            tree["rating_bands"],
+            serde_json::json!(pgnlake::model::RatingBand::LOWER_BOUNDS)
+        );
+        match bands {
+            Some(bands) => tree.insert("rating_bands".into(), bands),
+            None => tree.remove("rating_bands"),
+        };
+        std::fs::write(&path, summary.to_string()).unwrap();
+    };
+    let old: Vec<i32> = (800..=2800).step_by(200).collect();
+    edit("s2", Some(serde_json::json!(old)));
+    let merged = common::usage_error(&run(&["merge", &at("s1"), &at("s2"), "-o", &at("m")]));
+    assert!(
+        merged.contains("s2/summary.json: made with other rating bands (opening_tree.rating_bands [800,1000,1200"),
+        "{merged}"
+    );
+    assert!(merged.ends_with("import it again"), "{merged}");
+    edit("w", None);
+    let added = common::usage_error(&run(&[
+        "lake",
+        &at("lake"),
+        "--add",
+        &at("w"),
+        "--name",
+        "a",
+    ]));
+    assert!(added.contains("missing field `rating_bands`"), "{added}");
+    let explored = common::usage_error(&run(&["explore", "--data", &at("w"), "e4"]));
+    assert!(
+        explored.contains("made with other rating bands"),
+        "{explored}"
+    );
+}
