@@ -32,6 +32,7 @@ mod roundtrip;
 mod shard;
 mod shipped_queries;
 mod spark;
+mod tables_before;
 mod tree_oracle;
 mod unwinnable;
 mod variants;
