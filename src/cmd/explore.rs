@@ -22,7 +22,10 @@ pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
     let explored = explore(&args.data, &target, &filters, args.games)?;
     let text = match args.format {
         ExploreFormat::Table => explored.to_table(),
-        ExploreFormat::Json => format!("{}\n", explored.to_json()),
+        ExploreFormat::Json => {
+            let json = explored.to_json().map_err(Error::write(Path::new("-")))?;
+            format!("{json}\n")
+        }
     };
     // Not `print!`, which panics when the reader went away.
     let mut stdout = std::io::stdout().lock();

@@ -84,6 +84,12 @@ impl fmt::Display for TimeClass {
     }
 }
 
+impl serde::Serialize for TimeClass {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 impl FromStr for TimeClass {
     type Err = ParseError;
 

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use crate::error::ExploreError;
 use crate::lake;
 use crate::sink::schema::Table;
 use crate::sink::summary::{SUMMARY_FILE, Summary, SummaryError};
@@ -29,6 +30,16 @@ pub(crate) struct Data {
 pub(crate) struct ScanError {
     pub path: PathBuf,
     pub message: String,
+}
+
+/// As the explorer reports it: the file and what is wrong with it.
+impl From<ScanError> for ExploreError {
+    fn from(e: ScanError) -> ExploreError {
+        ExploreError::Table {
+            path: e.path,
+            message: e.message,
+        }
+    }
 }
 
 impl Data {

@@ -119,10 +119,11 @@ pub(crate) fn bars(chart: &Bars) -> Result<Drawn, String> {
     let name = |v: &SegmentValue<u32>| match v {
         SegmentValue::CenterOf(at) if *at < n => {
             let i = slot(*at) as usize;
-            if i.is_multiple_of(step) {
-                chart.categories.get(i).cloned().unwrap_or_default()
-            } else {
-                String::new()
+            match chart.categories.get(i) {
+                Some(name) if i.is_multiple_of(step) => name.clone(),
+                // Between the labelled ones, and in the one slot of a
+                // chart without categories: no label.
+                _ => String::new(),
             }
         }
         _ => String::new(),
@@ -411,7 +412,9 @@ pub fn data_marks(svg: &str) -> usize {
     let mut used = std::collections::BTreeSet::new();
     let mut rects = 0usize;
     for element in svg.split("<rect").skip(1) {
-        let element = element.split('>').next().unwrap_or_default();
+        let Some(element) = element.split('>').next() else {
+            continue;
+        };
         let Some(colour) = colours.iter().find(|c| element.contains(c.as_str())) else {
             continue;
         };
@@ -448,7 +451,7 @@ mod tests {
             ],
             horizontal: false,
         };
-        let drawn = bars(&chart).unwrap_or_default();
+        let drawn = bars(&chart).unwrap_or_else(|e| panic!("{e}"));
         let svg = drawn.svg.as_str();
         assert!(svg.starts_with("<svg"), "{svg}");
         // Three bar segments of non-zero size (the fourth value is 0),
@@ -485,7 +488,7 @@ mod tests {
                 colour: BLUE,
             }],
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(drawn.svg.contains("<polyline"), "{}", drawn.svg);
         assert_eq!(data_marks(&drawn.svg), 2, "{}", drawn.svg);
         assert_eq!(drawn.rows, [["0", "0"], ["1", "1"]]);
@@ -504,7 +507,7 @@ mod tests {
             }],
             horizontal: false,
         };
-        let svg = bars(&chart).unwrap_or_default().svg;
+        let svg = bars(&chart).unwrap_or_else(|e| panic!("{e}")).svg;
         assert_eq!(data_marks(&svg), 180);
     }
 

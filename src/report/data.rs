@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use crate::read::columns::{ColumnError, Columns};
 use crate::read::explore::{Filters, MoveLine, Target, explore};
 use crate::read::source::Data;
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
@@ -73,6 +74,15 @@ pub struct TableError {
     pub message: String,
 }
 
+impl From<ColumnError> for TableError {
+    fn from(e: ColumnError) -> TableError {
+        TableError {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
 /// Reads the numbers of every chart from the import in `data`. A table
 /// that is absent leaves its sections empty (they say so).
 pub fn read(dir: &Path) -> Result<ReportData, TableError> {
@@ -87,17 +97,18 @@ pub fn read(dir: &Path) -> Result<ReportData, TableError> {
         run: read_summaries(data),
         ..ReportData::default()
     };
+    let path = |table: &Table| data.table_path(table);
     if let Some(frame) = table(data, &results::TABLE)? {
-        add_results(&frame, &mut report).map_err(error(data, &results::TABLE))?;
+        add_results(Columns::new(&frame, &path(&results::TABLE)), &mut report)?;
     }
     if let Some(frame) = table(data, &opening_lines::TABLE)? {
-        report.top_openings = top_openings(&frame).map_err(error(data, &opening_lines::TABLE))?;
+        report.top_openings = top_openings(Columns::new(&frame, &path(&opening_lines::TABLE)))?;
     }
     if let Some(frame) = table(data, &material::TABLE)? {
-        report.material = material_rows(&frame).map_err(error(data, &material::TABLE))?;
+        report.material = material_rows(Columns::new(&frame, &path(&material::TABLE)))?;
     }
     if let Some(frame) = table(data, &endgames::TABLE)? {
-        report.endgames = endgame_rows(&frame).map_err(error(data, &endgames::TABLE))?;
+        report.endgames = endgame_rows(Columns::new(&frame, &path(&endgames::TABLE)))?;
     }
     let openings = data.table_path(&schema::openings::TABLE);
     if !data.files(&schema::openings::TABLE).is_empty() {
@@ -198,33 +209,16 @@ impl RunFacts {
     }
 }
 
-/// A column as integers (nulls as none).
-fn ints(frame: &DataFrame, column: Column) -> PolarsResult<Vec<Option<i64>>> {
-    let column = frame.column(column.name)?.cast(&DataType::Int64)?;
-    let values = column.i64()?;
-    Ok((0..values.len()).map(|i| values.get(i)).collect())
-}
-
-/// A column as text (nulls as none).
-fn texts(frame: &DataFrame, column: Column) -> PolarsResult<Vec<Option<String>>> {
-    let column = frame.column(column.name)?.cast(&DataType::String)?;
-    let values = column.str()?;
-    Ok((0..values.len())
-        .map(|i| values.get(i).map(str::to_owned))
-        .collect())
-}
-
 /// The counts of each row: games and the three result columns.
-fn counts(frame: &DataFrame, columns: [Column; 4]) -> PolarsResult<Vec<Counts>> {
-    let [games, white, draws, black] = columns.map(|column| ints(frame, column));
+fn counts(rows: Columns<'_>, columns: [Column; 4]) -> Result<Vec<Counts>, ColumnError> {
+    let [games, white, draws, black] = columns.map(|column| rows.counts(column.name));
     let (games, white, draws, black) = (games?, white?, draws?, black?);
-    let n = |v: Option<&Option<i64>>| v.copied().flatten().unwrap_or_default().max(0) as u64;
-    Ok((0..frame.height())
+    Ok((0..rows.height())
         .map(|row| Counts {
-            games: n(games.get(row)),
-            white_wins: n(white.get(row)),
-            draws: n(draws.get(row)),
-            black_wins: n(black.get(row)),
+            games: games[row],
+            white_wins: white[row],
+            draws: draws[row],
+            black_wins: black[row],
         })
         .collect())
 }
@@ -238,42 +232,37 @@ const RESULTS: [Column; 4] = [
     results::BLACK_WINS,
 ];
 
-fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
-    let years = ints(frame, results::YEAR)?;
-    let classes = texts(frame, results::TIME_CLASS)?;
-    let buckets = ints(frame, results::RATING_DIFF_BUCKET)?;
-    let end_states = texts(frame, results::END_STATE)?;
-    let reasons = texts(frame, results::DRAW_REASON)?;
-    let variants = texts(frame, results::VARIANT_NAME)?;
-    let rows = counts(frame, RESULTS)?;
+fn add_results(rows: Columns<'_>, report: &mut ReportData) -> Result<(), ColumnError> {
+    let years = rows.ints(results::YEAR.name)?;
+    let classes = rows.required_texts(results::TIME_CLASS.name)?;
+    let buckets = rows.ints(results::RATING_DIFF_BUCKET.name)?;
+    let end_states = rows.required_texts(results::END_STATE.name)?;
+    let reasons = rows.texts(results::DRAW_REASON.name)?;
+    let variants = rows.required_texts(results::VARIANT_NAME.name)?;
+    let counted = counts(rows, RESULTS)?;
     let mut by_end_state: BTreeMap<String, Counts> = BTreeMap::new();
-    for (row, counts) in rows.into_iter().enumerate() {
-        let class = classes
-            .get(row)
-            .cloned()
-            .flatten()
-            .unwrap_or_else(|| "unknown".into());
-        if let Some(Some(year)) = years.get(row) {
+    for (row, counts) in counted.into_iter().enumerate() {
+        let class = &classes[row];
+        if let Some(year) = years[row] {
             *report
                 .games_by_year
-                .entry(*year as i32)
+                .entry(year as i32)
                 .or_default()
                 .entry(class.clone())
                 .or_default() += counts.games;
         }
-        let end_state = end_states.get(row).cloned().flatten().unwrap_or_default();
-        *by_end_state.entry(end_state).or_default() += counts;
+        *by_end_state.entry(end_states[row].clone()).or_default() += counts;
         // Scores by rating and draw rates are standard chess's: variant
         // games have their own ratings and draw rules.
-        if !standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
+        if !standard_rules(&variants[row]) {
             continue;
         }
-        if let Some(Some(bucket)) = buckets.get(row) {
-            *report.by_rating_diff.entry(*bucket as i32).or_default() += counts;
+        if let Some(bucket) = buckets[row] {
+            *report.by_rating_diff.entry(bucket as i32).or_default() += counts;
         }
-        let (class_counts, class_reasons) = report.by_time_class.entry(class).or_default();
+        let (class_counts, class_reasons) = report.by_time_class.entry(class.clone()).or_default();
         *class_counts += counts;
-        if let Some(Some(reason)) = reasons.get(row)
+        if let Some(reason) = &reasons[row]
             && counts.draws > 0
         {
             *class_reasons.entry(reason.clone()).or_default() += counts.draws;
@@ -286,15 +275,14 @@ fn add_results(frame: &DataFrame, report: &mut ReportData) -> PolarsResult<()> {
     Ok(())
 }
 
-fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>> {
-    let names = texts(frame, opening_lines::OPENING_NAME)?;
-    let ecos = texts(frame, opening_lines::ECO)?;
-    let rows = counts(frame, RESULTS)?;
+fn top_openings(rows: Columns<'_>) -> Result<Vec<(String, String, Counts)>, ColumnError> {
+    let names = rows.required_texts(opening_lines::OPENING_NAME.name)?;
+    let ecos = rows.required_texts(opening_lines::ECO.name)?;
+    let counted = counts(rows, RESULTS)?;
     // Summed over the rows of each opening's speeds, rating bands and months.
     let mut summed: BTreeMap<(String, String), Counts> = BTreeMap::new();
-    for (row, counts) in rows.into_iter().enumerate() {
-        let text = |v: &Vec<Option<String>>| v.get(row).cloned().flatten().unwrap_or_default();
-        *summed.entry((text(&names), text(&ecos))).or_default() += counts;
+    for ((name, eco), counts) in names.into_iter().zip(ecos).zip(counted) {
+        *summed.entry((name, eco)).or_default() += counts;
     }
     let mut lines: Vec<(String, String, Counts)> = summed
         .into_iter()
@@ -305,33 +293,30 @@ fn top_openings(frame: &DataFrame) -> PolarsResult<Vec<(String, String, Counts)>
     Ok(lines)
 }
 
-fn material_rows(frame: &DataFrame) -> PolarsResult<BTreeMap<i32, BTreeMap<i32, Counts>>> {
-    let plies = ints(frame, material::CHECKPOINT_PLY)?;
-    let diffs = ints(frame, material::MATERIAL_DIFF)?;
+fn material_rows(rows: Columns<'_>) -> Result<BTreeMap<i32, BTreeMap<i32, Counts>>, ColumnError> {
+    let plies = rows.required_ints(material::CHECKPOINT_PLY.name)?;
+    let diffs = rows.required_ints(material::MATERIAL_DIFF.name)?;
     let mut out: BTreeMap<i32, BTreeMap<i32, Counts>> = BTreeMap::new();
-    for (row, counts) in counts(frame, RESULTS)?.into_iter().enumerate() {
-        let (Some(Some(ply)), Some(Some(diff))) = (plies.get(row), diffs.get(row)) else {
-            continue;
-        };
-        let ply = *ply as i32;
+    for ((ply, diff), counts) in plies.into_iter().zip(diffs).zip(counts(rows, RESULTS)?) {
+        let ply = ply as i32;
         if MATERIAL_PLIES.contains(&ply) {
-            *out.entry(ply).or_default().entry(*diff as i32).or_default() += counts;
+            *out.entry(ply).or_default().entry(diff as i32).or_default() += counts;
         }
     }
     Ok(out)
 }
 
 /// Standard chess or Chess960 (`variant_name`).
-fn standard_rules(variant: Option<&str>) -> bool {
-    matches!(variant, Some("standard" | "chess960"))
+fn standard_rules(variant: &str) -> bool {
+    matches!(variant, "standard" | "chess960")
 }
 
 /// The endgames of standard chess and Chess960, added up by signature.
-fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
-    let signatures = texts(frame, endgames::ENDGAME_SIGNATURE)?;
-    let variants = texts(frame, endgames::VARIANT_NAME)?;
-    let rows = counts(
-        frame,
+fn endgame_rows(rows: Columns<'_>) -> Result<Vec<Endgame>, ColumnError> {
+    let signatures = rows.required_texts(endgames::ENDGAME_SIGNATURE.name)?;
+    let variants = rows.required_texts(endgames::VARIANT_NAME.name)?;
+    let counted = counts(
+        rows,
         [
             endgames::GAMES,
             endgames::STRONGER_SIDE_WINS,
@@ -340,9 +325,8 @@ fn endgame_rows(frame: &DataFrame) -> PolarsResult<Vec<Endgame>> {
         ],
     )?;
     let mut by_signature: BTreeMap<String, Counts> = BTreeMap::new();
-    for (row, c) in rows.into_iter().enumerate() {
-        if standard_rules(variants.get(row).and_then(|v| v.as_deref())) {
-            let signature = signatures.get(row).cloned().flatten().unwrap_or_default();
+    for ((signature, variant), c) in signatures.into_iter().zip(variants).zip(counted) {
+        if standard_rules(&variant) {
             *by_signature.entry(signature).or_default() += c;
         }
     }
@@ -397,9 +381,10 @@ mod tests {
             "draws" => [0i64, 2, 5, 0],
             "black_wins" => [1i64, 1, 0, 0],
         )
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("{e}"));
         let mut report = ReportData::default();
-        assert!(add_results(&frame, &mut report).is_ok());
+        let rows = Columns::new(&frame, Path::new("results.parquet"));
+        assert_eq!(add_results(rows, &mut report), Ok(()));
         let year: Vec<(&str, u64)> = report.games_by_year[&2020]
             .iter()
             .map(|(k, v)| (k.as_str(), *v))
@@ -417,5 +402,24 @@ mod tests {
         let (blitz, reasons) = &report.by_time_class["blitz"];
         assert_eq!((blitz.games, blitz.draws), (8, 5));
         assert_eq!(reasons.get("repetition"), Some(&5));
+    }
+
+    #[test]
+    fn a_negative_count_stops_the_report_naming_its_table_and_column() {
+        let frame = df!(
+            "checkpoint_ply" => [20i32],
+            "material_diff" => [1i32],
+            "games" => [3i64],
+            "white_wins" => [1i64],
+            "draws" => [-1i64],
+            "black_wins" => [1i64],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let rows = Columns::new(&frame, Path::new("material.parquet"));
+        let error = material_rows(rows).err().map(|e| e.to_string());
+        assert_eq!(
+            error.as_deref(),
+            Some("material.parquet: column \"draws\" holds a negative count (-1)")
+        );
     }
 }

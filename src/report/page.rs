@@ -306,6 +306,7 @@ fn years(data: &ReportData) -> Section {
                     name: class.clone(),
                     values: periods
                         .iter()
+                        // A period without games of the class: none.
                         .map(|(_, m)| m.get(class).copied().unwrap_or_default() as f64)
                         .collect(),
                     colour: *colour,
@@ -353,6 +354,7 @@ fn end_states(data: &ReportData) -> Section {
             &["end state", "games", "white", "draws", "black"],
             &rows,
         );
+        // Without summary.json there is no audit to show.
         let checks = data
             .run
             .as_ref()
@@ -466,6 +468,7 @@ fn draws(data: &ReportData) -> Section {
                     values: data
                         .by_time_class
                         .values()
+                        // A time class without draws of the reason: none.
                         .map(|(_, r)| r.get(reason).copied().unwrap_or_default() as f64)
                         .collect(),
                     colour: *colour,
@@ -722,7 +725,7 @@ mod tests {
 
     #[test]
     fn an_empty_import_says_so_in_every_section() {
-        let page = render(&ReportData::default(), "out").unwrap_or_default();
+        let page = render(&ReportData::default(), "out").unwrap_or_else(|e| panic!("{e}"));
         for id in [
             "run", "years", "results", "rating", "draws", "openings", "tree", "material",
             "endgames",
@@ -757,14 +760,18 @@ mod tests {
             (1999, "blitz", 4),
             (2024, "blitz", 7),
         ]));
-        let rows: Vec<(&str, u64, u64)> = long
+        let rows: Vec<(&str, Option<&u64>, Option<&u64>)> = long
             .iter()
-            .map(|(n, m)| {
-                let class = |c: &str| m.get(c).copied().unwrap_or_default();
-                (n.as_str(), class("classical"), class("blitz"))
-            })
+            .map(|(n, m)| (n.as_str(), m.get("classical"), m.get("blitz")))
             .collect();
-        assert_eq!(rows, [("1850s", 3, 0), ("1990s", 5, 4), ("2020s", 0, 7)]);
+        assert_eq!(
+            rows,
+            [
+                ("1850s", Some(&3), None),
+                ("1990s", Some(&5), Some(&4)),
+                ("2020s", None, Some(&7))
+            ]
+        );
         let wild = periods(&by_year(&[(1, "blitz", 1), (2024, "blitz", 1)]));
         let names: Vec<&str> = wild.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["0–99", "2000–2099"]);
@@ -781,14 +788,14 @@ mod tests {
             ("contradicts_checkmate", 14),
             ("contradicts_stalemate", 1),
         ]))
-        .unwrap_or_default();
+        .unwrap_or_else(|e| panic!("{e}"));
         assert!(html.starts_with("<p>454220 games: the declared result is consistent"));
         assert!(
             html.contains("<td>contradicts_checkmate</td><td>14</td>"),
             "{html}"
         );
         assert!(!html.contains("<td>consistent</td>"), "{html}");
-        let all_fine = audit(&checks(&[("consistent", 5)])).unwrap_or_default();
+        let all_fine = audit(&checks(&[("consistent", 5)])).unwrap_or_else(|e| panic!("{e}"));
         assert!(all_fine.contains("No declared result contradicts it."));
         assert!(!all_fine.contains("<svg"));
     }
@@ -799,12 +806,12 @@ mod tests {
             games_by_year: by_year(&[(2020, "blitz", 3), (2021, "blitz", 1), (2021, "rapid", 2)]),
             ..ReportData::default()
         };
-        let page = render(&data, "out").unwrap_or_default();
+        let page = render(&data, "out").unwrap_or_else(|e| panic!("{e}"));
         let years = page
             .split("<section id=\"years\">")
             .nth(1)
             .and_then(|s| s.split("</section>").next())
-            .unwrap_or_default();
+            .unwrap_or_else(|| panic!("no years section in {page}"));
         assert!(years.contains("<details>"), "{years}");
         assert!(
             years.contains("<tr><th>year</th><th>blitz</th><th>rapid</th></tr>")

@@ -108,6 +108,10 @@ impl Dimensions {
         })
     }
 
+    pub(crate) fn speed(&self) -> TimeClass {
+        self.time_class
+    }
+
     /// The speed's name, as the `time_class` column holds it.
     pub(crate) fn time_class(&self) -> &'static str {
         self.time_class.as_str()

@@ -610,6 +610,107 @@ fn explore_says_clearly_what_is_wrong() {
     assert_eq!(err.lines().count(), 1);
 }
 
+/// Rewrites `DIR/TABLE.parquet` with its column `column` replaced.
+fn doctor(dir: &std::path::Path, table: &str, column: polars::prelude::Series) {
+    use polars::prelude::*;
+    let path = dir.join(format!("{table}.parquet"));
+    let mut frame = common::read_table(&path);
+    let name = column.name().to_string();
+    frame
+        .replace(&name, column.into_column())
+        .unwrap_or_else(|e| panic!("{e}"));
+    let file = std::fs::File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+    ParquetWriter::new(file)
+        .finish(&mut frame)
+        .unwrap_or_else(|e| panic!("{e}"));
+}
+
+/// A table's row count.
+fn height(dir: &std::path::Path, table: &str) -> usize {
+    common::read_table(&dir.join(format!("{table}.parquet"))).height()
+}
+
+#[test]
+fn a_null_or_negative_count_is_refused_naming_the_file_and_the_column() {
+    use polars::prelude::*;
+    // explore: every row of the tree with a negative game count.
+    let out = imported_fixture();
+    let rows = height(out.path(), "openings");
+    doctor(
+        out.path(),
+        "openings",
+        Series::new("games".into(), vec![-1i64; rows]),
+    );
+    let (code, text, err) = explore(&out, &["e4"]);
+    assert_eq!((code, text.as_str()), (Some(2), ""));
+    let openings = out.path().join("openings.parquet");
+    assert_eq!(
+        err,
+        format!(
+            "pgnlake: {}: column \"games\" holds a negative count (-1)\n",
+            openings.display()
+        )
+    );
+    // report: a null draw count in the results.
+    let out = imported_fixture();
+    let rows = height(out.path(), "results");
+    doctor(
+        out.path(),
+        "results",
+        Series::full_null("draws".into(), rows, &DataType::Int64),
+    );
+    let data = out.path().to_str().unwrap_or_default();
+    let report = pgnlake(&["report", "--data", data, "-o", "-"]);
+    let results = out.path().join("results.parquet");
+    assert_eq!(report.status.code(), Some(2));
+    assert_eq!(
+        stderr(&report),
+        format!(
+            "pgnlake: {}: column \"draws\" holds a null count\n",
+            results.display()
+        )
+    );
+    // merge: a shard whose results table has a negative count.
+    let dir = tmp();
+    let fixture = sample("openings.pgn");
+    let shards: Vec<String> = ["1/2", "2/2"]
+        .iter()
+        .enumerate()
+        .map(|(i, shard)| {
+            let shard_dir = dir.path().join(format!("shard-{i}"));
+            let shard_arg = shard_dir.to_str().unwrap_or_default().to_owned();
+            let fixture = fixture.to_str().unwrap_or_default();
+            let args = [
+                "import", fixture, "--out", &shard_arg, "--shard", shard, "-q",
+            ];
+            let output = pgnlake(&args);
+            assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+            shard_arg
+        })
+        .collect();
+    let first = dir.path().join("shard-0");
+    let rows = height(&first, "results");
+    assert!(rows > 0);
+    doctor(
+        &first,
+        "results",
+        Series::new("games".into(), vec![-3i64; rows]),
+    );
+    let merged = dir.path().join("merged");
+    let mut args = vec!["merge"];
+    args.extend(shards.iter().map(String::as_str));
+    args.extend(["--out", merged.to_str().unwrap_or_default()]);
+    let merge = stderr(&pgnlake(&args));
+    let results = first.join("results.parquet");
+    assert!(
+        merge.contains(&format!(
+            "{}: cannot read: column \"games\" holds a negative count (-3)",
+            results.display()
+        )),
+        "{merge}"
+    );
+}
+
 #[test]
 fn clean_writes_to_stdout_and_names_a_bad_output_path() {
     let lichess = sample("lichess-2025-05-30games.pgn");

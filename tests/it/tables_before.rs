@@ -70,13 +70,20 @@ fn tables(out: &Path) -> Vec<String> {
         if !path.exists() {
             continue;
         }
-        let line = if [schema::openings::TABLE.name, schema::opening_lines::TABLE.name]
-            .contains(&table.name)
+        let line = if [
+            schema::openings::TABLE.name,
+            schema::opening_lines::TABLE.name,
+        ]
+        .contains(&table.name)
         {
             let sql = old_bands_sql(table);
             let csv = pgnlake(&["query", "--data", data, "--format", "csv", "-e", &sql]);
             let rows = csv.iter().filter(|&&b| b == b'\n').count() - 1;
-            format!("{}: {} in the old bands ({rows} rows)", table.name, digest(&csv))
+            format!(
+                "{}: {} in the old bands ({rows} rows)",
+                table.name,
+                digest(&csv)
+            )
         } else {
             let bytes = std::fs::read(&path).unwrap();
             format!("{}: {} ({} bytes)", table.name, digest(&bytes), bytes.len())

@@ -21,7 +21,7 @@ use crate::stats::outcomes::{
     EndgameKey, EndgameValue, MaterialTable, ResultKey, ResultRow, ResultValue,
 };
 
-use super::rows::{Columns, count, for_each_chunk, small, text_at};
+use super::rows::{Columns, for_each_chunk, small, text_at};
 
 /// The rating sums and counts that `openings` and `opening_lines` share
 /// (the same names in both).
@@ -42,26 +42,26 @@ pub(super) fn merge_results(files: &[PathBuf], writer: &mut TableWriter) -> Resu
                 columns.int(results::RATING_DIFF_BUCKET)?,
             );
             let (time_class, declared) = (
-                columns.text(results::TIME_CLASS)?,
+                columns.required_text(results::TIME_CLASS)?,
                 columns.text(results::DECLARED_RESULT)?,
             );
             let (end_state, termination) = (
-                columns.text(results::END_STATE)?,
+                columns.required_text(results::END_STATE)?,
                 columns.text(results::TERMINATION)?,
             );
             let (draw_reason, variant) = (
                 columns.text(results::DRAW_REASON)?,
-                columns.text(results::VARIANT_NAME)?,
+                columns.required_text(results::VARIANT_NAME)?,
             );
             let counts = count_columns(columns)?;
             for row in 0..rows {
                 let key_row = ResultRow {
-                    variant_name: text_at(&variant, row).unwrap_or_default(),
+                    variant_name: &variant[row],
                     year: small(&year, row),
-                    time_class: text_at(&time_class, row).unwrap_or_default(),
+                    time_class: &time_class[row],
                     rating_diff_bucket: small(&bucket, row),
                     declared: text_at(&declared, row),
-                    end_state: text_at(&end_state, row).unwrap_or_default(),
+                    end_state: &end_state[row],
                     draw_reason: text_at(&draw_reason, row),
                     termination: text_at(&termination, row),
                 };
@@ -90,13 +90,13 @@ fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Erro
         results::DRAWS,
         results::BLACK_WINS,
     ]
-    .map(|column| columns.int(column));
+    .map(|column| columns.counts(column));
     let (games, white, draws, black) = (games?, white?, draws?, black?);
-    Ok(move |row| Counts {
-        games: count(&games, row),
-        white_wins: count(&white, row),
-        draws: count(&draws, row),
-        black_wins: count(&black, row),
+    Ok(move |row: usize| Counts {
+        games: games[row],
+        white_wins: white[row],
+        draws: draws[row],
+        black_wins: black[row],
     })
 }
 
@@ -106,14 +106,14 @@ pub(super) fn rated_counts(
     columns: &Columns<'_>,
 ) -> Result<impl Fn(usize) -> (Counts, Ratings), Error> {
     let counts = count_columns(columns)?;
-    let [wes, wec, bes, bec] = RATING_COLUMNS.map(|n| columns.int(n));
+    let [wes, wec, bes, bec] = RATING_COLUMNS.map(|n| columns.counts(n));
     let (wes, wec, bes, bec) = (wes?, wec?, bes?, bec?);
-    Ok(move |row| {
+    Ok(move |row: usize| {
         let elo = Ratings {
-            white_sum: count(&wes, row),
-            white_count: count(&wec, row),
-            black_sum: count(&bes, row),
-            black_count: count(&bec, row),
+            white_sum: wes[row],
+            white_count: wec[row],
+            black_sum: bes[row],
+            black_count: bec[row],
         };
         (counts(row), elo)
     })
@@ -149,8 +149,8 @@ pub(super) fn merge_small_tables(
     }
     for file in files(&endgames::TABLE) {
         for_each_chunk(&file, |columns, rows| {
-            let signature = columns.text(endgames::ENDGAME_SIGNATURE)?;
-            let variant = columns.text(endgames::VARIANT_NAME)?;
+            let signature = columns.required_text(endgames::ENDGAME_SIGNATURE)?;
+            let variant = columns.required_text(endgames::VARIANT_NAME)?;
             let names = [
                 endgames::GAMES,
                 endgames::STRONGER_SIDE_WINS,
@@ -158,23 +158,21 @@ pub(super) fn merge_small_tables(
                 endgames::WEAKER_SIDE_WINS,
                 endgames::PLIES_TO_END_SUM,
             ];
-            let [games, stronger, draws, weaker, plies] = names.map(|n| columns.int(n));
+            let [games, stronger, draws, weaker, plies] = names.map(|n| columns.counts(n));
             let (games, stronger, draws, weaker, plies) =
                 (games?, stronger?, draws?, weaker?, plies?);
             for row in 0..rows {
-                let variant = text_at(&variant, row).and_then(VariantName::parse);
-                let key = text_at(&signature, row)
-                    .zip(variant)
-                    .and_then(|(signature, variant)| EndgameKey::parse(signature, variant))
+                let key = VariantName::parse(&variant[row])
+                    .and_then(|variant| EndgameKey::parse(&signature[row], variant))
                     .ok_or_else(|| {
                         columns.bad_row("an endgame signature pgnlake does not write")
                     })?;
                 let value = endgames.entry(key).or_default();
-                value.games += count(&games, row);
-                value.stronger_side_wins += count(&stronger, row);
-                value.draws += count(&draws, row);
-                value.weaker_side_wins += count(&weaker, row);
-                value.plies_sum += count(&plies, row);
+                value.games += games[row];
+                value.stronger_side_wins += stronger[row];
+                value.draws += draws[row];
+                value.weaker_side_wins += weaker[row];
+                value.plies_sum += plies[row];
             }
             Ok(())
         })?;
@@ -182,8 +180,8 @@ pub(super) fn merge_small_tables(
     for file in files(&opening_lines::TABLE) {
         for_each_chunk(&file, |columns, rows| {
             let (eco, name) = (
-                columns.text(opening_lines::ECO)?,
-                columns.text(opening_lines::OPENING_NAME)?,
+                columns.required_text(opening_lines::ECO)?,
+                columns.required_text(opening_lines::OPENING_NAME)?,
             );
             let rated = rated_counts(columns)?;
             let dims = dimensions_of(
@@ -194,20 +192,16 @@ pub(super) fn merge_small_tables(
                     opening_lines::MONTH,
                 ],
             )?;
-            let [ps, eds, edc] = [
-                opening_lines::PLIES_SUM,
-                opening_lines::ELO_DIFF_SUM,
-                opening_lines::ELO_DIFF_COUNT,
-            ]
-            .map(|n| columns.int(n));
-            let (ps, eds, edc) = (ps?, eds?, edc?);
+            let (ps, edc) = (
+                columns.counts(opening_lines::PLIES_SUM)?,
+                columns.counts(opening_lines::ELO_DIFF_COUNT)?,
+            );
+            // A sum of differences: negative when black is the stronger.
+            let eds = columns.required_int(opening_lines::ELO_DIFF_SUM)?;
             for row in 0..rows {
-                let id = text_at(&eco, row)
-                    .zip(text_at(&name, row))
-                    .and_then(|(eco, name)| index.id_of(eco, name))
-                    .ok_or_else(|| {
-                        columns.bad_row("an opening name not in this version's table")
-                    })?;
+                let id = index.id_of(&eco[row], &name[row]).ok_or_else(|| {
+                    columns.bad_row("an opening name not in this version's table")
+                })?;
                 let dims = dims(row).ok_or_else(|| {
                     columns.bad_row("a time class or rating band pgnlake does not write")
                 })?;
@@ -215,9 +209,9 @@ pub(super) fn merge_small_tables(
                 let stats = LineStats {
                     results,
                     elo,
-                    plies_sum: count(&ps, row),
-                    elo_diff_sum: eds.get(row).copied().flatten().unwrap_or(0),
-                    elo_diff_count: count(&edc, row),
+                    plies_sum: ps[row],
+                    elo_diff_sum: eds[row],
+                    elo_diff_count: edc[row],
                 };
                 *lines.entry(LineKey { name_id: id, dims }).or_default() += &stats;
             }

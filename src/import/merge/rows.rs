@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::error::Error;
+use crate::read;
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column};
 
@@ -82,32 +83,42 @@ pub(super) fn copy_rebased(path: &Path, shift: i64, writer: &mut TableWriter) ->
     Ok(())
 }
 
-/// Typed access to a chunk's columns, with the table's path for errors.
+/// Typed access to a chunk's columns, with the table's path for errors
+/// (read as every reader of a table reads them: [`read::columns`]).
 pub(super) struct Columns<'a> {
     pub(super) frame: &'a DataFrame,
     pub(super) path: &'a Path,
 }
 
 impl Columns<'_> {
+    fn read(&self) -> read::columns::Columns<'_> {
+        read::columns::Columns::new(self.frame, self.path)
+    }
+
     pub(super) fn int(&self, column: Column) -> Result<Vec<Option<i64>>, Error> {
-        let column = self
-            .frame
-            .column(column.name)
-            .and_then(|c| c.cast(&DataType::Int64))
-            .map_err(|e| read_error(self.path, e))?;
-        let values = column.i64().map_err(|e| read_error(self.path, e))?;
-        Ok((0..values.len()).map(|i| values.get(i)).collect())
+        self.read().ints(column.name).map_err(column_error)
+    }
+
+    /// A column that is never null (a sum that may be negative).
+    pub(super) fn required_int(&self, column: Column) -> Result<Vec<i64>, Error> {
+        self.read().required_ints(column.name).map_err(column_error)
+    }
+
+    /// A count column: a null or negative count is an error naming the
+    /// shard's file and the column.
+    pub(super) fn counts(&self, column: Column) -> Result<Vec<u64>, Error> {
+        self.read().counts(column.name).map_err(column_error)
     }
 
     pub(super) fn text(&self, column: Column) -> Result<Vec<Option<String>>, Error> {
-        let values = self
-            .frame
-            .column(column.name)
-            .and_then(|c| c.str().cloned())
-            .map_err(|e| read_error(self.path, e))?;
-        Ok((0..values.len())
-            .map(|i| values.get(i).map(str::to_owned))
-            .collect())
+        self.read().texts(column.name).map_err(column_error)
+    }
+
+    /// A text column that is never null.
+    pub(super) fn required_text(&self, column: Column) -> Result<Vec<String>, Error> {
+        self.read()
+            .required_texts(column.name)
+            .map_err(column_error)
     }
 
     pub(super) fn bad_row(&self, what: &str) -> Error {
@@ -115,13 +126,9 @@ impl Columns<'_> {
     }
 }
 
-pub(super) fn count(values: &[Option<i64>], row: usize) -> u64 {
-    values
-        .get(row)
-        .copied()
-        .flatten()
-        .and_then(|n| u64::try_from(n).ok())
-        .unwrap_or(0)
+/// A column that could not be read, as a merge reports a shard's file.
+fn column_error(e: read::columns::ColumnError) -> Error {
+    read_error(&e.path, e.message)
 }
 
 pub(super) fn small(values: &[Option<i64>], row: usize) -> Option<i32> {
