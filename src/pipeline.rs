@@ -415,7 +415,7 @@ mod tests {
     use super::*;
     use crate::jobs::{Deferred, SideJob};
     use std::sync::atomic::AtomicUsize;
-    use std::sync::{Arc, Mutex};
+    use std::sync::{Arc, Mutex, PoisonError};
 
     /// A file of `games` one-move games (a batch holds 2,048 of them).
     fn tiny_games(dir: &std::path::Path, games: usize) -> Vec<InputSource> {
@@ -620,7 +620,7 @@ mod tests {
         // The reader stopped within the input: no summary of it, and far
         // fewer than its 196 batches were worked.
         assert_eq!(read.map(|summaries| summaries.len()).ok(), Some(0));
-        let worked = worked.lock().map(|w| *w).unwrap_or_default();
+        let worked = *worked.lock().unwrap_or_else(PoisonError::into_inner);
         assert!(worked < 100, "{worked} batches worked");
     }
 

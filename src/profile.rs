@@ -120,12 +120,15 @@ pub(crate) fn enabled() -> bool {
     ENABLED.load(Ordering::Relaxed)
 }
 
+/// A stage's place in [`STAGES`], which lists them in declaration order.
 fn stage_index(stage: Stage) -> usize {
-    STAGES.iter().position(|&s| s == stage).unwrap_or(0)
+    stage as usize
 }
 
+/// A thread kind's place in [`THREADS`], which lists them in declaration
+/// order.
 fn thread_index(thread: Thread) -> usize {
-    THREADS.iter().position(|&t| t == thread).unwrap_or(0)
+    thread as usize
 }
 
 /// Adds `elapsed` to `stage`, run on `thread`.
@@ -159,9 +162,8 @@ pub(crate) fn thread_cpu() -> Duration {
         };
         // SAFETY: clock_gettime writes one timespec through a valid pointer.
         let ok = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } == 0;
-        if ok {
-            let secs = u64::try_from(ts.tv_sec).unwrap_or(0);
-            let nanos = u32::try_from(ts.tv_nsec).unwrap_or(0);
+        // A clock that fails (or reads negative) is no clock.
+        if ok && let (Ok(secs), Ok(nanos)) = (u64::try_from(ts.tv_sec), u32::try_from(ts.tv_nsec)) {
             return Duration::new(secs, nanos);
         }
     }
@@ -367,6 +369,16 @@ pub(crate) fn report(games: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lists_hold_stages_and_threads_at_their_index() {
+        for (i, stage) in STAGES.into_iter().enumerate() {
+            assert_eq!(stage_index(stage), i, "{stage:?}");
+        }
+        for (i, thread) in THREADS.into_iter().enumerate() {
+            assert_eq!(thread_index(thread), i, "{thread:?}");
+        }
+    }
 
     #[test]
     fn a_worker_part_is_taken_once_by_the_thread_that_ran_it() {

@@ -58,7 +58,8 @@ impl GameMoves<'_> {
                 rows.push(MoveRow {
                     game_id: self.game_id,
                     facts,
-                    position_key: keys.get(ply as usize - 1).copied().unwrap_or_default(),
+                    // The keys start with the start position: one per ply more.
+                    position_key: keys[ply as usize - 1],
                     clock_ms,
                     move_time_ms,
                     eval_cp: annotation.eval_cp,

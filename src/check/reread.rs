@@ -36,7 +36,8 @@ pub(crate) struct Reread {
 impl Reread {
     /// The movetext, from its first byte.
     pub(crate) fn body(&self) -> &str {
-        self.text.get(self.movetext..).unwrap_or_default()
+        // Checked a character boundary when read (`reread`).
+        &self.text[self.movetext..]
     }
 
     /// The start position when it is standard chess (or Chess960): the
@@ -77,6 +78,9 @@ pub(crate) fn reread(bytes: &[u8]) -> Option<Reread> {
         mut repairs,
         movetext,
     } = read_tag_section(&text)?;
+    if !text.is_char_boundary(movetext) {
+        return None;
+    }
     let tag = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone());
     let fen = tag("FEN");
     let empty_fen = fen.as_deref().is_some_and(|f| f.trim().is_empty());

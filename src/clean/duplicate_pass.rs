@@ -3,20 +3,16 @@
 //! order and grouped; each group's duplicates are returned, by game number,
 //! with the kept game's position, for the second (writing) pass.
 
-use std::collections::HashMap;
-
 use crate::clean::dedupe::{
     DedupeMode, DupCodec, DupKey, DupValue, LineCodec, LineValue, contained_losers, losers_of,
 };
-use crate::clean::game::{Item, Modes, clean_batch};
+use crate::clean::game::clean_batch;
+use crate::clean::item::{Item, Losers, Modes};
 use crate::error::Error;
 use crate::input::{InputSource, progress};
 use crate::pgn::framer::Batch;
 use crate::pipeline;
 use crate::stats::spill::{self, BoundedMap, Codec, SpillDir};
-
-/// The duplicates found: game number → the kept game's position.
-pub(super) type Losers = HashMap<u64, String>;
 
 /// First pass of `--dedupe`: every clean game's key, grouped; returns the
 /// duplicates (by game number) with the kept game's position.

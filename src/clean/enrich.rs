@@ -7,7 +7,7 @@
 
 use std::cell::OnceCell;
 
-use crate::clean::game::{Action, ActionKind};
+use crate::clean::action::{Action, ActionKind};
 use crate::pgn::tags::lichess_id;
 use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
@@ -233,6 +233,21 @@ fn value_of(tag: TagToAdd, tags: &[(String, String)], facts: &Facts<'_>) -> Opti
     }
 }
 
+/// `--add-tags` on a game's tags; its `--split-by` key.
+pub(super) fn enrich_tags(
+    tags: &mut Vec<(String, String)>,
+    facts: &Facts<'_>,
+    (enrich, split_by): (Enrich, Option<SplitBy>),
+    actions: &mut Vec<Action>,
+) -> Option<String> {
+    // The key from the game's own tags, as read.
+    let key = split_by.and_then(|by| by.key_of(tags, facts));
+    if enrich.adds_any() {
+        add_tags(tags, facts, enrich, actions);
+    }
+    key
+}
+
 /// Adds the asked tags after the game's own; a tag the game has with
 /// another value is kept and reported (`tag_disagrees`), or replaced and
 /// reported (`tag_replaced`) with `--overwrite-tags`.
@@ -321,14 +336,15 @@ fn without_clock_commands(comment: &str) -> String {
     while let Some(at) = rest.find("[%") {
         let (before, from) = rest.split_at(at);
         kept.push_str(before);
-        let command = from.get(2..).unwrap_or_default();
+        // `from` starts with `[%` (two ASCII bytes).
+        let command = &from[2..];
         let clock = ["clk", "emt", "eval"].iter().any(|name| {
             command
                 .strip_prefix(name)
                 .is_some_and(|after| after.starts_with(|c: char| c.is_whitespace() || c == ']'))
         });
         match (clock, from.find(']')) {
-            (true, Some(end)) => rest = from.get(end + 1..).unwrap_or_default(),
+            (true, Some(end)) => rest = &from[end + 1..],
             _ => {
                 kept.push_str("[%");
                 rest = command;

@@ -7,7 +7,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::variant::VariantPosition;
 use shakmaty::{Move, Position};
 
-use crate::clean::game::{Action, ActionKind};
+use crate::clean::action::{Action, ActionKind};
 use crate::pgn::visitor::{MAX_VARIATION_DEPTH, NoteKind, ParsedGame, VarLine};
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove};
 
@@ -84,7 +84,10 @@ fn export_from<P: Position + Clone>(
         match (exported, export_moves.get_mut(at)) {
             (Ok(variation), Some(m)) => m.variations.push(variation),
             (failure, target) => {
-                let why = failure.err().unwrap_or_default();
+                let why = match failure {
+                    Err(why) => why,
+                    Ok(_) => "no move to replace".to_owned(),
+                };
                 let text = format!("illegal variation: {}", line_text(line));
                 actions.push(Action::new(
                     ActionKind::VariationDropped,

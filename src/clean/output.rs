@@ -8,8 +8,9 @@ use std::path::Path;
 use std::collections::BTreeMap;
 use std::collections::btree_map::Entry;
 
+use crate::clean::action::{Action, ActionKind};
 use crate::clean::enrich::SplitBy;
-use crate::clean::game::{Action, ActionKind, Item};
+use crate::clean::item::Item;
 use crate::clean::options::CleanSummary;
 use crate::clean::report::ReportWriter;
 use crate::error::Error;
@@ -159,7 +160,9 @@ impl pipeline::Consumer<Vec<Item>> for CleanConsumer {
                             ActionKind::VariationDropped => self.summary.variations_dropped += 1,
                             ActionKind::MoveRepaired => self.summary.moves_repaired += 1,
                             ActionKind::TagDisagrees | ActionKind::TagReplaced => {
-                                let tag = action.detail.split(':').next().unwrap_or_default();
+                                // The detail reads `TAG: …` (see `add_tags`).
+                                let detail = action.detail.as_str();
+                                let tag = detail.split_once(':').map_or(detail, |(tag, _)| tag);
                                 *self
                                     .summary
                                     .tags_disagreeing

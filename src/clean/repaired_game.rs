@@ -9,10 +9,10 @@ use shakmaty::{Chess, Position};
 use crate::check::game_place;
 use crate::check::repair::{self, Repair, RepairClass, Repaired};
 use crate::check::reread::{self, Reread, rejected_as_ambiguous, reread};
-use crate::clean::enrich::Facts;
-use crate::clean::game::{
-    Action, ActionKind, Item, Modes, clean_item, enrich_tags, set_tag, settle_result,
-};
+use crate::clean::action::{Action, ActionKind};
+use crate::clean::enrich::{Facts, enrich_tags};
+use crate::clean::item::{Item, Modes};
+use crate::clean::settle::{clean_item, set_tag, settle_result};
 use crate::pgn::framer::{Batch, RawGame};
 use crate::pgn::result::GameResult;
 use crate::replay::Replayer;
@@ -97,7 +97,12 @@ pub(super) fn repair_game(
     }
     let standard_start = !tags.iter().any(|(n, _)| n == "FEN");
     let facts = Facts::new(&replayed, replayer.keys(), standard_start);
-    let split_key = enrich_tags(&mut tags, &facts, modes, &mut actions);
+    let split_key = enrich_tags(
+        &mut tags,
+        &facts,
+        (modes.enrich, modes.split_by),
+        &mut actions,
+    );
     let export = ExportGame {
         tags,
         moves: export_moves(&repaired, salvaged.as_ref()),
@@ -130,11 +135,8 @@ fn read_moves(start: &Chess, body: &str, salvage: bool) -> Result<ReadMoves, Opt
             let salvaged = Salvage {
                 ply: error.ply,
                 token: error.token,
-                rest: body
-                    .get(error.offset..)
-                    .unwrap_or_default()
-                    .trim()
-                    .to_owned(),
+                // Repair reports where a token starts in `body`.
+                rest: body[error.offset..].trim().to_owned(),
             };
             Ok((error.before, Some(salvaged)))
         }

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use polars::prelude::{DataFrame, PolarsResult};
 
 use crate::check::repair::RepairClass;
-use crate::clean::game::Action;
+use crate::clean::action::Action;
 use crate::error::Error;
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame, table_schema};
 use crate::sink::rows::Place;
@@ -45,10 +45,8 @@ impl ReportWriter {
         sources: &[String],
         action: Action,
     ) -> Result<(), Error> {
-        let source = sources
-            .get(place.source as usize)
-            .cloned()
-            .unwrap_or_default();
+        // A game's source is one of the run's inputs.
+        let source = sources[place.source as usize].clone();
         self.rows.push((place.clone(), source, action));
         if self.rows.len() >= ROW_GROUP_ROWS {
             self.flush()?;

@@ -7,7 +7,8 @@ use std::path::Path;
 
 use crate::clean::dedupe::DedupeMode;
 use crate::clean::duplicate_pass::find_duplicates;
-use crate::clean::game::{Modes, clean_batch};
+use crate::clean::game::clean_batch;
+use crate::clean::item::Modes;
 use crate::clean::options::{CleanOptions, CleanSummary};
 use crate::clean::output::{CleanConsumer, Outputs, create, finish};
 use crate::clean::report::ReportWriter;

@@ -33,13 +33,18 @@ pub fn run(args: MergeArgs) -> Result<ExitStatus, Error> {
         compression: args.compression,
     };
     let summary = run_merge(&options)?;
+    let Some(merged_shards) = summary.merged_shards else {
+        return Err(Error::Usage(
+            "merge: the merged summary names no merged_shards".to_owned(),
+        ));
+    };
     if let Some(lake) = lake {
         lake.commit()?;
     }
     if !args.quiet {
         eprintln!(
             "merged {} shards: games read {} = accepted {} + rejected {}{}",
-            summary.merged_shards.unwrap_or(0),
+            merged_shards,
             summary.games_read,
             summary.accepted,
             summary.rejected,

@@ -12,10 +12,11 @@ use std::any::Any;
 use std::panic::{self, AssertUnwindSafe, PanicHookInfo};
 use std::sync::{Mutex, PoisonError};
 
-/// The latest panics, (message, place), the oldest dropped first: the
+/// The latest panics, (message, place if Rust gave one), the oldest
+/// dropped first: the
 /// one that reaches [`catch`] is found by its message (several threads
 /// may panic; polars catches some panics of its own).
-static RECENT: Mutex<Vec<(String, String)>> = Mutex::new(Vec::new());
+static RECENT: Mutex<Vec<(String, Option<String>)>> = Mutex::new(Vec::new());
 const KEPT: usize = 16;
 
 /// Records panics instead of printing them (unless `RUST_BACKTRACE` asks
@@ -40,7 +41,7 @@ fn record(info: &PanicHookInfo<'_>) {
     if recent.len() >= KEPT {
         recent.remove(0);
     }
-    recent.push((message, place.unwrap_or_default()));
+    recent.push((message, place));
 }
 
 /// Runs `command`; a panic that reaches here comes back as the line that
@@ -48,10 +49,9 @@ fn record(info: &PanicHookInfo<'_>) {
 pub(super) fn catch<T>(what: &str, command: impl FnOnce() -> T) -> Result<T, String> {
     panic::catch_unwind(AssertUnwindSafe(command)).map_err(|payload| {
         let message = message_of(&*payload);
-        let place = place_of(&message);
-        let place = match place.is_empty() {
-            true => String::new(),
-            false => format!("at {place}; "),
+        let place = match place_of(&message) {
+            Some(place) => format!("at {place}; "),
+            None => String::new(),
         };
         one_line(&format!(
             "internal error in {what}: {message} ({place}a bug: please report it)"
@@ -64,21 +64,21 @@ pub(super) fn catch<T>(what: &str, command: impl FnOnce() -> T) -> Result<T, Str
 pub(super) fn latest() -> Option<String> {
     let recent = RECENT.lock().unwrap_or_else(PoisonError::into_inner);
     let (message, place) = recent.last()?;
-    Some(one_line(&match place.is_empty() {
-        true => message.clone(),
-        false => format!("{message} (at {place})"),
+    Some(one_line(&match place {
+        Some(place) => format!("{message} (at {place})"),
+        None => message.clone(),
     }))
 }
 
-/// The place of the latest recorded panic with this message.
-fn place_of(message: &str) -> String {
+/// The place of the latest recorded panic with this message, if one was
+/// recorded with a place.
+fn place_of(message: &str) -> Option<String> {
     let recent = RECENT.lock().unwrap_or_else(PoisonError::into_inner);
     recent
         .iter()
         .rev()
         .find(|(m, _)| m == message)
-        .map(|(_, place)| place.clone())
-        .unwrap_or_default()
+        .and_then(|(_, place)| place.clone())
 }
 
 fn message_of(payload: &(dyn Any + Send)) -> String {

@@ -42,6 +42,7 @@ pub fn run(args: SchemaArgs) -> Result<ExitStatus, Error> {
 
 /// A table as aligned text: name, type, null, merge.
 fn plain(table: &Table) -> String {
+    // A table without columns (none is) would need no width.
     let width = |f: fn(&schema::Column) -> usize| table.columns.iter().map(f).max().unwrap_or(0);
     let (name_width, type_width) = (width(|c| c.name.len()), width(|c| c.ty.as_str().len()));
     let mut out = format!("{} ({})\n", table.file_name(), table.description);

@@ -58,7 +58,8 @@ fn fen_of_line(line: &str) -> Option<String> {
         .get(4..6)
         .is_some_and(|c| c.iter().all(|f| f.parse::<u32>().is_ok()));
     let take = if counters { 6 } else { fields.len().min(4) };
-    let fen = fields.get(..take).unwrap_or_default().join(" ");
+    // `take` is at most the fields there are.
+    let fen = fields[..take].join(" ");
     Some(if fen.is_empty() { line.to_owned() } else { fen })
 }
 

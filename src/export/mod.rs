@@ -281,9 +281,9 @@ fn selected_rows(frame: &DataFrame, lake: bool) -> Result<Vec<Selected>, String>
     let mut selected = Vec::with_capacity(frame.height());
     for row in 0..frame.height() {
         let import: Option<Import> = imports.as_ref().and_then(|i| i.get(row)).map(str::to_owned);
+        let id = ids.get(row).map_or("null".into(), |id| id.to_string());
         let place = (sources.get(row), offsets.get(row), hashes.get(row));
         let (Some(source), Some(offset), Some(hash)) = place else {
-            let id = ids.get(row).map_or("null".into(), |id| id.to_string());
             return Err(match import {
                 Some(import) => {
                     format!("game_id {id} of import {import} is not in the games table")
@@ -291,16 +291,16 @@ fn selected_rows(frame: &DataFrame, lake: bool) -> Result<Vec<Selected>, String>
                 None => format!("game_id {id} is not in the games table"),
             });
         };
-        let id = ids.get(row).unwrap_or_default();
         let offset = u64::try_from(offset)
             .map_err(|_| format!("game_id {id}: its offset in the games table is {offset}"))?;
+        let line = lines.get(row);
+        let line = line
+            .and_then(|l| u64::try_from(l).ok())
+            .ok_or_else(|| format!("game_id {id}: its line in the games table is {line:?}"))?;
         selected.push(Selected {
             source: source.to_owned(),
             offset,
-            line: lines
-                .get(row)
-                .and_then(|l| u64::try_from(l).ok())
-                .unwrap_or(0),
+            line,
             raw_hash: hash as u64,
         });
     }
@@ -536,7 +536,8 @@ fn not_written(
         let Some(&first) = missing.first() else {
             continue;
         };
-        let line = |offset: u64| lines.get(&(index, offset)).copied().unwrap_or(0);
+        // Each offset is a key of `lines` (collected from it above).
+        let line = |offset: u64| lines[&(index, offset)];
         if missing.len() > GAME_LINES && missing.len() * 2 > offsets.len() {
             let why = match cut {
                 Some(_) => "",

@@ -3,7 +3,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, PoisonError};
 use std::time::Instant;
 
 use crate::check::{BatchModes, process_batch};
@@ -99,9 +99,12 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
             BatchTables::new(output, &names, options.moves)
         },
         finish: |aggregates| {
-            if let Ok(mut finished) = finished_aggregates.lock() {
-                finished.push(aggregates);
-            }
+            // A worker that panicked is reported by the pipeline; the
+            // aggregates the others finished are still theirs.
+            let mut finished = finished_aggregates
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            finished.push(aggregates);
         },
     };
     let consumer = TableConsumer::new(writers);
@@ -121,7 +124,9 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
             return Err(e);
         }
     };
-    let aggregates = finished_aggregates.into_inner().unwrap_or_default();
+    let aggregates = finished_aggregates
+        .into_inner()
+        .unwrap_or_else(PoisonError::into_inner);
     let aggregated = crate::interrupt::check()
         .map_err(Error::from)
         .and_then(|()| {

@@ -21,7 +21,10 @@
 //! `COMMIT` changed nothing, one killed after is finished by the next
 //! command on the lake.
 
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::journal::{
@@ -128,7 +131,7 @@ pub struct Compaction {
     /// Each import's partitions' commit ids when it was read.
     commits: Vec<Vec<Option<String>>>,
     /// Each statistics table's inputs (linked into the work folder).
-    inputs: Vec<(&'static Table, Vec<PathBuf>)>,
+    inputs: BTreeMap<&'static str, Vec<PathBuf>>,
 }
 
 impl Compaction {
@@ -162,7 +165,7 @@ impl Compaction {
                 imports.push(partition.name);
             }
         }
-        let mut inputs = Vec::new();
+        let mut inputs = BTreeMap::new();
         for table in aggregate_tables() {
             let names = std::iter::once(COMPACTED).chain(imports.iter().map(String::as_str));
             let mut files = Vec::new();
@@ -174,7 +177,7 @@ impl Compaction {
                         .join(INPUTS_DIR)
                         .join(table.name)
                         .join(format!("{PARTITION_COLUMN}={name}"))
-                        .join(from.file_name().unwrap_or_default());
+                        .join(file_name(&from)?);
                     if let Some(dir) = link.parent() {
                         fs::create_dir_all(dir).map_err(io_error(dir))?;
                     }
@@ -182,7 +185,7 @@ impl Compaction {
                     files.push(link);
                 }
             }
-            inputs.push((table, files));
+            inputs.insert(table.name, files);
         }
         drop(lake_lock);
         // A kill from here to the swap's `COMMIT` leaves the lake as it was.
@@ -231,11 +234,8 @@ impl Compaction {
 
     /// The files of `table` to sum.
     pub fn inputs(&self, table: &Table) -> Vec<PathBuf> {
-        self.inputs
-            .iter()
-            .find(|(t, _)| t.name == table.name)
-            .map(|(_, files)| files.clone())
-            .unwrap_or_default()
+        // `new` linked every statistics table's inputs.
+        self.inputs[table.name].clone()
     }
 
     /// Swaps the summed tables in: each statistics table's folder becomes
@@ -256,9 +256,7 @@ impl Compaction {
             let mut parts = vec![(COMPACTED.to_owned(), part)];
             for (name, dir) in partitions_in(&lake.join(table.name))? {
                 if self.imports.contains(&name) {
-                    let kept = archive
-                        .join(table.name)
-                        .join(dir.file_name().unwrap_or_default());
+                    let kept = archive.join(table.name).join(file_name(&dir)?);
                     link_dir(&dir, &kept)?;
                 } else if name != COMPACTED {
                     parts.push((name, dir));
@@ -297,4 +295,11 @@ impl Compaction {
         }
         Ok(())
     }
+}
+
+/// The name of a file or folder read from the lake (a folder's entry
+/// always has one).
+fn file_name(path: &Path) -> Result<&OsStr, LakeError> {
+    path.file_name()
+        .ok_or_else(|| io_error(path)(io::Error::other("a lake entry without a name")))
 }

@@ -367,7 +367,8 @@ impl Compatibility {
 
 /// `--opening-period`'s value as written on the command line.
 pub fn period_name(period: crate::stats::dimensions::OpeningPeriod) -> String {
-    // As clap spells the value (the enum derives `ValueEnum`).
+    // As clap spells the value (the enum derives `ValueEnum`); only a
+    // skipped variant has none, and none is skipped.
     clap::ValueEnum::to_possible_value(&period)
         .map(|value| value.get_name().to_owned())
         .unwrap_or_default()

@@ -36,7 +36,8 @@ impl PieceValues {
     fn of(&self, role: Role) -> i32 {
         match role {
             Role::King => 0,
-            role => self.0.get(role as usize - 1).copied().unwrap_or(0),
+            // Pawn (1) … queen (5): the values in that order.
+            role => self.0[role as usize - 1],
         }
     }
 }
@@ -70,11 +71,8 @@ impl Material {
     }
 
     pub(crate) fn count(&self, color: Color, role: Role) -> u8 {
-        self.counts
-            .get(color as usize)
-            .and_then(|c| c.get(role as usize - 1))
-            .copied()
-            .unwrap_or(0)
+        // Roles count from 1 (pawn) to 6 (king).
+        self.counts[color as usize][role as usize - 1]
     }
 
     fn set(&mut self, color: Color, role: Role, n: u8) {
@@ -412,7 +410,7 @@ mod tests {
         assert_eq!((f.white, f.black, f.diff), (14, 0, 14));
         // After 1.Qxd8+ white led by Q + R + P = 15.
         assert_eq!((f.max_white_lead, f.max_black_lead), (15, 0));
-        let queen_ten = PieceValues::parse("1,3,3,5,10").unwrap_or_default();
+        let queen_ten = PieceValues::parse("1,3,3,5,10").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(facts_of(Some(fen), "Qxd8+ Kxd8 a8=Q+", &queen_ten).diff, 15);
     }
 

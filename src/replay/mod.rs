@@ -600,7 +600,7 @@ mod tests {
             VariantPosition::Chess(pos) => Some(pos),
             _ => None,
         })
-        .unwrap_or_default();
+        .unwrap_or_else(|| panic!("the Chess960 start"));
         random_walk_from(&frc, 0x0fed_cba9_8765_4321, 60, 80, check);
     }
 

@@ -74,6 +74,7 @@ pub(super) fn fen_of(pos: &Chess, chess960: bool) -> String {
     }
     let counters = format!(" {} {}", pos.halfmoves(), pos.fullmoves());
     out.extend_from_slice(counters.as_bytes());
+    // Only ASCII was pushed (a hot path: no second check or copy).
     String::from_utf8(out).unwrap_or_default()
 }
 

@@ -271,7 +271,7 @@ mod tests {
             let pos: Chess = Fen::from_ascii(fen.as_bytes())
                 .ok()
                 .and_then(|f| f.into_position(CastlingMode::Standard).ok())
-                .unwrap_or_default();
+                .unwrap_or_else(|| panic!("{fen}"));
             assert!(!surely_has_legal_move(&pos), "{fen}");
         }
     }

@@ -78,13 +78,15 @@ pub(super) fn merged_summary(
     summary.tables = tables.iter().map(|(k, v)| ((*k).to_owned(), *v)).collect();
     summary.peak_rss_bytes = summaries.iter().filter_map(|s| s.peak_rss_bytes).max();
     let tree = &mut summary.opening_tree;
-    let written = tables.get("openings.parquet").copied().unwrap_or(0);
+    // Every run writes the tree's table (see `StatsWriters`).
+    let written = tables["openings.parquet"];
     tree.min_games = min_games;
     tree.rows = written + dropped;
     tree.rows_dropped = dropped;
     tree.spill_runs = summaries.iter().map(|s| s.opening_tree.spill_runs).sum();
     tree.spill_rows = sum(|s| s.opening_tree.spill_rows);
     tree.spill_bytes = sum(|s| s.opening_tree.spill_bytes);
+    // The largest of the shards' (there is at least one: `run_merge`).
     tree.peak_memory_bytes = summaries
         .iter()
         .map(|s| s.opening_tree.peak_memory_bytes)
