@@ -18,7 +18,7 @@ use crate::profile::{self, Stage};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::dimensions::Dimensions;
 use crate::stats::lines::{LineKey, LineStats};
-use crate::stats::tree::{Edge, EdgeKey, unpack_move};
+use crate::stats::tree_row::{Edge, EdgeKey, unpack_move};
 
 /// One text per row, written one after the other into one buffer (one
 /// allocation for a chunk, not one a row: this runs for every row of the
