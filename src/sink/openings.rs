@@ -46,7 +46,7 @@ impl Texts {
         let end = self.text.len();
         let start = match self.ends.len() {
             0 | 1 => 0,
-            n => self.ends.get(n - 2).copied().unwrap_or(0),
+            n => self.ends[n - 2],
         };
         self.text.extend_from_within(start..end);
         self.ends.push(self.text.len());
@@ -57,7 +57,8 @@ impl Texts {
         self.ends
             .iter()
             .map(|&end| {
-                let text = self.text.get(start..end).unwrap_or_default();
+                // Each end was the text's length after a whole string.
+                let text = &self.text[start..end];
                 start = end;
                 text
             })

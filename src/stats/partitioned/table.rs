@@ -69,12 +69,11 @@ impl<'s> TreePart<'s> {
     ) {
         let slot = match self.find(&key) {
             Slot::Found(row) => {
-                if let Some((_, edge)) = self.rows.get_mut(row) {
-                    let was_boxed = edge.is_boxed();
-                    update(edge);
-                    if !was_boxed && edge.is_boxed() {
-                        self.boxed_one_more();
-                    }
+                let edge = &mut self.rows[row].1;
+                let was_boxed = edge.is_boxed();
+                update(edge);
+                if !was_boxed && edge.is_boxed() {
+                    self.boxed_one_more();
                 }
                 return;
             }
@@ -91,9 +90,7 @@ impl<'s> TreePart<'s> {
         let edge = new();
         let boxed = edge.is_boxed();
         self.rows.push((key, edge));
-        if let Some(entry) = self.index.get_mut(slot) {
-            *entry = index_entry(&key, self.rows.len());
-        }
+        self.index[slot] = index_entry(&key, self.rows.len());
         if boxed {
             self.boxed_one_more();
         }
@@ -130,21 +127,23 @@ impl<'s> TreePart<'s> {
         }
     }
 
+    /// Slots are masked to the index's length (a power of two) and an
+    /// entry's row is one the table holds: indexing cannot miss.
     fn find(&self, key: &EdgeKey) -> Slot {
         let mask = self.index.len() - 1;
         let hash = hash_of(key);
         let tag = hash & TAG;
         let mut slot = (hash as usize) & mask;
         loop {
-            match self.index.get(slot).copied() {
-                Some(0) | None => return Slot::Empty(slot),
-                Some(entry) if entry & TAG == tag => {
+            match self.index[slot] {
+                0 => return Slot::Empty(slot),
+                entry if entry & TAG == tag => {
                     let row = row_of(entry);
-                    if self.rows.get(row).is_some_and(|(k, _)| k == key) {
+                    if self.rows[row].0 == *key {
                         return Slot::Found(row);
                     }
                 }
-                Some(_) => {}
+                _ => {}
             }
             slot = (slot + 1) & mask;
         }
@@ -206,12 +205,10 @@ impl<'s> TreePart<'s> {
         let mask = slots - 1;
         for (row, (key, _)) in self.rows.iter().enumerate() {
             let mut slot = (hash_of(key) as usize) & mask;
-            while self.index.get(slot).is_some_and(|&n| n != 0) {
+            while self.index[slot] != 0 {
                 slot = (slot + 1) & mask;
             }
-            if let Some(entry) = self.index.get_mut(slot) {
-                *entry = index_entry(key, row + 1);
-            }
+            self.index[slot] = index_entry(key, row + 1);
         }
     }
 
@@ -250,6 +247,7 @@ impl<'s> TreePart<'s> {
         } else {
             0
         };
+        // `keep` is at most the rows there are.
         if self.error.is_none()
             && let Err(error) = self.runs.write_run(&self.rows[keep..])
         {
@@ -282,7 +280,7 @@ impl Drop for TreePart<'_> {
 fn shared_first(rows: &mut [Row]) -> usize {
     let mut shared = 0;
     for i in 0..rows.len() {
-        if rows.get(i).is_some_and(|(_, edge)| edge.games() > 1) {
+        if rows[i].1.games() > 1 {
             rows.swap(shared, i);
             shared += 1;
         }
