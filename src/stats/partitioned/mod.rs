@@ -12,7 +12,7 @@
 //! One file a concept: [`partition`] (the partitions and rows grouped by
 //! them), [`runs`] (the run files), [`table`] (a worker's open-addressing
 //! table, spilling to runs) and [`gather`] (partitions added up into key
-//! order); they depend on each other in that order.
+//! order); each uses only those named before it.
 
 mod gather;
 mod partition;
