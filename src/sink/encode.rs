@@ -165,6 +165,7 @@ fn compress_page(page: Page, options: CompressionOptions) -> PolarsResult<Compre
     let CompressionOptions::Zstd(level) = options else {
         return Ok(compress(page, Vec::new(), options)?);
     };
+    // No level is zstd's 0, its default level, as polars' `compress` has it.
     let level = level.map(|l| l.compression_level()).unwrap_or_default();
     Ok(match page {
         Page::Data(data) => {

@@ -350,7 +350,8 @@ impl PendingWrite {
     pub(crate) fn write(self) -> io::Result<()> {
         let mut at = self.at;
         for piece in &self.pieces {
-            let pages = self.bytes.get(piece.pages.clone()).unwrap_or_default();
+            // The pieces were cut from these bytes when the group was placed.
+            let pages = &self.bytes[piece.pages.clone()];
             for bytes in [pages, &piece.metadata] {
                 self.file.write_all_at(bytes, at)?;
                 at += bytes.len() as u64;

@@ -18,7 +18,7 @@ use crate::profile::{self, Stage};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::dimensions::Dimensions;
 use crate::stats::lines::{LineKey, LineStats};
-use crate::stats::tree::{Edge, EdgeKey, unpack_move};
+use crate::stats::tree_row::{Edge, EdgeKey, unpack_move};
 
 /// One text per row, written one after the other into one buffer (one
 /// allocation for a chunk, not one a row: this runs for every row of the
@@ -46,7 +46,7 @@ impl Texts {
         let end = self.text.len();
         let start = match self.ends.len() {
             0 | 1 => 0,
-            n => self.ends.get(n - 2).copied().unwrap_or(0),
+            n => self.ends[n - 2],
         };
         self.text.extend_from_within(start..end);
         self.ends.push(self.text.len());
@@ -57,7 +57,8 @@ impl Texts {
         self.ends
             .iter()
             .map(|&end| {
-                let text = self.text.get(start..end).unwrap_or_default();
+                // Each end was the text's length after a whole string.
+                let text = &self.text[start..end];
                 start = end;
                 text
             })

@@ -151,7 +151,8 @@ impl FileOutput {
             }
         };
         let file = BufWriter::with_capacity(1 << 16, file);
-        // Compressed by the name given (a link's own name, not its target's).
+        // Compressed by the name given (a link's own name, not its target's);
+        // a path without a file name (`..`) has no extension: written plain.
         let lower = path
             .file_name()
             .map(|n| n.to_string_lossy().to_ascii_lowercase())

@@ -119,13 +119,15 @@ fn extra_tags_column(rows: &[GameRow]) -> PolarsResult<Column> {
     let mut names = MutableBinaryViewArray::<str>::with_capacity(total);
     let mut values = MutableBinaryViewArray::<str>::with_capacity(total);
     let mut offsets = Vec::with_capacity(rows.len() + 1);
-    offsets.push(0i64);
+    let mut end = 0i64;
+    offsets.push(end);
     for row in rows {
         for (name, value) in &row.extra_tags {
             names.push_value(name.as_ref());
             values.push_value(value.of(&row.text));
         }
-        offsets.push(offsets.last().copied().unwrap_or(0) + row.extra_tags.len() as i64);
+        end += row.extra_tags.len() as i64;
+        offsets.push(end);
     }
     let fields = vec![
         ArrowField::new(TAG_NAME.into(), ArrowDataType::Utf8View, true),

@@ -322,7 +322,7 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
         game.moves[1].comments = vec!["check".into()];
         let mut out = String::new();
         write_game(&game, &mut out);
-        let movetext = out.split("\n\n").nth(1).unwrap_or_default();
+        let movetext = out.split("\n\n").nth(1).unwrap_or_else(|| panic!("{out}"));
         assert_eq!(
             movetext,
             "{from a set-up} 12... Kh7 13. Qh4+ {check} 13... Kg8 *"
@@ -354,7 +354,7 @@ b5 7. Bb3 d6 8. c3 O-O 9. h3 Nb8 10. d4 Nbd7 11. c4 c6 1/2-1/2
         let mut out = String::new();
         write_game(&game, &mut out);
         assert_eq!(
-            out.split("\n\n").nth(1).unwrap_or_default(),
+            out.split("\n\n").nth(1).unwrap_or_else(|| panic!("{out}")),
             "1. e4 e5 (1... c5 ({or} 1... e6) 2. Nf3) 2. Nf3 (2. f4) 2... Nc6 *"
         );
     }

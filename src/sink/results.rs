@@ -29,10 +29,8 @@ pub(crate) fn render_table(frame: &DataFrame, limit: usize) -> String {
         .map(|(header, column)| {
             column
                 .iter()
-                .chain(std::iter::once(header))
                 .map(|cell| cell.chars().count())
-                .max()
-                .unwrap_or(0)
+                .fold(header.chars().count(), usize::max)
         })
         .collect();
     let right: Vec<bool> = columns
@@ -239,7 +237,7 @@ mod tests {
             "games" => [1u64, 22, 333],
             "score" => [Some(0.5f64), None, Some(1.0 / 3.0)],
         )
-        .unwrap_or_default()
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]
@@ -266,15 +264,15 @@ mod tests {
     #[test]
     fn csv_and_json_keep_every_value() {
         let mut csv = Vec::new();
-        write_csv(&sample(), &mut csv).unwrap_or_default();
+        write_csv(&sample(), &mut csv).unwrap_or_else(|e| panic!("{e}"));
         let csv = String::from_utf8_lossy(&csv).into_owned();
         assert!(
             csv.starts_with("name,games,score\n\"a,b\",1,0.5\n,22,\n"),
             "{csv}"
         );
         let mut json = Vec::new();
-        write_json(&sample(), &mut json).unwrap_or_default();
-        let parsed: Value = serde_json::from_slice(&json).unwrap_or_default();
+        write_json(&sample(), &mut json).unwrap_or_else(|e| panic!("{e}"));
+        let parsed: Value = serde_json::from_slice(&json).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(parsed[0]["name"], "a,b");
         assert_eq!(parsed[1]["name"], Value::Null);
         assert_eq!(parsed[2]["games"], 333);

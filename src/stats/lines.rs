@@ -8,7 +8,7 @@ use std::ops::AddAssign;
 use super::counts::{Counts, Ratings};
 use super::dimensions::Dimensions;
 use super::spill::{BoundedMap, Codec, Fields, SpillDir};
-use super::tree::GameFacts;
+use super::tree_row::GameFacts;
 
 /// Sums and counts of the games of one named opening.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]

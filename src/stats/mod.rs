@@ -9,6 +9,7 @@ pub mod outcomes;
 pub mod partitioned;
 pub mod spill;
 pub mod tree;
+pub mod tree_row;
 
 use std::collections::BTreeMap;
 use std::ops::AddAssign;

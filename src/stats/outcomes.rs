@@ -123,35 +123,40 @@ impl ResultKey {
     }
 
     pub(crate) fn time_class(&self) -> &'static str {
-        TimeClass::ALL
-            .get(usize::from(self.time_class))
-            .map_or("unknown", |t| t.as_str())
+        TimeClass::ALL[usize::from(self.time_class)].as_str()
     }
 
     pub(crate) fn declared(&self) -> Option<&'static str> {
-        RESULTS
-            .get(usize::from(self.declared).checked_sub(1)?)
-            .map(|r| r.as_str())
+        // 0: no result declared.
+        let code = usize::from(self.declared).checked_sub(1)?;
+        Some(RESULTS[code].as_str())
     }
 
     pub(crate) fn end_state(&self) -> &'static str {
-        EndState::ALL
-            .get(usize::from(self.end_state))
-            .map_or("none", |e| e.as_str())
+        EndState::ALL[usize::from(self.end_state)].as_str()
     }
 
     pub(crate) fn draw_reason(&self) -> Option<&'static str> {
-        DrawReason::ALL
-            .get(usize::from(self.draw_reason).checked_sub(1)?)
-            .map(|r| r.as_str())
+        // 0: not a draw by rule.
+        let code = usize::from(self.draw_reason).checked_sub(1)?;
+        Some(DrawReason::ALL[code].as_str())
+    }
+
+    /// Whether every code names a value, as the key's constructors make
+    /// them (a run file's record is checked: the accessors index by them).
+    fn codes_in_range(&self) -> bool {
+        usize::from(self.variant) < VariantName::ALL.len()
+            && usize::from(self.time_class) < TimeClass::ALL.len()
+            && usize::from(self.declared) <= RESULTS.len()
+            && usize::from(self.end_state) < EndState::ALL.len()
+            && usize::from(self.draw_reason) <= DrawReason::ALL.len()
     }
 }
 
+/// The variant of a code made from a [`VariantName`] (or checked so when
+/// read from a run file).
 fn variant_at(code: u8) -> VariantName {
-    VariantName::ALL
-        .get(usize::from(code))
-        .copied()
-        .unwrap_or_default()
+    VariantName::ALL[usize::from(code)]
 }
 
 const RESULTS: [GameResult; 4] = [
@@ -161,8 +166,14 @@ const RESULTS: [GameResult; 4] = [
     GameResult::Unfinished,
 ];
 
+/// The place of `result` in [`RESULTS`].
 fn result_code(result: GameResult) -> u8 {
-    RESULTS.iter().position(|&r| r == result).unwrap_or(0) as u8
+    match result {
+        GameResult::WhiteWins => 0,
+        GameResult::BlackWins => 1,
+        GameResult::Draw => 2,
+        GameResult::Unfinished => 3,
+    }
 }
 
 /// FNV-1a: stable across runs and platforms (never 0, which means null).
@@ -217,6 +228,9 @@ impl Codec for ResultsCodec {
             rating_diff_bucket: fields.i32()?,
             termination: fields.u64()?,
         };
+        if !key.codes_in_range() {
+            return None;
+        }
         let counts = Counts::decode(&mut fields)?;
         let text = fields.rest();
         let termination = if key.termination == 0 {
@@ -426,6 +440,9 @@ impl Codec for EndgamesCodec {
     fn decode(bytes: &[u8]) -> Option<(EndgameKey, EndgameValue)> {
         let mut fields = Fields(bytes);
         let key = EndgameKey(fields.u64()?);
+        if usize::from((key.0 >> VARIANT_SHIFT) as u8) >= VariantName::ALL.len() {
+            return None;
+        }
         let value = EndgameValue {
             games: fields.u64()?,
             stronger_side_wins: fields.u64()?,
@@ -556,11 +573,49 @@ mod tests {
         };
         let mut bytes = Vec::new();
         ResultsCodec::encode(&key, &value, &mut bytes);
-        assert_eq!(ResultsCodec::decode(&bytes), Some((key, value)));
+        assert_eq!(ResultsCodec::decode(&bytes), Some((key, value.clone())));
         assert_eq!(key.draw_reason(), Some("agreement_or_other"));
         assert_eq!(key.declared(), Some("1/2-1/2"));
         assert_eq!(key.time_class(), "blitz");
         assert_eq!(key.end_state(), "none");
         assert_eq!(key.variant_name(), "crazyhouse");
+        // A code past its list is a damaged record, not a default.
+        for damaged in [
+            ResultKey { variant: 9, ..key },
+            ResultKey {
+                time_class: 7,
+                ..key
+            },
+            ResultKey { declared: 5, ..key },
+            ResultKey {
+                end_state: 200,
+                ..key
+            },
+            ResultKey {
+                draw_reason: 200,
+                ..key
+            },
+        ] {
+            let mut bytes = Vec::new();
+            ResultsCodec::encode(&damaged, &value, &mut bytes);
+            assert_eq!(ResultsCodec::decode(&bytes), None);
+        }
+        let mut bytes = Vec::new();
+        let endgame = EndgameValue {
+            games: 1,
+            stronger_side_wins: 1,
+            draws: 0,
+            weaker_side_wins: 0,
+            plies_sum: 80,
+        };
+        EndgamesCodec::encode(&EndgameKey(9 << VARIANT_SHIFT), &endgame, &mut bytes);
+        assert!(EndgamesCodec::decode(&bytes).is_none());
+    }
+
+    #[test]
+    fn result_codes_are_places_in_results() {
+        for (code, result) in RESULTS.iter().enumerate() {
+            assert_eq!(usize::from(result_code(*result)), code);
+        }
     }
 }

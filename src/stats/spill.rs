@@ -10,8 +10,8 @@ use std::fs::{self, File};
 use std::hash::Hash;
 use std::io::{self, BufReader, BufWriter, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
 
 use crate::replay::keyhash::KeyHasher;
 
@@ -141,16 +141,16 @@ impl SpillDir {
     }
 
     fn add_run(&self, path: PathBuf) {
-        if let Ok(mut runs) = self.runs.lock() {
-            runs.push(path);
-        }
+        // A worker that panicked holding the lock left the list whole (a
+        // push or a take): its runs are still to be merged.
+        self.runs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(path);
     }
 
     fn take_runs(&self) -> Vec<PathBuf> {
-        self.runs
-            .lock()
-            .map(|mut runs| std::mem::take(&mut *runs))
-            .unwrap_or_default()
+        std::mem::take(&mut *self.runs.lock().unwrap_or_else(PoisonError::into_inner))
     }
 }
 

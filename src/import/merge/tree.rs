@@ -16,7 +16,7 @@ use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::sink::openings::{in_runs, write_openings};
 use crate::sink::schema::openings;
-use crate::stats::tree::{Edge, EdgeKey, EdgeStats};
+use crate::stats::tree_row::{Edge, EdgeKey, EdgeStats, give_earliest_ply};
 
 use super::aggregates::{dimensions_of, rated_counts};
 use super::rows::{Columns, read_slice, row_groups, small, text_at};
@@ -234,14 +234,8 @@ impl<S: SortedEdges> Iterator for TreeMerge<S> {
                 (Some(_), None) => false,
             };
             if boundary {
-                let earliest = self
-                    .position
-                    .iter()
-                    .map(|(_, e)| e.ply())
-                    .min()
-                    .unwrap_or(0);
-                for (key, mut edge) in self.position.drain(..) {
-                    edge.set_ply(earliest);
+                give_earliest_ply(&mut self.position);
+                for (key, edge) in self.position.drain(..) {
                     if edge.games() >= u64::from(self.min_games) {
                         self.ready.push_back((key, edge));
                     } else {
