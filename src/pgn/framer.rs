@@ -25,6 +25,7 @@ use std::sync::Arc;
 
 use crate::input::shard::Keep;
 use crate::pgn::result::GameResult;
+use crate::pgn::tag_line::{self, Met};
 
 /// What follows each game in [`Batch::data`]. pgn-reader streams through a
 /// whole batch; the separator makes it end every game exactly where the
@@ -513,13 +514,13 @@ impl<R: Read> Framer<R> {
                             return Step::NeedMore;
                         };
                         let line = &rest[..eol];
-                        if is_tag(line, b"Event") {
+                        if tag_line::is_named(line, b"Event") {
                             // Two tags-only games joined without a blank line.
                             if self.tags_have_event && self.tags_have_result {
                                 return Step::GameEnd(self.pos);
                             }
                             self.tags_have_event = true;
-                        } else if is_tag(line, b"Result") {
+                        } else if tag_line::is_named(line, b"Result") {
                             self.tags_have_result = true;
                         }
                         self.pos += tag_len(line);
@@ -682,76 +683,35 @@ impl<R: Read> Framer<R> {
     }
 }
 
-/// Is the tag pair at the start of `line` named `name` (`Event` of
-/// `[Event "`)? Compared in place: this runs for every tag line, and
-/// spelling out the name first cost more than the rest of the line.
-fn is_tag(line: &[u8], name: &[u8]) -> bool {
-    let after = name.len() + 1;
-    line.get(1..after) == Some(name)
-        && !line
-            .get(after)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-}
-
-/// Bytes of one tag at the start of `line` (which holds no newline):
-/// `[`, name, quoted value (backslash escapes), spaces and the closing `]`.
-/// A value with unescaped quotes inside (`[Event "The "Big" Open"]`, where
+/// Bytes of one tag at the start of `line` (at its `[`; the line holds no
+/// line break, so a backslash never escapes one here), read by
+/// [`tag_line::pair`]: name, quoted value, spaces and the closing `]`. A
+/// value with unescaped quotes inside (`[Event "The "Big" Open"]`, where
 /// the closing quote is not followed by `]`) runs to the last `"]` of the
-/// line, as `clean --repair` reads it. The quotes and escapes are found
-/// with memchr, not byte by byte (18 tag lines a lichess game, on the
-/// reader thread); a test compares it with the byte-by-byte reading.
+/// line, as `clean --repair` reads it.
+#[inline]
 fn tag_len(line: &[u8]) -> usize {
-    let Some(open) = memchr::memchr2(b'"', b']', line) else {
-        return line.len();
-    };
-    if line.get(open) == Some(&b']') {
-        return open + 1;
+    // The caller found the `[` at the line's start.
+    let pair = tag_line::pair(&line[1..]);
+    match pair.met {
+        Met::Quote => after_value(line, 1 + pair.value.end),
+        // No closing quote (the value runs to the line's end), or no value.
+        _ => 1 + pair.end,
     }
-    // The closing quote: the first `"` not escaped (a backslash takes the
-    // byte after it, whatever it is).
-    let mut i = open + 1;
-    loop {
-        match line
-            .get(i..)
-            .and_then(|rest| memchr::memchr2(b'\\', b'"', rest))
-        {
-            Some(at) if line.get(i + at) == Some(&b'"') => {
-                i += at;
-                break;
-            }
-            Some(at) => i += at + 2,
-            None => {
-                // No closing quote: the value runs to the end of the line.
-                i = i.max(line.len());
-                break;
-            }
-        }
-    }
-    after_value(line, i)
 }
 
-/// The end of a tag whose value's closing quote is at `quote` (or that
-/// runs to the end of the line): past spaces and the `]`, or to the last
-/// `"]` of the line when other text follows the quote.
+/// The end of a tag whose value's closing quote is at `quote`: past spaces
+/// and the `]`, or to the last `"]` of the line when other text follows
+/// the quote.
 fn after_value(line: &[u8], quote: usize) -> usize {
-    let mut i = (quote + 1).min(line.len());
-    while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
-        i += 1;
-    }
+    let i = tag_line::skip_blanks(line, (quote + 1).min(line.len()));
     if line.get(i) == Some(&b']') {
         return i + 1;
     }
-    match last_quote_bracket(line) {
+    match tag_line::last_quote_ket(line) {
         Some(end) if end > i => end,
         _ => i,
     }
-}
-
-/// The end of the last `"]` on `line` (after the `]`), if any.
-fn last_quote_bracket(line: &[u8]) -> Option<usize> {
-    line.windows(2)
-        .rposition(|pair| pair == b"\"]")
-        .map(|at| at + 2)
 }
 
 enum Lookahead {
@@ -787,12 +747,7 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
         Lookahead::Yes(i) => i + 1,
         other => return other,
     };
-    let name_len = rest
-        .get(i..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-        .count();
+    let name_len = tag_line::name_len(rest.get(i..).unwrap_or_default());
     match rest.get(i + name_len..i + name_len + 2) {
         // The name, or what follows it, is not read yet (a read that ended
         // right after the `[` made an unterminated comment run on).
@@ -870,12 +825,12 @@ mod tests {
 
     /// The tag's name spelled out, as the framer used to compare it.
     fn tag_name_stepwise(line: &[u8]) -> &[u8] {
-        let body = line.get(1..).unwrap_or_default();
+        let body = &line[1..];
         let len = body
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
             .count();
-        body.get(..len).unwrap_or_default()
+        &body[..len]
     }
 
     proptest::proptest! {
@@ -886,14 +841,14 @@ mod tests {
             const PIECES: [&[u8]; 10] = [
                 b"[", b"]", b"\"", b"\\", b" ", b"\r", b"Event", b"Result", b"x", b"_",
             ];
-            let line: Vec<u8> = pieces
-                .iter()
-                .flat_map(|&i| PIECES.get(i).copied().unwrap_or_default().iter().copied())
+            // The framer reads a tag line from its `[`.
+            let line: Vec<u8> = std::iter::once(b'[')
+                .chain(pieces.iter().flat_map(|&i| PIECES[i].iter().copied()))
                 .collect();
             proptest::prop_assert_eq!(tag_len(&line), tag_len_stepwise(&line), "{:?}", line);
             for name in [&b"Event"[..], b"Result"] {
                 proptest::prop_assert_eq!(
-                    is_tag(&line, name),
+                    tag_line::is_named(&line, name),
                     tag_name_stepwise(&line) == name,
                     "{:?}",
                     line

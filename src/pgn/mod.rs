@@ -10,6 +10,7 @@ pub mod framer;
 pub mod header;
 pub mod movetext;
 pub mod result;
+pub mod tag_line;
 pub mod tags;
 pub mod time_control;
 pub mod visitor;

@@ -9,6 +9,7 @@
 use shakmaty::san::SanPlus;
 
 use crate::pgn::result::GameResult;
+use crate::pgn::tag_line::{self, Met};
 use crate::pgn::{bytes, encoding};
 
 /// The kind of a movetext problem found by the scanner.
@@ -186,20 +187,16 @@ impl<'a> Lexer<'a> {
             // `%` there is no escape (as for pgn-reader).
             self.line_start = false;
             self.pos += 1;
-            let rest = self.text.get(self.pos..).unwrap_or_default();
-            match rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']')) {
-                Some(i) if rest.get(i) == Some(&b'"') => {
-                    self.pos += i + 1 + quoted_len(rest.get(i + 1..).unwrap_or_default());
-                    self.take_while(|c| matches!(c, b' ' | b'\t' | b'\r'));
-                    if self.text.get(self.pos) == Some(&b']') {
-                        self.pos += 1;
-                    }
+            let pair = tag_line::pair(&self.text[self.pos..]);
+            self.pos += pair.end;
+            if pair.met.has_value() {
+                self.pos = tag_line::skip_blanks(self.text, self.pos);
+                if self.text.get(self.pos) == Some(&b']') {
+                    self.pos += 1;
                 }
-                // `]` is consumed; a newline is left for the line count.
-                Some(i) if rest.get(i) == Some(&b']') => self.pos += i + 1,
-                Some(i) => self.pos += i,
-                None => self.pos = self.text.len(),
             }
+            // Without value, a `]` is consumed; a line break is left for
+            // the line count.
         }
     }
 
@@ -463,7 +460,9 @@ fn audit<'a>(token: &Token<'a>) -> Option<Tok<'a>> {
 }
 
 /// The tags of a game read without pgn-reader, for rejects that pgn-reader
-/// could not parse (an unterminated comment would make it read on).
+/// could not parse (an unterminated comment would make it read on): one
+/// tag a line, its value as written (escapes kept), a line whose name is
+/// not followed by a quote skipped.
 pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
     let mut tags = Vec::new();
     for line in game.split(|&b| b == b'\n') {
@@ -478,32 +477,21 @@ pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
             .iter()
             .take_while(|b| !b.is_ascii_whitespace() && **b != b'"')
             .count();
-        let rest = body.get(name_len..).unwrap_or_default().trim_ascii_start();
-        let Some(value) = rest.strip_prefix(b"\"") else {
+        let (name, rest) = body.split_at(name_len);
+        let Some(value) = rest.trim_ascii_start().strip_prefix(b"\"") else {
             continue;
         };
-        let len = quoted_len(value);
-        let raw = value.get(..len).unwrap_or_default();
-        let raw = raw.strip_suffix(b"\"").unwrap_or(raw);
-        let name = encoding::decode(body.get(..name_len).unwrap_or_default()).0;
-        tags.push((name, encoding::decode(raw).0));
+        let (end, met) = tag_line::value_end(value, 0);
+        let raw = &value[..end];
+        let raw = match met {
+            Met::Quote => raw,
+            // A value cut off after an escaped quote (`"a\"` at the line's
+            // end) has always lost that quote here.
+            _ => raw.strip_suffix(b"\"").unwrap_or(raw),
+        };
+        tags.push((encoding::decode(name).0, encoding::decode(raw).0));
     }
     tags
-}
-
-/// Length of a tag value up to and including its closing quote (a
-/// backslash escapes the next byte), or up to the end of the line.
-fn quoted_len(text: &[u8]) -> usize {
-    let mut i = 0;
-    while let Some(&c) = text.get(i) {
-        match c {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            b'\n' => return i,
-            _ => i += 1,
-        }
-    }
-    text.len()
 }
 
 /// Classifies a word that is no everyday SAN, move number or result
