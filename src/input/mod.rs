@@ -2,6 +2,7 @@
 //! undo their compression (detected from magic bytes, never from the suffix),
 //! expand zip archives into their PGN entries, and refuse what is not text.
 
+pub mod keep;
 pub mod progress;
 pub mod shard;
 pub mod text;

@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Cursor, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::shard::Keep;
+use super::keep::Keep;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::profile::Stage;
 

@@ -23,7 +23,7 @@ use std::io::{self, Cursor, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::input::shard::{Cut, Keep};
+use crate::input::keep::{Cut, Keep};
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pgn::framer::{Batch, Framer, MAX_GAME_BYTES, Resume, Truncation};
 use crate::profile::Stage;

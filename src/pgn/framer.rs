@@ -23,7 +23,7 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use crate::input::shard::Keep;
+use crate::input::keep::Keep;
 use crate::pgn::result::GameResult;
 use crate::pgn::tag_line::{self, Met};
 
