@@ -82,8 +82,9 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// The bytes of `game`, one of this batch's games.
     pub fn game_bytes(&self, game: &RawGame) -> &[u8] {
-        self.data.get(game.start..game.end).unwrap_or_default()
+        &self.data[game.start..game.end]
     }
 }
 
@@ -280,7 +281,7 @@ impl<R: Read> Framer<R> {
                     tags_only,
                     truncated,
                 }) => {
-                    let bytes = self.buf.get(range).unwrap_or_default();
+                    let bytes = &self.buf[range];
                     let start = batch.data.len();
                     batch.data.extend_from_slice(bytes);
                     let end = batch.data.len();
@@ -323,15 +324,13 @@ impl<R: Read> Framer<R> {
             let end = match step {
                 // A game that ends past the limit is cut at the limit, as
                 // it would have been had the bytes come in smaller reads.
-                Step::GameEnd(end)
-                    if self
-                        .game_start
-                        .is_some_and(|start| end - start > self.max_game_bytes) =>
-                {
-                    Some((self.cut_at_limit(), true))
-                }
-                Step::GameEnd(end) => Some((end, false)),
-                Step::NeedMore if self.eof && !self.too_big() => {
+                Step::GameEnd(end) => match self.game_start {
+                    Some(start) if end - start > self.max_game_bytes => {
+                        Some((self.cut_at_limit(start), true))
+                    }
+                    _ => Some((end, false)),
+                },
+                Step::NeedMore if self.eof && self.oversized().is_none() => {
                     let end = self.buf.len();
                     self.pos = end;
                     if self.game_start.is_none() {
@@ -340,8 +339,8 @@ impl<R: Read> Framer<R> {
                     self.game_start.map(|_| (end, false))
                 }
                 Step::NeedMore => {
-                    if self.too_big() {
-                        Some((self.cut_at_limit(), true))
+                    if let Some(start) = self.oversized() {
+                        Some((self.cut_at_limit(start), true))
                     } else {
                         self.refill()?;
                         continue;
@@ -378,12 +377,10 @@ impl<R: Read> Framer<R> {
     /// scan stopped before or after the cut (a newline waiting for
     /// lookahead is not counted yet): the lines up to the cut are counted.
     /// Returns the cut.
-    fn cut_at_limit(&mut self) -> usize {
-        let start = self.game_start.unwrap_or(0);
+    fn cut_at_limit(&mut self, start: usize) -> usize {
         let end = (start + self.max_game_bytes).min(self.buf.len());
         let lines = |range: std::ops::Range<usize>| {
-            let bytes = self.buf.get(range).unwrap_or_default();
-            memchr::memchr_iter(b'\n', bytes).count() as u64
+            memchr::memchr_iter(b'\n', &self.buf[range]).count() as u64
         };
         if self.pos <= end {
             self.line += lines(self.pos..end);
@@ -394,10 +391,10 @@ impl<R: Read> Framer<R> {
         end
     }
 
-    /// Has the current game reached the size limit?
-    fn too_big(&self) -> bool {
+    /// The start of the current game, when it has reached the size limit.
+    fn oversized(&self) -> Option<usize> {
         self.game_start
-            .is_some_and(|start| self.buf.len() - start > self.max_game_bytes)
+            .filter(|&start| self.buf.len() - start > self.max_game_bytes)
     }
 
     /// Is the last game of an input that ends in `game` cut off? Yes when
@@ -406,7 +403,7 @@ impl<R: Read> Framer<R> {
     /// final newline is not cut, nor is a tags-only game whose last tag is
     /// complete).
     fn cut_inside(&mut self, range: std::ops::Range<usize>, tags_only: bool) -> bool {
-        let game = self.buf.get(range).unwrap_or_default();
+        let game = &self.buf[range];
         let stops_mid_line = !game.ends_with(b"\n");
         let complete_tags = tags_only && game.trim_ascii_end().ends_with(b"]");
         if (self.broken.is_none() && (!stops_mid_line || complete_tags)) || ends_with_marker(game) {
@@ -660,11 +657,11 @@ impl<R: Read> Framer<R> {
         if !self.skip_lines {
             return;
         }
-        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let rest = &self.buf[self.pos..];
         let Some(eol) = memchr::memchr(b'\n', rest) else {
             return;
         };
-        let line = rest.get(..eol).unwrap_or_default();
+        let line = &rest[..eol];
         if memchr::memchr(b';', line).is_some() {
             return;
         }
@@ -735,7 +732,7 @@ fn blank_line_then(rest: &[u8], needle: &[u8]) -> Lookahead {
     match rest.get(i..i + needle.len()) {
         Some(s) if s == needle => Lookahead::Yes(i),
         Some(_) => Lookahead::No,
-        None if needle.starts_with(rest.get(i..).unwrap_or_default()) => Lookahead::Unknown,
+        None if needle.starts_with(&rest[i..]) => Lookahead::Unknown,
         None => Lookahead::No,
     }
 }
@@ -747,7 +744,7 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
         Lookahead::Yes(i) => i + 1,
         other => return other,
     };
-    let name_len = tag_line::name_len(rest.get(i..).unwrap_or_default());
+    let name_len = tag_line::name_len(&rest[i..]);
     match rest.get(i + name_len..i + name_len + 2) {
         // The name, or what follows it, is not read yet (a read that ended
         // right after the `[` made an unterminated comment run on).
@@ -1018,7 +1015,7 @@ mod tests {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             let n = self.1.min(buf.len()).min(self.0.len());
             let (head, tail) = self.0.split_at(n);
-            buf.get_mut(..n).unwrap_or_default().copy_from_slice(head);
+            buf[..n].copy_from_slice(head);
             self.0 = tail;
             Ok(n)
         }
@@ -1055,7 +1052,7 @@ mod tests {
         assert_eq!(whole.first(), Some(&(0, 1, 1 << 20, true)));
         // Every piece's line is its offset's line.
         for &(offset, line, _, _) in &whole {
-            let before = text.as_bytes().get(..offset as usize).unwrap_or_default();
+            let before = &text.as_bytes()[..offset as usize];
             assert_eq!(line, 1 + memchr::memchr_iter(b'\n', before).count() as u64);
         }
         assert_eq!(frames_with(65_536), whole);

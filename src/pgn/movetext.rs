@@ -200,8 +200,15 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// The bytes from the position on. The position never passes the end:
+    /// it moves by what the bytes hold.
+    #[inline(always)]
+    fn rest(&self) -> &'a [u8] {
+        &self.text[self.pos..]
+    }
+
     fn skip_to_newline(&mut self) {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         self.pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
     }
 
@@ -215,7 +222,7 @@ impl<'a> Lexer<'a> {
                     self.line += 1;
                     self.line_start = true;
                     if self.in_movetext && self.first_break.is_none() {
-                        let after = self.text.get(self.pos + 1..).unwrap_or_default();
+                        let after = &self.text[self.pos + 1..];
                         self.first_break = movetext_end(after).map(|at| self.pos + 1 + at);
                     }
                 }
@@ -288,10 +295,10 @@ impl<'a> Lexer<'a> {
                 } else {
                     self.take_while(|c| !is_delimiter(c) && c != b'.')
                 };
-                kind_of_word(self.text.get(start..start + len).unwrap_or_default())
+                kind_of_word(&self.text[start..start + len])
             }
         };
-        let text = self.text.get(start..self.pos).unwrap_or_default();
+        let text = &self.text[start..self.pos];
         Some(Token {
             kind,
             text,
@@ -303,10 +310,10 @@ impl<'a> Lexer<'a> {
     /// Steps over a `{` comment, counting its lines. Most comments are
     /// short (a lichess clock is 16 bytes): see [`bytes::find_byte`].
     fn comment(&mut self) -> TokenKind {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         match bytes::find_byte(b'}', rest) {
             Some(i) => {
-                self.line += bytes::count_newlines(rest.get(..i).unwrap_or_default());
+                self.line += bytes::count_newlines(&rest[..i]);
                 self.pos += i + 1;
                 TokenKind::Comment
             }
@@ -320,14 +327,9 @@ impl<'a> Lexer<'a> {
     /// Steps over a move number (`12.`, `12...`, the `1.` of `1.e4`) and
     /// returns true; leaves anything else (`1-0`, `0.5-0.5`) for the word path.
     fn skip_move_number(&mut self) -> bool {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        let dots = rest
-            .get(digits..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&c| c == b'.')
-            .count();
+        let dots = rest[digits..].iter().take_while(|&&c| c == b'.').count();
         let ends_here = match rest.get(digits + dots) {
             None => true,
             Some(&c) => is_delimiter(c) || (dots > 0 && c.is_ascii_alphabetic()),
@@ -339,7 +341,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         let n = rest.iter().position(|&c| !pred(c)).unwrap_or(rest.len());
         self.pos += n;
         n
@@ -369,7 +371,8 @@ pub(crate) fn movetext_stop(text: &[u8], from: usize) -> Option<usize> {
     let mut pos = from;
     while let Some(&b) = text.get(pos) {
         pos += 1;
-        let rest = text.get(pos..).unwrap_or_default();
+        // `pos` is just past a byte of `text`.
+        let rest = &text[pos..];
         match b {
             b'{' => pos += memchr::memchr(b'}', rest)? + 1,
             b';' => pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
@@ -501,7 +504,7 @@ fn classify_word(word: &[u8]) -> Tok<'_> {
     // Move numbers, possibly glued to the move: `12.`, `12...`, `1.e4`.
     let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
     let san = if digits > 0 && !word.starts_with(b"0-0") {
-        let rest = word.get(digits..).unwrap_or_default();
+        let rest = &word[digits..];
         let dots = rest.iter().take_while(|&&c| c == b'.').count();
         match rest.get(dots..) {
             Some([]) | None => return Tok::San(b""),
@@ -758,13 +761,13 @@ fn hand_note<M: Mainline>(token: &Token<'_>, mainline: &mut M) {
     let text = token.text;
     match token.kind {
         TokenKind::Comment => {
-            let inner = text
-                .get(1..text.len().saturating_sub(1))
-                .unwrap_or_default();
+            // A comment token holds both its braces.
+            let inner = &text[1..text.len() - 1];
             mainline.comment(inner);
         }
         TokenKind::Nag => {
-            let digits = text.get(1..).unwrap_or_default();
+            // After the `$`.
+            let digits = &text[1..];
             let value = digits.iter().try_fold(0u8, |n, &d| {
                 n.checked_mul(10)?.checked_add(d.wrapping_sub(b'0'))
             });
@@ -805,7 +808,7 @@ pub(crate) fn parse_san(text: &[u8]) -> Option<SanPlus> {
         });
     }
     let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
-    SanPlus::from_ascii(text.get(digits..).unwrap_or_default()).ok()
+    SanPlus::from_ascii(&text[digits..]).ok()
 }
 
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate
