@@ -167,6 +167,12 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Where the next token is looked for; for [`Lexer::game`], before the
+    /// first, where its tag section ends.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Only the tokens the audit reads: no move numbers, comments, NAGs or
     /// escapes.
     fn moves_and_problems(mut self) -> Self {
