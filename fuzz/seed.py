@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Seeds the fuzz corpora: fuzz/corpus/import gets the PGN files of
 sample-data/ and ../shared/data/edge/ (when present), cut at game boundaries
-into pieces of at most 4 KiB so that libFuzzer mutates games, not archives.
+into pieces of at most 4 KiB so that libFuzzer mutates games, not archives;
+fuzz/corpus/tags gets the same pieces.
 The structured targets (replay, repair) start from a few hand-made inputs.
 
 Usage: fuzz/seed.py   (idempotent; the corpus folders are not committed)
@@ -48,6 +49,7 @@ def main():
     for path in pgn_files():
         for piece in pieces(path.read_bytes()):
             write(FUZZ / "corpus" / "import", piece)
+            write(FUZZ / "corpus" / "tags", piece)
             count += 1
     # replay/repair take arbitrary-derived structs; any bytes are a valid
     # input, so a few PGN move lists give them a start.

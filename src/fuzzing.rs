@@ -73,6 +73,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
     }
     assert_eq!(accepted + rejected, next_game_id);
     assert_eq!(one_pass_agrees(data), next_game_id);
+    assert_eq!(tag_readers_agree(data), next_game_id);
     (next_game_id, accepted, rejected)
 }
 
@@ -185,6 +186,118 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
         batch = Batch::default();
     }
     next_game_id
+}
+
+/// Frames `data` and reads every game's tag section with each reader of
+/// tag lines built on `pgn::tag_line`: the framer (where it ended a game
+/// inside its tags), the header reader, the one-pass lexer and the repair
+/// reader. Panics where they disagree beyond their stated differences:
+/// - the lexer stops at an escape line (`%`) the header reader steps
+///   over, and at the `]` of a line after a pair without value, which
+///   pgn-reader reads as that pair's closing;
+/// - the framer reads a value with unescaped quotes to the last `"]` of its
+///   line, a `%` after a tag on its line as an escape, a line at a time (a
+///   backslash before a line break escapes nothing), and the input's last
+///   line, without a line break, whole as tags, where the header reader
+///   ends the value at its first quote, reads such a `%` and what follows
+///   a tag on that last line as movetext, and lets the backslash take the
+///   line break;
+/// - the repair reader takes only names of letters, digits and `_`, undoes
+///   every backslash escape (pgn-reader only `\\` and `\"`) and trims lines
+///   of any whitespace (pgn-reader only of spaces, tabs and line breaks).
+///
+/// Returns the games compared.
+pub fn tag_readers_agree(data: &[u8]) -> u64 {
+    use crate::pgn::{header, movetext, visitor::SUPPORTED_TAG_LINE};
+
+    let mut framer = Framer::new(Cursor::new(data));
+    let mut next_game_id = 0;
+    let mut batch = Batch::default();
+    while let Ok(true) = framer.fill_batch(&mut batch, &mut next_game_id, 1 << 16, 64) {
+        for raw in &batch.games {
+            let bytes = batch.game_bytes(raw);
+            let head = String::from_utf8_lossy(&bytes[..bytes.len().min(200)]);
+            let place = format!("game at line {} ({head:?})", raw.line);
+            let mut tags = Vec::new();
+            let header = header::read_header(bytes, SUPPORTED_TAG_LINE, |name, value| {
+                tags.push((name.to_vec(), value.0.to_vec()));
+            });
+            let Ok(header) = header else {
+                // A tag line pgn-reader cannot hold: a syntax error.
+                continue;
+            };
+            let lexer = movetext::Lexer::game(bytes, raw.line).position();
+            let header_end = header.unwrap_or(bytes.len());
+            let at_lexer = bytes.get(lexer).copied();
+            assert!(
+                lexer == header_end
+                    || (lexer < header_end && matches!(at_lexer, Some(b'%' | b']'))),
+                "{place}: the lexer's tag section ends at {lexer}, the header reader's at {header_end}"
+            );
+            if raw.tags_only && header_end < bytes.len() {
+                let line_end = crate::pgn::tag_line::line_end(bytes, header_end);
+                // The framer's value ran on to a later `"]` of the line.
+                let framer_repair =
+                    memchr::memmem::find(&bytes[header_end..line_end], b"\"]").is_some();
+                let escape_after_tag = bytes[header_end] == b'%';
+                let escaped_break = memchr::memmem::find(bytes, b"\\\n").is_some();
+                let last_line_unbroken = line_end == bytes.len();
+                assert!(
+                    framer_repair || escape_after_tag || escaped_break || last_line_unbroken,
+                    "{place}: the framer ended the game in its tags, the header reader finds movetext at {header_end}"
+                );
+            }
+            repair_reader_agrees(bytes, &tags, header_end, &place);
+        }
+        batch = Batch::default();
+    }
+    next_game_id
+}
+
+/// The repair reader reads a header the header reader reads whole the same
+/// way: same names, same values (those without escapes), movetext after
+/// the same tags. Only games in UTF-8 without a byte-order mark: the repair
+/// reader reads decoded text.
+fn repair_reader_agrees(bytes: &[u8], tags: &[(Vec<u8>, Vec<u8>)], header_end: usize, place: &str) {
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return;
+    };
+    // Whitespace pgn-reader does not know as such (a form feed, a no-break
+    // space) ends its header where the repair reader reads on.
+    let odd_space = |c: char| c.is_whitespace() && !matches!(c, ' ' | '\t' | '\r' | '\n');
+    if text.starts_with('\u{feff}') || text.contains(odd_space) {
+        return;
+    }
+    let Some(section) = crate::check::tag_section::read_tag_section(text) else {
+        return;
+    };
+    if !section.repairs.is_empty() {
+        return;
+    }
+    let names: Vec<&str> = section.tags.iter().map(|(n, _)| n.as_str()).collect();
+    let header_names: Vec<String> = tags
+        .iter()
+        .map(|(n, _)| String::from_utf8_lossy(n).trim().to_owned())
+        .collect();
+    assert_eq!(names, header_names, "{place}: tag names");
+    for ((_, value), (_, raw)) in section.tags.iter().zip(tags) {
+        if !raw.contains(&b'\\') {
+            assert_eq!(value.as_bytes(), raw.as_slice(), "{place}: tag value");
+        }
+    }
+    // The repair reader trims lines of any whitespace (a form feed, a
+    // no-break space), pgn-reader only of spaces, tabs and line breaks.
+    let (lo, hi) = if section.movetext <= header_end {
+        (section.movetext, header_end)
+    } else {
+        (header_end, section.movetext)
+    };
+    let between = text.get(lo..hi);
+    assert!(
+        between.is_some_and(|b| b.trim().is_empty()),
+        "{place}: the repair reader's movetext at {}, the header reader's at {header_end}",
+        section.movetext
+    );
 }
 
 /// The start of a structured replay input.

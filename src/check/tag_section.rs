@@ -1,9 +1,11 @@
 //! The per-game path, a rejected game's tag section read again (`clean
 //! --repair`, `import --repair`): tag pairs as PGN writes them, with one repair, a value with
 //! unescaped quotes inside (`[Event "The "Big" Open"]`), which runs from the
-//! first quote to the last `"]` of its line, as the framer reads it.
+//! first quote to the last `"]` of its line, as the framer reads it. The
+//! pairs themselves are read by the one tag-line reader, `pgn::tag_line`.
 
 use crate::check::repair::{Repair, RepairClass};
+use crate::pgn::tag_line::{self, Met};
 
 /// A game's tags (values unescaped) and where its movetext starts.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -35,55 +37,61 @@ pub(crate) fn read_tag_section(text: &str) -> Option<TagSection> {
     Some(section)
 }
 
-/// One line of tag pairs into `section`.
+/// One line of tag pairs into `section`, each pair read by
+/// [`tag_line::pair`]: a name of letters, digits and `_` between the `[`
+/// and the value's quote, the value to its closing quote, then `]`. A value
+/// whose closing quote is not followed by `]` has unescaped quotes inside:
+/// it runs to the last `"]` of the line. None for anything else.
 fn read_tag_line(line: &str, section: &mut TagSection) -> Option<()> {
     let mut rest = line;
     while !rest.is_empty() {
-        let body = rest.strip_prefix('[')?.trim_start();
-        let name_len = body
-            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
-            .unwrap_or(body.len());
-        let name = body.get(..name_len).filter(|n| !n.is_empty())?;
-        let quoted = body.get(name_len..)?.trim_start().strip_prefix('"')?;
-        match closed_value(quoted) {
-            Some((value, after)) => {
-                section.tags.push((name.to_owned(), value));
-                rest = after.trim_start();
-            }
-            None => {
-                // Unescaped quotes: the value is everything up to the last
-                // `"]` of the line, which ends the line's last tag.
-                let value = quoted.strip_suffix(']')?.trim_end().strip_suffix('"')?;
-                section.repairs.push(Repair {
-                    class: RepairClass::UnescapedQuotes,
-                    ply: None,
-                    detail: format!("{name}: {value:?} read as one value"),
-                });
-                section.tags.push((name.to_owned(), value.to_owned()));
-                rest = "";
-            }
+        let body = rest.strip_prefix('[')?;
+        let pair = tag_line::pair(body.as_bytes());
+        if !pair.met.has_value() {
+            return None;
         }
+        // The spans end at quotes or at the line's end: character
+        // boundaries.
+        let name = body.get(..pair.value.start - 1)?.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_alphanumeric() || c == '_') {
+            return None;
+        }
+        let closed = match pair.met {
+            Met::Quote => body.get(pair.end..)?.trim_start().strip_prefix(']'),
+            _ => None,
+        };
+        if let Some(after) = closed {
+            let value = unescape(body.get(pair.value)?);
+            section.tags.push((name.to_owned(), value));
+            rest = after.trim_start();
+            continue;
+        }
+        // Unescaped quotes: the value is everything up to the last `"]` of
+        // the line, which ends the line's last tag.
+        let quoted = body.get(pair.value.start..)?;
+        let value = quoted.strip_suffix(']')?.trim_end().strip_suffix('"')?;
+        section.repairs.push(Repair {
+            class: RepairClass::UnescapedQuotes,
+            ply: None,
+            detail: format!("{name}: {value:?} read as one value"),
+        });
+        section.tags.push((name.to_owned(), value.to_owned()));
+        rest = "";
     }
     Some(())
 }
 
-/// A value after its opening quote, read to the closing quote (backslash
-/// escapes) and the `]` after it: the unescaped value and what follows the
-/// `]`. None when the closing quote is not followed by `]`.
-fn closed_value(quoted: &str) -> Option<(String, &str)> {
-    let mut value = String::new();
-    let mut chars = quoted.char_indices();
-    while let Some((at, c)) = chars.next() {
+/// A value as written, its backslash escapes undone.
+fn unescape(raw: &str) -> String {
+    let mut value = String::with_capacity(raw.len());
+    let mut chars = raw.chars();
+    while let Some(c) = chars.next() {
         match c {
-            '\\' => value.extend(chars.next().map(|(_, c)| c)),
-            '"' => {
-                let after = quoted.get(at + 1..)?.trim_start().strip_prefix(']')?;
-                return Some((value, after));
-            }
+            '\\' => value.extend(chars.next()),
             _ => value.push(c),
         }
     }
-    None
+    value
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! undo their compression (detected from magic bytes, never from the suffix),
 //! expand zip archives into their PGN entries, and refuse what is not text.
 
+pub mod keep;
 pub mod progress;
 pub mod shard;
 pub mod text;
@@ -112,11 +113,11 @@ pub(crate) fn has_pgn_suffix(path: &Path) -> bool {
 }
 
 fn has_suffix(path: &Path, suffixes: &[&str]) -> bool {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().to_ascii_lowercase())
-        .unwrap_or_default();
-    suffixes.iter().any(|suffix| name.ends_with(suffix))
+    // A path without a file name (`..`, `/`) has no suffix.
+    path.file_name().is_some_and(|name| {
+        let name = name.to_string_lossy().to_ascii_lowercase();
+        suffixes.iter().any(|suffix| name.ends_with(suffix))
+    })
 }
 
 /// The sources of a run, and the archive entries passed over because they
@@ -478,7 +479,7 @@ struct SmallReads<R>(R);
 impl<R: Read> Read for SmallReads<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         let len = buf.len().min(DECODER_READ);
-        self.0.read(buf.get_mut(..len).unwrap_or_default())
+        self.0.read(&mut buf[..len])
     }
 }
 
@@ -518,16 +519,18 @@ mod tests {
     #[test]
     fn decompresses_every_supported_format() {
         let text = b"1. e4 e5 *\n";
-        let zst = zstd::encode_all(&text[..], 3).unwrap_or_default();
+        let zst = zstd::encode_all(&text[..], 3).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(roundtrip(zst), "1. e4 e5 *\n");
 
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
         gz.write_all(text).ok();
-        assert_eq!(roundtrip(gz.finish().unwrap_or_default()), "1. e4 e5 *\n");
+        let gz = gz.finish().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(roundtrip(gz), "1. e4 e5 *\n");
 
         let mut bz = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
         bz.write_all(text).ok();
-        assert_eq!(roundtrip(bz.finish().unwrap_or_default()), "1. e4 e5 *\n");
+        let bz = bz.finish().unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(roundtrip(bz), "1. e4 e5 *\n");
     }
 
     /// A skippable frame as pzstd writes one before each frame: magic,
@@ -535,7 +538,7 @@ mod tests {
     pub(crate) fn pzstd_layout(chunks: &[&[u8]]) -> Vec<u8> {
         let mut out = Vec::new();
         for chunk in chunks {
-            let frame = zstd::encode_all(*chunk, 3).unwrap_or_default();
+            let frame = zstd::encode_all(*chunk, 3).unwrap_or_else(|e| panic!("{e}"));
             out.extend([0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]);
             out.extend((frame.len() as u32).to_le_bytes());
             out.extend(frame);
@@ -557,7 +560,7 @@ mod tests {
         std::fs::write(sub.join("a.pgn"), "1. e4 *").ok();
         #[cfg(unix)]
         std::os::unix::fs::symlink(dir.path(), sub.join("loop")).ok();
-        let found = discover(&[dir.path().to_path_buf()]).unwrap_or_default();
+        let found = discover(&[dir.path().to_path_buf()]).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(found.sources.len(), 1);
     }
 

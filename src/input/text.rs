@@ -89,7 +89,7 @@ impl<R: Read> Prefixed<R> {
         let mut len = 0;
         let mut error = None;
         while len < head.len() {
-            match rest.read(head.get_mut(len..).unwrap_or_default()) {
+            match rest.read(&mut head[len..]) {
                 Ok(0) => break,
                 Ok(n) => len += n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
@@ -159,11 +159,9 @@ impl<R: Read> Utf16Reader<R> {
         }
     }
 
-    fn unit(&self, pair: &[u8]) -> u16 {
-        let bytes = [
-            pair.first().copied().unwrap_or(0),
-            pair.get(1).copied().unwrap_or(0),
-        ];
+    /// One UTF-16 code unit from a pair of bytes.
+    fn unit(&self, pair: [u8; 2]) -> u16 {
+        let bytes = pair;
         if self.big_endian {
             u16::from_be_bytes(bytes)
         } else {
@@ -174,7 +172,11 @@ impl<R: Read> Utf16Reader<R> {
     /// Decodes what `pending` holds, keeping a trailing half unit or high
     /// surrogate unless the input has ended.
     fn decode_pending(&mut self) {
-        let mut units: Vec<u16> = self.pending.chunks_exact(2).map(|p| self.unit(p)).collect();
+        let mut units: Vec<u16> = self
+            .pending
+            .chunks_exact(2)
+            .map(|p| self.unit([p[0], p[1]]))
+            .collect();
         let mut keep = self.pending.len() % 2;
         if !self.eof && units.last().is_some_and(|u| (0xd800..0xdc00).contains(u)) {
             units.pop();
@@ -218,8 +220,7 @@ impl<R: Read> Read for Utf16Reader<R> {
             if n == 0 {
                 self.eof = true;
             }
-            self.pending
-                .extend_from_slice(chunk.get(..n).unwrap_or_default());
+            self.pending.extend_from_slice(&chunk[..n]);
             self.decode_pending();
         }
     }

@@ -18,7 +18,7 @@ use std::io::{self, BufRead, Cursor, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::shard::Keep;
+use super::keep::Keep;
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::profile::Stage;
 
@@ -173,6 +173,8 @@ impl<'a, R: BufRead + 'a> Read for FramesReader<'a, R> {
 
 /// Decompresses one frame, into at most [`MAX_FRAME_BYTES`].
 fn decompress_frame(bytes: Compressed, content_size: Option<u64>) -> io::Result<FrameText> {
+    // A hint only: a size past `usize` (never past the frame limit, which
+    // was checked) would reserve nothing up front.
     let capacity = content_size.map_or(1 << 20, |n| usize::try_from(n).unwrap_or(0));
     let mut text = Vec::with_capacity(capacity);
     let decoder = zstd::stream::read::Decoder::new(bytes.reader())?;
@@ -236,7 +238,8 @@ fn read_frame(source: &mut impl BufRead, mut head: Compressed) -> io::Result<Pie
     let Some(descriptor) = head.field(source, 1)? else {
         return Ok(Piece::Stream(head));
     };
-    let descriptor = descriptor.first().copied().unwrap_or(0);
+    // `field` gives exactly the bytes asked for.
+    let descriptor = descriptor[0];
     let single_segment = descriptor & 0x20 != 0;
     let has_checksum = descriptor & 0x04 != 0;
     let window_bytes = usize::from(!single_segment);
@@ -250,9 +253,7 @@ fn read_frame(source: &mut impl BufRead, mut head: Compressed) -> io::Result<Pie
     let Some(fields) = head.field(source, window_bytes + dictionary_bytes + size_bytes)? else {
         return Ok(Piece::Stream(head));
     };
-    let size_field = fields
-        .get(window_bytes + dictionary_bytes..)
-        .unwrap_or_default();
+    let size_field = &fields[window_bytes + dictionary_bytes..];
     let mut content_size = size_field
         .iter()
         .rev()
@@ -343,18 +344,18 @@ impl Compressed {
 
     /// The bytes, read without consuming them.
     fn reader(&self) -> impl Read + '_ {
-        let mut slices = self.pieces.iter().map(Vec::as_slice);
-        let first = slices.next().unwrap_or_default();
-        slices.fold(Box::new(first) as Box<dyn Read + '_>, |chain, next| {
-            Box::new(chain.chain(next))
-        })
+        self.pieces.iter().fold(
+            Box::new(io::empty()) as Box<dyn Read + '_>,
+            |chain, next| Box::new(chain.chain(next.as_slice())),
+        )
     }
 }
 
 impl Read for Compressed {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while let Some(front) = self.pieces.front() {
-            let rest = front.get(self.consumed..).unwrap_or_default();
+            // `consumed` never passes the front piece's end.
+            let rest = &front[self.consumed..];
             if rest.is_empty() {
                 self.pieces.pop_front();
                 self.consumed = 0;
@@ -406,7 +407,7 @@ mod tests {
         let error = loop {
             match reader.read(&mut buf) {
                 Ok(0) => break None,
-                Ok(n) => text.extend_from_slice(buf.get(..n).unwrap_or_default()),
+                Ok(n) => text.extend_from_slice(&buf[..n]),
                 Err(e) => break Some(e),
             }
         };
@@ -436,7 +437,7 @@ mod tests {
                 0 => zstd::bulk::compress(piece, 3),
                 _ => zstd::encode_all(piece, 3),
             };
-            compressed.extend(frame.unwrap_or_default());
+            compressed.extend(frame.unwrap_or_else(|e| panic!("{e}")));
         }
         let (read, error) = read_all(compressed);
         assert!(error.is_none(), "{error:?}");
@@ -449,7 +450,7 @@ mod tests {
         let mut compressed = Vec::new();
         let mut first_frame_text = 0;
         for (i, piece) in plain.chunks(100_000).enumerate() {
-            compressed.extend(zstd::encode_all(piece, 3).unwrap_or_default());
+            compressed.extend(zstd::encode_all(piece, 3).unwrap_or_else(|e| panic!("{e}")));
             if i == 0 {
                 first_frame_text = piece.len();
             }
@@ -459,7 +460,7 @@ mod tests {
         let (read, error) = read_all(compressed);
         assert!(error.is_some(), "a cut frame must end in an error");
         assert!(read.len() >= first_frame_text, "{} bytes read", read.len());
-        assert_eq!(read, plain.get(..read.len()).unwrap_or_default());
+        assert_eq!(read, &plain[..read.len()]);
     }
 
     #[test]
@@ -493,7 +494,8 @@ mod tests {
 
     #[test]
     fn bytes_that_are_no_frame_reach_the_streaming_decoder() {
-        let mut compressed = zstd::bulk::compress(b"1. e4 *\n", 3).unwrap_or_default();
+        let mut compressed =
+            zstd::bulk::compress(b"1. e4 *\n", 3).unwrap_or_else(|e| panic!("{e}"));
         compressed.extend(b"not zstd at all");
         let (read, error) = read_all(compressed);
         assert_eq!(read, b"1. e4 *\n");

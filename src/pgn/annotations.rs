@@ -75,13 +75,14 @@ impl GameClocks {
             if done && (clocks.has_evals || !evals_may_be_before) {
                 break;
             }
-            let before = log.comments.get(..end).unwrap_or_default();
+            // `end` only falls, from the log's length.
+            let before = &log.comments[..end];
             let ply = before.last().map_or(0, |c| c.ply);
             let start = before
                 .iter()
                 .rposition(|c| c.ply != ply)
                 .map_or(0, |i| i + 1);
-            let group = before.get(start..).unwrap_or_default();
+            let group = &before[start..];
             let from = start
                 .checked_sub(1)
                 .and_then(|i| log.comments.get(i))
@@ -178,7 +179,8 @@ impl CommentLog {
                     }
                 },
                 None => {
-                    let text = self.bytes.get(from..comment.end).unwrap_or_default();
+                    // The log's comments end in order, within its bytes.
+                    let text = &self.bytes[from..comment.end];
                     annotation.read_comment(text, comment.mover);
                 }
             }
@@ -232,14 +234,14 @@ impl Annotation {
         let mut rest = comment;
         let mut commands = false;
         while let Some(at) = find_byte(b'[', rest) {
-            let after = rest.get(at + 1..).unwrap_or_default();
+            let after = &rest[at + 1..];
             let Some(body) = after.strip_prefix(b"%") else {
                 rest = after;
                 continue;
             };
             commands = true;
             let end = find_byte(b']', body).unwrap_or(body.len());
-            let command = body.get(..end).unwrap_or_default();
+            let (command, after_command) = body.split_at(end);
             // Nearly every comment of a lichess export is `[%clk H:MM:SS]`.
             match command.strip_prefix(b"clk ") {
                 Some(clock) if clock.first().is_some_and(u8::is_ascii_digit) => {
@@ -247,7 +249,7 @@ impl Annotation {
                 }
                 _ => self.command(command),
             }
-            rest = body.get(end..).unwrap_or_default();
+            rest = after_command;
         }
         if commands {
             return;
@@ -267,16 +269,13 @@ impl Annotation {
             .iter()
             .position(u8::is_ascii_whitespace)
             .unwrap_or(command.len());
-        let name = command.get(..name_end).unwrap_or_default();
-        let rest = command
-            .get(name_end..)
-            .unwrap_or_default()
-            .trim_ascii_start();
+        let (name, rest) = command.split_at(name_end);
+        let rest = rest.trim_ascii_start();
         let value_end = rest
             .iter()
             .position(u8::is_ascii_whitespace)
             .unwrap_or(rest.len());
-        let value = rest.get(..value_end).unwrap_or_default();
+        let value = &rest[..value_end];
         match name {
             b"clk" => self.clock_ms = self.checked(clock_ms(value)),
             b"clkc" => {
@@ -300,10 +299,7 @@ impl Annotation {
     /// followed by `,depth`.
     fn lichess_eval(&mut self, value: &[u8]) {
         let (value, depth) = match memchr::memchr(b',', value) {
-            Some(comma) => (
-                value.get(..comma).unwrap_or_default(),
-                value.get(comma + 1..),
-            ),
+            Some(comma) => (&value[..comma], Some(&value[comma + 1..])),
             None => (value, None),
         };
         match value.strip_prefix(b"#") {
@@ -323,10 +319,7 @@ impl Annotation {
         let Some(slash) = memchr::memchr(b'/', score) else {
             return;
         };
-        let (value, depth) = (
-            score.get(..slash).unwrap_or_default(),
-            score.get(slash + 1..).unwrap_or_default(),
-        );
+        let (value, depth) = (&score[..slash], &score[slash + 1..]);
         let sign = if mover == Color::White { 1 } else { -1 };
         match signed_mate(value) {
             Some(mate) => self.eval_mate = self.checked(mate.map(|m| m * sign)),
@@ -346,13 +339,13 @@ impl Annotation {
         let mut start = 0;
         let ends = memchr::memchr_iter(b',', text).chain(std::iter::once(text.len()));
         for end in ends {
-            let field = text.get(start..end).unwrap_or_default();
+            let field = &text[start..end];
             start = end + 1;
             let Some(equals) = memchr::memchr(b'=', field) else {
                 continue;
             };
-            let name = field.get(..equals).unwrap_or_default().trim_ascii();
-            let value = field.get(equals + 1..).unwrap_or_default().trim_ascii();
+            let name = field[..equals].trim_ascii();
+            let value = field[equals + 1..].trim_ascii();
             match name {
                 b"d" => self.depth = self.checked(small(value)),
                 b"mt" => self.move_time_ms = self.checked(tcec_ms(value)),
@@ -431,9 +424,9 @@ fn words(text: &[u8]) -> impl Iterator<Item = &[u8]> {
 /// `M5`, `+M5`, `-M3`: Some(the signed mate distance, None when the digits
 /// do not parse); None when the value is no mate.
 fn signed_mate(value: &[u8]) -> Option<Option<i32>> {
-    let (negative, unsigned) = match value.first() {
-        Some(b'-') => (true, value.get(1..).unwrap_or_default()),
-        Some(b'+') => (false, value.get(1..).unwrap_or_default()),
+    let (negative, unsigned) = match value {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
         _ => (false, value),
     };
     let mate = unsigned.strip_prefix(b"M")?;
@@ -541,19 +534,16 @@ fn seconds_to_ms(text: &[u8]) -> Option<i64> {
 /// The digits before and after a decimal point (none: all before).
 fn split_point(text: &[u8]) -> (&[u8], &[u8]) {
     match memchr::memchr(b'.', text) {
-        Some(point) => (
-            text.get(..point).unwrap_or_default(),
-            text.get(point + 1..).unwrap_or_default(),
-        ),
+        Some(point) => (&text[..point], &text[point + 1..]),
         None => (text, &[]),
     }
 }
 
 /// `0.17`, `-1.5`, `+2` pawns as centipawns, rounded half away from zero.
 fn pawns_to_cp(text: &[u8]) -> Option<i32> {
-    let (negative, digits) = match text.first() {
-        Some(b'-') => (true, text.get(1..).unwrap_or_default()),
-        Some(b'+') => (false, text.get(1..).unwrap_or_default()),
+    let (negative, digits) = match text {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
         _ => (false, text),
     };
     let (whole, fraction) = split_point(digits);
@@ -742,7 +732,7 @@ mod tests {
             let mut ply = 0;
             for (which, step) in comments {
                 ply += step.max(u32::from(ply == 0));
-                let text = COMMENTS.get(which).copied().unwrap_or_default().as_bytes();
+                let text = COMMENTS[which].as_bytes();
                 let mover = mover(ply, start_turn);
                 log.push(ply, mover, text);
                 match annotations.last_mut() {

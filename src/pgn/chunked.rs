@@ -23,7 +23,7 @@ use std::io::{self, Cursor, Read};
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::input::shard::{Cut, Keep};
+use crate::input::keep::{Cut, Keep};
 use crate::jobs::{Deferred, JobPanicked, SideJob, SideJobSender};
 use crate::pgn::framer::{Batch, Framer, MAX_GAME_BYTES, Resume, Truncation};
 use crate::profile::Stage;
@@ -213,13 +213,14 @@ impl<R: Read> ChunkedFramer<R> {
                 return Ok(());
             };
             let batch = spare();
+            // No spare buffer yet: a new one, sized by `fill_from`.
             let mut buffer = self.spare_buffers.pop().unwrap_or_default();
             // The text after the cut begins the next chunk.
             let (used, framed_len) = match end {
                 ChunkEnd::Cut(cut) => (cut, cut + LOOKAHEAD),
                 ChunkEnd::End | ChunkEnd::Broken(_) => (self.filled, self.filled),
             };
-            let carry = self.buffer.get(used..self.filled).unwrap_or_default();
+            let carry = &self.buffer[used..self.filled];
             fill_from(&mut buffer, carry, self.sizes.chunk_bytes);
             let carried = carry.len();
             let chunk = std::mem::replace(&mut self.buffer, buffer);
@@ -249,7 +250,7 @@ impl<R: Read> ChunkedFramer<R> {
             // Read exactly up to the target, so that where the chunk is cut
             // does not depend on how much each read returns.
             while self.filled < target {
-                let room = self.buffer.get_mut(self.filled..target).unwrap_or_default();
+                let room = &mut self.buffer[self.filled..target];
                 match src.read(room) {
                     Ok(0) => {
                         self.src = None;
@@ -266,7 +267,7 @@ impl<R: Read> ChunkedFramer<R> {
                     }
                 }
             }
-            let text = self.buffer.get(..self.filled).unwrap_or_default();
+            let text = &self.buffer[..self.filled];
             if let Some(cut) = last_cut(text) {
                 return Some(ChunkEnd::Cut(cut));
             }
@@ -377,7 +378,8 @@ fn frame_chunk(
     first: Batch,
     sizes: ChunkSizes,
 ) -> io::Result<Framed> {
-    let text = chunk.get(..len).unwrap_or_default();
+    // A cut leaves its lookahead in the chunk: `len` is within it.
+    let text = &chunk[..len];
     let (keep, consumed, at_end, broken) = match end {
         // The game starting at the cut belongs to the next chunk.
         ChunkEnd::Cut(cut) => (Cut::Text(0..cut as u64).keep(), cut, false, None),
@@ -431,15 +433,14 @@ pub(crate) struct ThenRest<R> {
 
 impl<R: Read> Read for ThenRest<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let unread = self.head.get(self.read..).unwrap_or_default();
+        let unread = &self.head[self.read..];
         if unread.is_empty() {
             self.head = Vec::new();
+            self.read = 0;
             return self.rest.read(buf);
         }
         let n = unread.len().min(buf.len());
-        if let (Some(out), Some(from)) = (buf.get_mut(..n), unread.get(..n)) {
-            out.copy_from_slice(from);
-        }
+        buf[..n].copy_from_slice(&unread[..n]);
         self.read += n;
         Ok(n)
     }
@@ -567,7 +568,7 @@ mod tests {
             }
             let n = self.1.min(buf.len()).min(self.0.len());
             let (head, tail) = self.0.split_at(n);
-            buf.get_mut(..n).unwrap_or_default().copy_from_slice(head);
+            buf[..n].copy_from_slice(head);
             self.0 = tail;
             Ok(n)
         }

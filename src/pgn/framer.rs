@@ -23,8 +23,9 @@
 use std::io::{self, Read};
 use std::sync::Arc;
 
-use crate::input::shard::Keep;
+use crate::input::keep::Keep;
 use crate::pgn::result::GameResult;
+use crate::pgn::tag_line::{self, Met};
 
 /// What follows each game in [`Batch::data`]. pgn-reader streams through a
 /// whole batch; the separator makes it end every game exactly where the
@@ -81,8 +82,9 @@ pub struct Batch {
 }
 
 impl Batch {
+    /// The bytes of `game`, one of this batch's games.
     pub fn game_bytes(&self, game: &RawGame) -> &[u8] {
-        self.data.get(game.start..game.end).unwrap_or_default()
+        &self.data[game.start..game.end]
     }
 }
 
@@ -279,7 +281,7 @@ impl<R: Read> Framer<R> {
                     tags_only,
                     truncated,
                 }) => {
-                    let bytes = self.buf.get(range).unwrap_or_default();
+                    let bytes = &self.buf[range];
                     let start = batch.data.len();
                     batch.data.extend_from_slice(bytes);
                     let end = batch.data.len();
@@ -322,15 +324,13 @@ impl<R: Read> Framer<R> {
             let end = match step {
                 // A game that ends past the limit is cut at the limit, as
                 // it would have been had the bytes come in smaller reads.
-                Step::GameEnd(end)
-                    if self
-                        .game_start
-                        .is_some_and(|start| end - start > self.max_game_bytes) =>
-                {
-                    Some((self.cut_at_limit(), true))
-                }
-                Step::GameEnd(end) => Some((end, false)),
-                Step::NeedMore if self.eof && !self.too_big() => {
+                Step::GameEnd(end) => match self.game_start {
+                    Some(start) if end - start > self.max_game_bytes => {
+                        Some((self.cut_at_limit(start), true))
+                    }
+                    _ => Some((end, false)),
+                },
+                Step::NeedMore if self.eof && self.oversized().is_none() => {
                     let end = self.buf.len();
                     self.pos = end;
                     if self.game_start.is_none() {
@@ -339,8 +339,8 @@ impl<R: Read> Framer<R> {
                     self.game_start.map(|_| (end, false))
                 }
                 Step::NeedMore => {
-                    if self.too_big() {
-                        Some((self.cut_at_limit(), true))
+                    if let Some(start) = self.oversized() {
+                        Some((self.cut_at_limit(start), true))
                     } else {
                         self.refill()?;
                         continue;
@@ -377,12 +377,10 @@ impl<R: Read> Framer<R> {
     /// scan stopped before or after the cut (a newline waiting for
     /// lookahead is not counted yet): the lines up to the cut are counted.
     /// Returns the cut.
-    fn cut_at_limit(&mut self) -> usize {
-        let start = self.game_start.unwrap_or(0);
+    fn cut_at_limit(&mut self, start: usize) -> usize {
         let end = (start + self.max_game_bytes).min(self.buf.len());
         let lines = |range: std::ops::Range<usize>| {
-            let bytes = self.buf.get(range).unwrap_or_default();
-            memchr::memchr_iter(b'\n', bytes).count() as u64
+            memchr::memchr_iter(b'\n', &self.buf[range]).count() as u64
         };
         if self.pos <= end {
             self.line += lines(self.pos..end);
@@ -393,10 +391,10 @@ impl<R: Read> Framer<R> {
         end
     }
 
-    /// Has the current game reached the size limit?
-    fn too_big(&self) -> bool {
+    /// The start of the current game, when it has reached the size limit.
+    fn oversized(&self) -> Option<usize> {
         self.game_start
-            .is_some_and(|start| self.buf.len() - start > self.max_game_bytes)
+            .filter(|&start| self.buf.len() - start > self.max_game_bytes)
     }
 
     /// Is the last game of an input that ends in `game` cut off? Yes when
@@ -405,7 +403,7 @@ impl<R: Read> Framer<R> {
     /// final newline is not cut, nor is a tags-only game whose last tag is
     /// complete).
     fn cut_inside(&mut self, range: std::ops::Range<usize>, tags_only: bool) -> bool {
-        let game = self.buf.get(range).unwrap_or_default();
+        let game = &self.buf[range];
         let stops_mid_line = !game.ends_with(b"\n");
         let complete_tags = tags_only && game.trim_ascii_end().ends_with(b"]");
         if (self.broken.is_none() && (!stops_mid_line || complete_tags)) || ends_with_marker(game) {
@@ -513,13 +511,13 @@ impl<R: Read> Framer<R> {
                             return Step::NeedMore;
                         };
                         let line = &rest[..eol];
-                        if is_tag(line, b"Event") {
+                        if tag_line::is_named(line, b"Event") {
                             // Two tags-only games joined without a blank line.
                             if self.tags_have_event && self.tags_have_result {
                                 return Step::GameEnd(self.pos);
                             }
                             self.tags_have_event = true;
-                        } else if is_tag(line, b"Result") {
+                        } else if tag_line::is_named(line, b"Result") {
                             self.tags_have_result = true;
                         }
                         self.pos += tag_len(line);
@@ -659,11 +657,11 @@ impl<R: Read> Framer<R> {
         if !self.skip_lines {
             return;
         }
-        let rest = self.buf.get(self.pos..).unwrap_or_default();
+        let rest = &self.buf[self.pos..];
         let Some(eol) = memchr::memchr(b'\n', rest) else {
             return;
         };
-        let line = rest.get(..eol).unwrap_or_default();
+        let line = &rest[..eol];
         if memchr::memchr(b';', line).is_some() {
             return;
         }
@@ -682,76 +680,35 @@ impl<R: Read> Framer<R> {
     }
 }
 
-/// Is the tag pair at the start of `line` named `name` (`Event` of
-/// `[Event "`)? Compared in place: this runs for every tag line, and
-/// spelling out the name first cost more than the rest of the line.
-fn is_tag(line: &[u8], name: &[u8]) -> bool {
-    let after = name.len() + 1;
-    line.get(1..after) == Some(name)
-        && !line
-            .get(after)
-            .is_some_and(|b| b.is_ascii_alphanumeric() || *b == b'_')
-}
-
-/// Bytes of one tag at the start of `line` (which holds no newline):
-/// `[`, name, quoted value (backslash escapes), spaces and the closing `]`.
-/// A value with unescaped quotes inside (`[Event "The "Big" Open"]`, where
+/// Bytes of one tag at the start of `line` (at its `[`; the line holds no
+/// line break, so a backslash never escapes one here), read by
+/// [`tag_line::pair`]: name, quoted value, spaces and the closing `]`. A
+/// value with unescaped quotes inside (`[Event "The "Big" Open"]`, where
 /// the closing quote is not followed by `]`) runs to the last `"]` of the
-/// line, as `clean --repair` reads it. The quotes and escapes are found
-/// with memchr, not byte by byte (18 tag lines a lichess game, on the
-/// reader thread); a test compares it with the byte-by-byte reading.
+/// line, as `clean --repair` reads it.
+#[inline]
 fn tag_len(line: &[u8]) -> usize {
-    let Some(open) = memchr::memchr2(b'"', b']', line) else {
-        return line.len();
-    };
-    if line.get(open) == Some(&b']') {
-        return open + 1;
+    // The caller found the `[` at the line's start.
+    let pair = tag_line::pair(&line[1..]);
+    match pair.met {
+        Met::Quote => after_value(line, 1 + pair.value.end),
+        // No closing quote (the value runs to the line's end), or no value.
+        _ => 1 + pair.end,
     }
-    // The closing quote: the first `"` not escaped (a backslash takes the
-    // byte after it, whatever it is).
-    let mut i = open + 1;
-    loop {
-        match line
-            .get(i..)
-            .and_then(|rest| memchr::memchr2(b'\\', b'"', rest))
-        {
-            Some(at) if line.get(i + at) == Some(&b'"') => {
-                i += at;
-                break;
-            }
-            Some(at) => i += at + 2,
-            None => {
-                // No closing quote: the value runs to the end of the line.
-                i = i.max(line.len());
-                break;
-            }
-        }
-    }
-    after_value(line, i)
 }
 
-/// The end of a tag whose value's closing quote is at `quote` (or that
-/// runs to the end of the line): past spaces and the `]`, or to the last
-/// `"]` of the line when other text follows the quote.
+/// The end of a tag whose value's closing quote is at `quote`: past spaces
+/// and the `]`, or to the last `"]` of the line when other text follows
+/// the quote.
 fn after_value(line: &[u8], quote: usize) -> usize {
-    let mut i = (quote + 1).min(line.len());
-    while let Some(b' ' | b'\t' | b'\r') = line.get(i) {
-        i += 1;
-    }
+    let i = tag_line::skip_blanks(line, (quote + 1).min(line.len()));
     if line.get(i) == Some(&b']') {
         return i + 1;
     }
-    match last_quote_bracket(line) {
+    match tag_line::last_quote_ket(line) {
         Some(end) if end > i => end,
         _ => i,
     }
-}
-
-/// The end of the last `"]` on `line` (after the `]`), if any.
-fn last_quote_bracket(line: &[u8]) -> Option<usize> {
-    line.windows(2)
-        .rposition(|pair| pair == b"\"]")
-        .map(|at| at + 2)
 }
 
 enum Lookahead {
@@ -775,7 +732,7 @@ fn blank_line_then(rest: &[u8], needle: &[u8]) -> Lookahead {
     match rest.get(i..i + needle.len()) {
         Some(s) if s == needle => Lookahead::Yes(i),
         Some(_) => Lookahead::No,
-        None if needle.starts_with(rest.get(i..).unwrap_or_default()) => Lookahead::Unknown,
+        None if needle.starts_with(&rest[i..]) => Lookahead::Unknown,
         None => Lookahead::No,
     }
 }
@@ -787,12 +744,7 @@ fn blank_line_then_tag(rest: &[u8]) -> Lookahead {
         Lookahead::Yes(i) => i + 1,
         other => return other,
     };
-    let name_len = rest
-        .get(i..)
-        .unwrap_or_default()
-        .iter()
-        .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
-        .count();
+    let name_len = tag_line::name_len(&rest[i..]);
     match rest.get(i + name_len..i + name_len + 2) {
         // The name, or what follows it, is not read yet (a read that ended
         // right after the `[` made an unterminated comment run on).
@@ -870,12 +822,12 @@ mod tests {
 
     /// The tag's name spelled out, as the framer used to compare it.
     fn tag_name_stepwise(line: &[u8]) -> &[u8] {
-        let body = line.get(1..).unwrap_or_default();
+        let body = &line[1..];
         let len = body
             .iter()
             .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
             .count();
-        body.get(..len).unwrap_or_default()
+        &body[..len]
     }
 
     proptest::proptest! {
@@ -886,14 +838,14 @@ mod tests {
             const PIECES: [&[u8]; 10] = [
                 b"[", b"]", b"\"", b"\\", b" ", b"\r", b"Event", b"Result", b"x", b"_",
             ];
-            let line: Vec<u8> = pieces
-                .iter()
-                .flat_map(|&i| PIECES.get(i).copied().unwrap_or_default().iter().copied())
+            // The framer reads a tag line from its `[`.
+            let line: Vec<u8> = std::iter::once(b'[')
+                .chain(pieces.iter().flat_map(|&i| PIECES[i].iter().copied()))
                 .collect();
             proptest::prop_assert_eq!(tag_len(&line), tag_len_stepwise(&line), "{:?}", line);
             for name in [&b"Event"[..], b"Result"] {
                 proptest::prop_assert_eq!(
-                    is_tag(&line, name),
+                    tag_line::is_named(&line, name),
                     tag_name_stepwise(&line) == name,
                     "{:?}",
                     line
@@ -1063,7 +1015,7 @@ mod tests {
         fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
             let n = self.1.min(buf.len()).min(self.0.len());
             let (head, tail) = self.0.split_at(n);
-            buf.get_mut(..n).unwrap_or_default().copy_from_slice(head);
+            buf[..n].copy_from_slice(head);
             self.0 = tail;
             Ok(n)
         }
@@ -1100,7 +1052,7 @@ mod tests {
         assert_eq!(whole.first(), Some(&(0, 1, 1 << 20, true)));
         // Every piece's line is its offset's line.
         for &(offset, line, _, _) in &whole {
-            let before = text.as_bytes().get(..offset as usize).unwrap_or_default();
+            let before = &text.as_bytes()[..offset as usize];
             assert_eq!(line, 1 + memchr::memchr_iter(b'\n', before).count() as u64);
         }
         assert_eq!(frames_with(65_536), whole);

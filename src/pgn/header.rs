@@ -6,6 +6,8 @@
 
 use pgn_reader::RawTag;
 
+use crate::pgn::tag_line::{self, Met};
+
 const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// pgn-reader's words for a tag line it cannot hold.
@@ -34,51 +36,23 @@ pub(crate) fn read_header(
     while cursor.peek() == Some(b'[') {
         cursor.pos += 1;
         let rest = cursor.rest();
-        let Some(left_quote) =
-            memchr::memchr3(b'"', b'\n', b']', rest).filter(|&at| rest.get(at) == Some(&b'"'))
-        else {
-            // No value: the line ends (or `]` closes it) first.
-            let eol = memchr::memchr2(b'\n', b']', rest).map_or(rest.len(), |at| at + 1);
-            if eol >= max_line {
-                return Err(UNTERMINATED_TAG);
-            }
-            cursor.pos += eol;
-            cursor.skip_ket();
-            continue;
+        let pair = tag_line::pair(rest);
+        let consumed = match pair.met {
+            // pgn-reader consumes the line break that ends a pair without
+            // value, and reads what follows as the pair's closing.
+            Met::BareLineEnd => pair.end + 1,
+            _ => pair.end,
         };
-        let name_end = match left_quote.checked_sub(1) {
-            Some(space) if rest.get(space) == Some(&b' ') => space,
-            _ => left_quote,
-        };
-        let (value_end, consumed) = value_end(rest, left_quote + 1);
         if consumed >= max_line {
             return Err(UNTERMINATED_TAG);
         }
-        let name = rest.get(..name_end).unwrap_or_default();
-        let value = rest.get(left_quote + 1..value_end).unwrap_or_default();
-        tag(name, RawTag(value));
+        if pair.met.has_value() {
+            tag(&rest[pair.name], RawTag(&rest[pair.value]));
+        }
         cursor.pos += consumed;
         cursor.skip_ket();
     }
     Ok(Some(cursor.pos))
-}
-
-/// Where a tag value starting at `start` ends, and the bytes its tag line
-/// consumes: to the closing quote (and past it), or to the line's end (not
-/// past it); `\"` and `\\` are escapes.
-fn value_end(rest: &[u8], start: usize) -> (usize, usize) {
-    let mut at = start;
-    loop {
-        let tail = rest.get(at..).unwrap_or_default();
-        match memchr::memchr3(b'\\', b'"', b'\n', tail) {
-            Some(delta) => match tail.get(delta) {
-                Some(b'"') => return (at + delta, at + delta + 1),
-                Some(b'\n') => return (at + delta, at + delta),
-                _ => at = (at + delta + 2).min(rest.len()),
-            },
-            None => return (rest.len(), rest.len()),
-        }
-    }
 }
 
 /// A position in a game's bytes.
@@ -92,8 +66,10 @@ impl Cursor<'_> {
         self.text.get(self.pos).copied()
     }
 
+    /// The bytes from the position on; the position never passes the end
+    /// (it moves by what the bytes hold).
     fn rest(&self) -> &[u8] {
-        self.text.get(self.pos..).unwrap_or_default()
+        &self.text[self.pos..]
     }
 
     /// Steps over whitespace and, at the start of a line, `%` escape lines.
@@ -106,8 +82,8 @@ impl Cursor<'_> {
                     self.pos += 1;
                 }
                 b'%' if new_line => {
-                    let rest = self.rest();
-                    self.pos += memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
+                    // An escape line, to its line break and past it.
+                    self.pos = (tag_line::line_end(self.text, self.pos) + 1).min(self.text.len());
                 }
                 _ => return,
             }

@@ -10,6 +10,7 @@ pub mod framer;
 pub mod header;
 pub mod movetext;
 pub mod result;
+pub mod tag_line;
 pub mod tags;
 pub mod time_control;
 pub mod visitor;
@@ -22,8 +23,8 @@ pub struct Span {
 }
 
 impl Span {
+    /// The string in `text`, the buffer the span was taken in.
     pub(crate) fn of(self, text: &str) -> &str {
-        text.get(self.start as usize..self.end as usize)
-            .unwrap_or_default()
+        &text[self.start as usize..self.end as usize]
     }
 }

@@ -9,6 +9,7 @@
 use shakmaty::san::SanPlus;
 
 use crate::pgn::result::GameResult;
+use crate::pgn::tag_line::{self, Met};
 use crate::pgn::{bytes, encoding};
 
 /// The kind of a movetext problem found by the scanner.
@@ -166,6 +167,12 @@ impl<'a> Lexer<'a> {
         }
     }
 
+    /// Where the next token is looked for; for [`Lexer::game`], before the
+    /// first, where its tag section ends.
+    pub(crate) fn position(&self) -> usize {
+        self.pos
+    }
+
     /// Only the tokens the audit reads: no move numbers, comments, NAGs or
     /// escapes.
     fn moves_and_problems(mut self) -> Self {
@@ -186,25 +193,28 @@ impl<'a> Lexer<'a> {
             // `%` there is no escape (as for pgn-reader).
             self.line_start = false;
             self.pos += 1;
-            let rest = self.text.get(self.pos..).unwrap_or_default();
-            match rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']')) {
-                Some(i) if rest.get(i) == Some(&b'"') => {
-                    self.pos += i + 1 + quoted_len(rest.get(i + 1..).unwrap_or_default());
-                    self.take_while(|c| matches!(c, b' ' | b'\t' | b'\r'));
-                    if self.text.get(self.pos) == Some(&b']') {
-                        self.pos += 1;
-                    }
+            let pair = tag_line::pair(&self.text[self.pos..]);
+            self.pos += pair.end;
+            if pair.met.has_value() {
+                self.pos = tag_line::skip_blanks(self.text, self.pos);
+                if self.text.get(self.pos) == Some(&b']') {
+                    self.pos += 1;
                 }
-                // `]` is consumed; a newline is left for the line count.
-                Some(i) if rest.get(i) == Some(&b']') => self.pos += i + 1,
-                Some(i) => self.pos += i,
-                None => self.pos = self.text.len(),
             }
+            // Without value, a `]` is consumed; a line break is left for
+            // the line count.
         }
     }
 
+    /// The bytes from the position on. The position never passes the end:
+    /// it moves by what the bytes hold.
+    #[inline(always)]
+    fn rest(&self) -> &'a [u8] {
+        &self.text[self.pos..]
+    }
+
     fn skip_to_newline(&mut self) {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         self.pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len());
     }
 
@@ -218,7 +228,7 @@ impl<'a> Lexer<'a> {
                     self.line += 1;
                     self.line_start = true;
                     if self.in_movetext && self.first_break.is_none() {
-                        let after = self.text.get(self.pos + 1..).unwrap_or_default();
+                        let after = &self.text[self.pos + 1..];
                         self.first_break = movetext_end(after).map(|at| self.pos + 1 + at);
                     }
                 }
@@ -291,10 +301,10 @@ impl<'a> Lexer<'a> {
                 } else {
                     self.take_while(|c| !is_delimiter(c) && c != b'.')
                 };
-                kind_of_word(self.text.get(start..start + len).unwrap_or_default())
+                kind_of_word(&self.text[start..start + len])
             }
         };
-        let text = self.text.get(start..self.pos).unwrap_or_default();
+        let text = &self.text[start..self.pos];
         Some(Token {
             kind,
             text,
@@ -306,10 +316,10 @@ impl<'a> Lexer<'a> {
     /// Steps over a `{` comment, counting its lines. Most comments are
     /// short (a lichess clock is 16 bytes): see [`bytes::find_byte`].
     fn comment(&mut self) -> TokenKind {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         match bytes::find_byte(b'}', rest) {
             Some(i) => {
-                self.line += bytes::count_newlines(rest.get(..i).unwrap_or_default());
+                self.line += bytes::count_newlines(&rest[..i]);
                 self.pos += i + 1;
                 TokenKind::Comment
             }
@@ -323,14 +333,9 @@ impl<'a> Lexer<'a> {
     /// Steps over a move number (`12.`, `12...`, the `1.` of `1.e4`) and
     /// returns true; leaves anything else (`1-0`, `0.5-0.5`) for the word path.
     fn skip_move_number(&mut self) -> bool {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
-        let dots = rest
-            .get(digits..)
-            .unwrap_or_default()
-            .iter()
-            .take_while(|&&c| c == b'.')
-            .count();
+        let dots = rest[digits..].iter().take_while(|&&c| c == b'.').count();
         let ends_here = match rest.get(digits + dots) {
             None => true,
             Some(&c) => is_delimiter(c) || (dots > 0 && c.is_ascii_alphabetic()),
@@ -342,7 +347,7 @@ impl<'a> Lexer<'a> {
     }
 
     fn take_while(&mut self, pred: impl Fn(u8) -> bool) -> usize {
-        let rest = self.text.get(self.pos..).unwrap_or_default();
+        let rest = self.rest();
         let n = rest.iter().position(|&c| !pred(c)).unwrap_or(rest.len());
         self.pos += n;
         n
@@ -372,7 +377,8 @@ pub(crate) fn movetext_stop(text: &[u8], from: usize) -> Option<usize> {
     let mut pos = from;
     while let Some(&b) = text.get(pos) {
         pos += 1;
-        let rest = text.get(pos..).unwrap_or_default();
+        // `pos` is just past a byte of `text`.
+        let rest = &text[pos..];
         match b {
             b'{' => pos += memchr::memchr(b'}', rest)? + 1,
             b';' => pos += memchr::memchr(b'\n', rest).unwrap_or(rest.len()),
@@ -463,7 +469,9 @@ fn audit<'a>(token: &Token<'a>) -> Option<Tok<'a>> {
 }
 
 /// The tags of a game read without pgn-reader, for rejects that pgn-reader
-/// could not parse (an unterminated comment would make it read on).
+/// could not parse (an unterminated comment would make it read on): one
+/// tag a line, its value as written (escapes kept), a line whose name is
+/// not followed by a quote skipped.
 pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
     let mut tags = Vec::new();
     for line in game.split(|&b| b == b'\n') {
@@ -478,32 +486,21 @@ pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
             .iter()
             .take_while(|b| !b.is_ascii_whitespace() && **b != b'"')
             .count();
-        let rest = body.get(name_len..).unwrap_or_default().trim_ascii_start();
-        let Some(value) = rest.strip_prefix(b"\"") else {
+        let (name, rest) = body.split_at(name_len);
+        let Some(value) = rest.trim_ascii_start().strip_prefix(b"\"") else {
             continue;
         };
-        let len = quoted_len(value);
-        let raw = value.get(..len).unwrap_or_default();
-        let raw = raw.strip_suffix(b"\"").unwrap_or(raw);
-        let name = encoding::decode(body.get(..name_len).unwrap_or_default()).0;
-        tags.push((name, encoding::decode(raw).0));
+        let (end, met) = tag_line::value_end(value, 0);
+        let raw = &value[..end];
+        let raw = match met {
+            Met::Quote => raw,
+            // A value cut off after an escaped quote (`"a\"` at the line's
+            // end) has always lost that quote here.
+            _ => raw.strip_suffix(b"\"").unwrap_or(raw),
+        };
+        tags.push((encoding::decode(name).0, encoding::decode(raw).0));
     }
     tags
-}
-
-/// Length of a tag value up to and including its closing quote (a
-/// backslash escapes the next byte), or up to the end of the line.
-fn quoted_len(text: &[u8]) -> usize {
-    let mut i = 0;
-    while let Some(&c) = text.get(i) {
-        match c {
-            b'\\' => i += 2,
-            b'"' => return i + 1,
-            b'\n' => return i,
-            _ => i += 1,
-        }
-    }
-    text.len()
 }
 
 /// Classifies a word that is no everyday SAN, move number or result
@@ -513,7 +510,7 @@ fn classify_word(word: &[u8]) -> Tok<'_> {
     // Move numbers, possibly glued to the move: `12.`, `12...`, `1.e4`.
     let digits = word.iter().take_while(|c| c.is_ascii_digit()).count();
     let san = if digits > 0 && !word.starts_with(b"0-0") {
-        let rest = word.get(digits..).unwrap_or_default();
+        let rest = &word[digits..];
         let dots = rest.iter().take_while(|&&c| c == b'.').count();
         match rest.get(dots..) {
             Some([]) | None => return Tok::San(b""),
@@ -770,13 +767,13 @@ fn hand_note<M: Mainline>(token: &Token<'_>, mainline: &mut M) {
     let text = token.text;
     match token.kind {
         TokenKind::Comment => {
-            let inner = text
-                .get(1..text.len().saturating_sub(1))
-                .unwrap_or_default();
+            // A comment token holds both its braces.
+            let inner = &text[1..text.len() - 1];
             mainline.comment(inner);
         }
         TokenKind::Nag => {
-            let digits = text.get(1..).unwrap_or_default();
+            // After the `$`.
+            let digits = &text[1..];
             let value = digits.iter().try_fold(0u8, |n, &d| {
                 n.checked_mul(10)?.checked_add(d.wrapping_sub(b'0'))
             });
@@ -817,7 +814,7 @@ pub(crate) fn parse_san(text: &[u8]) -> Option<SanPlus> {
         });
     }
     let digits = text.iter().take_while(|b| b.is_ascii_digit()).count();
-    SanPlus::from_ascii(text.get(digits..).unwrap_or_default()).ok()
+    SanPlus::from_ascii(&text[digits..]).ok()
 }
 
 /// Line and text of the mainline SAN token for `ply` (1-based), to locate

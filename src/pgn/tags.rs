@@ -12,8 +12,7 @@ pub(crate) fn lichess_id(site: &str) -> Option<&str> {
         .trim()
         .strip_prefix("https://lichess.org/")
         .or_else(|| site.trim().strip_prefix("http://lichess.org/"))?;
-    let id = rest.get(..8)?;
-    let after = rest.get(8..).unwrap_or_default();
+    let (id, after) = rest.split_at_checked(8)?;
     let boundary = after.is_empty() || after.starts_with(['/', '#', '?']);
     (id.bytes().all(|b| b.is_ascii_alphanumeric()) && boundary).then_some(id)
 }

@@ -427,7 +427,8 @@ struct Feed<'a> {
 impl Read for &Feed<'_> {
     fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
         let start = self.pos.get();
-        let chunk = self.data.get(start..).unwrap_or_default();
+        // Set only to where a game's frame starts, or the batch's end.
+        let chunk = &self.data[start..];
         let n = chunk.len().min(out.len());
         out[..n].copy_from_slice(&chunk[..n]);
         self.pos.set(start + n);
