@@ -8,8 +8,8 @@
 use std::cell::OnceCell;
 
 use crate::clean::action::{Action, ActionKind};
+use crate::model::TimeClass;
 use crate::pgn::tags::lichess_id;
-use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
 use crate::replay::openings;
 use crate::sink::pgn::{ExportGame, ExportLine, ExportMove};

@@ -22,10 +22,10 @@ impl BandRange {
         const GROUPS: [i32; 9] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500];
         let index = GROUPS.iter().position(|&g| g == group)?;
         let from = RatingBand::of_average(i64::from(group));
-        let to = match GROUPS.get(index + 1) {
-            Some(&next) => Some(RatingBand::of_average(i64::from(next) - 1)),
-            None => None,
-        };
+        // The last group is open above.
+        let to = GROUPS
+            .get(index + 1)
+            .map(|&next| RatingBand::of_average(i64::from(next) - 1));
         Some(BandRange {
             from: Some(from),
             to,

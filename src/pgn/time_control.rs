@@ -2,7 +2,7 @@
 //! ([`TimeClass`], in `model/`) with lichess's rule, so games from every
 //! site can be grouped alike.
 
-pub use crate::model::TimeClass;
+use crate::model::TimeClass;
 
 impl TimeClass {
     /// Reads a `TimeControl` tag value (PGN standard, section 9.6):

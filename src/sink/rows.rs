@@ -3,10 +3,10 @@
 
 use std::borrow::Cow;
 
+use crate::model::TimeClass;
 use crate::pgn::Span;
 use crate::pgn::annotations::GameClocks;
 use crate::pgn::result::GameResult;
-use crate::pgn::time_control::TimeClass;
 use crate::replay::Replayed;
 use crate::replay::audit::ResultCheck;
 use crate::replay::draw::DrawReason;

@@ -132,8 +132,8 @@ impl<'s> OpeningLines<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::TimeClass;
     use crate::pgn::result::GameResult;
-    use crate::pgn::time_control::TimeClass;
     use crate::stats::dimensions::OpeningPeriod;
     use crate::stats::spill;
 

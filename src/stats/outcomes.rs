@@ -9,8 +9,8 @@ use shakmaty::{Color, Role};
 
 use super::counts::Counts;
 use super::spill::{BoundedMap, Codec, Fields, SpillDir};
+use crate::model::TimeClass;
 use crate::pgn::result::GameResult;
-use crate::pgn::time_control::TimeClass;
 use crate::replay::EndState;
 use crate::replay::draw::DrawReason;
 use crate::replay::material::{CHECKPOINTS, Material, PieceValues};

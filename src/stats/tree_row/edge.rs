@@ -452,7 +452,7 @@ impl Edge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pgn::time_control::TimeClass;
+    use crate::model::TimeClass;
     use shakmaty::Position;
 
     proptest::proptest! {
