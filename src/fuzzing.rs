@@ -83,6 +83,7 @@ pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
 pub fn chunked_framing_agrees(data: &[u8]) {
     use crate::pgn::chunked::{ChunkSizes, Framing, Workers};
 
+    // Empty input: the smallest chunks.
     let small = 1 + usize::from(data.first().copied().unwrap_or(0) % 64);
     let sizes = ChunkSizes {
         chunk_bytes: small,

@@ -87,10 +87,12 @@ pub(crate) fn unregister(path: &Path) {
 
 /// Removes every temporary path still registered: what a failed run left.
 pub(crate) fn remove_temporaries() {
-    let paths = TEMPORARIES
+    // A list poisoned by a panic elsewhere still names what to remove.
+    let mut registered = TEMPORARIES
         .lock()
-        .map(|mut paths| std::mem::take(&mut *paths))
-        .unwrap_or_default();
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let paths = std::mem::take(&mut *registered);
+    drop(registered);
     for path in paths {
         if path.is_dir() {
             let _ = std::fs::remove_dir_all(&path);

@@ -2,7 +2,15 @@
 //! of its opening tree (`explore`), and the one reader of a table's
 //! columns once read (`columns`), which the report and merge share.
 
-pub(crate) mod columns;
 pub mod explore;
 pub mod query;
 pub(crate) mod source;
+
+impl From<crate::sink::columns::ColumnError> for crate::error::ExploreError {
+    fn from(e: crate::sink::columns::ColumnError) -> crate::error::ExploreError {
+        crate::error::ExploreError::Table {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::read::columns::{ColumnError, Columns};
 use crate::read::explore::{Filters, MoveLine, Target, explore};
 use crate::read::source::Data;
+use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
 use crate::sink::summary::{SUMMARY_FILE, Summary};
 use crate::stats::counts::Counts;

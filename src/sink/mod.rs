@@ -1,6 +1,8 @@
 //! Sink stage: rows to Parquet tables (streamed in row groups, written under
 //! a temporary name and renamed at the end) and the run summary.
 
+#[cfg(feature = "tables")]
+pub(crate) mod columns;
 pub mod compression;
 #[cfg(feature = "tables")]
 pub mod encode;

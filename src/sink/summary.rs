@@ -498,6 +498,7 @@ impl Summary {
             self.games_per_second,
             self.peak_rss_bytes
                 .map(|b| format!(", peak memory {} MiB", b >> 20))
+                // Not measured (no /proc): nothing to print.
                 .unwrap_or_default()
         );
         out

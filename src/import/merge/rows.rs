@@ -10,7 +10,6 @@ use std::path::{Path, PathBuf};
 use polars::prelude::*;
 
 use crate::error::Error;
-use crate::read;
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column};
 
@@ -84,15 +83,15 @@ pub(super) fn copy_rebased(path: &Path, shift: i64, writer: &mut TableWriter) ->
 }
 
 /// Typed access to a chunk's columns, with the table's path for errors
-/// (read as every reader of a table reads them: [`read::columns`]).
+/// (read as every reader of a table reads them: [`crate::sink::columns`]).
 pub(super) struct Columns<'a> {
     pub(super) frame: &'a DataFrame,
     pub(super) path: &'a Path,
 }
 
 impl Columns<'_> {
-    fn read(&self) -> read::columns::Columns<'_> {
-        read::columns::Columns::new(self.frame, self.path)
+    fn read(&self) -> crate::sink::columns::Columns<'_> {
+        crate::sink::columns::Columns::new(self.frame, self.path)
     }
 
     pub(super) fn int(&self, column: Column) -> Result<Vec<Option<i64>>, Error> {
@@ -127,7 +126,7 @@ impl Columns<'_> {
 }
 
 /// A column that could not be read, as a merge reports a shard's file.
-fn column_error(e: read::columns::ColumnError) -> Error {
+fn column_error(e: crate::sink::columns::ColumnError) -> Error {
     read_error(&e.path, e.message)
 }
 

@@ -8,8 +8,8 @@ use polars::prelude::*;
 
 use super::filters::Bounds;
 use crate::error::ExploreError;
-use crate::read::columns::{ColumnError, Columns};
 use crate::read::source::Data;
+use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema::openings as table;
 use crate::stats::counts::{Counts, Ratings};
 use crate::stats::dimensions::Dimensions;

@@ -10,9 +10,9 @@ use super::filters::Bounds;
 use crate::error::ExploreError;
 use crate::model::TimeClass;
 use crate::model::calendar::civil_from_days;
-use crate::read::columns::{ColumnError, Columns};
 use crate::read::source::Data;
 use crate::replay::variant::VariantName;
+use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema;
 use crate::stats::dimensions::{Dimensions, OpeningPeriod};
 

@@ -1,4 +1,4 @@
-//! Reading back, columns: the one reader of a table's columns once its
+//! Sink, columns read back: the one reader of a table's columns once its
 //! rows are in a polars `DataFrame` (explore, the report, merge). A count
 //! is a whole number of games, never null and never negative: a row that
 //! says otherwise is an error naming the file and the column, not a zero
@@ -7,8 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
-
-use crate::error::ExploreError;
 
 /// A column that could not be read as its table declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -27,15 +25,6 @@ impl std::fmt::Display for ColumnError {
 }
 
 impl std::error::Error for ColumnError {}
-
-impl From<ColumnError> for ExploreError {
-    fn from(e: ColumnError) -> ExploreError {
-        ExploreError::Table {
-            path: e.path,
-            message: e.message,
-        }
-    }
-}
 
 /// The columns of a frame read back from the table at `path`.
 #[derive(Clone, Copy)]
