@@ -12,7 +12,9 @@ The rules are pgnlake's, written independently: positions are compared by
 python-chess's transposition key (pieces, side to move, castling rights,
 en passant square when a capture is legal); a position that repeats within
 the first PLIES plies counts once, with the move that left it last. The band
-is floor(average rating / 200) * 200 clamped to 800..2800; the month is that
+is the greatest of 800, 1000, 1200, ..., 2200, 2400, 2500, 2600, 2700, 2800
+not above the average rating (800 below 1000: lichess's rating groups are
+unions of them); the month is that
 of the UTCDate header, else of the Date header (null without a month).
 """
 
@@ -27,7 +29,8 @@ def band(white, black):
     if white == "-" or black == "-":
         return "-"
     average = (int(white) + int(black)) // 2
-    return str(min(2800, max(800, average // 200 * 200)))
+    bands = [800, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2500, 2600, 2700, 2800]
+    return str(max([b for b in bands if b <= average], default=800))
 
 
 def month(headers):

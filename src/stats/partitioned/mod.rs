@@ -19,6 +19,8 @@ mod partition;
 mod runs;
 mod table;
 
+// The end of a run (the `tables` build) gathers; the fuzz build does not.
+#[cfg_attr(not(feature = "tables"), allow(unused_imports))]
 pub(crate) use gather::{SortedTree, TreeCounts};
 pub use partition::InMemory;
 pub use runs::TreeRuns;

@@ -9,6 +9,8 @@ mod board;
 mod edge;
 mod record;
 
+// `unpack_move` serves the `tables` build's merge alone.
+#[cfg_attr(not(feature = "tables"), allow(unused_imports))]
 pub(crate) use edge::{
     Edge, EdgeKey, EdgeStats, GameFacts, give_earliest_ply, pack_move, unpack_move,
 };
