@@ -9,9 +9,9 @@
 //! keys, so they follow each other in key order and the tree comes out
 //! sorted.
 //!
-//! One file a concept: [`partition`] (the partitions and rows grouped by
-//! them), [`runs`] (the run files), [`table`] (a worker's open-addressing
-//! table, spilling to runs) and [`gather`] (partitions added up into key
+//! One file a concept: `partition` (the partitions and rows grouped by
+//! them), `runs` (the run files), `table` (a worker's open-addressing
+//! table, spilling to runs) and `gather` (partitions added up into key
 //! order); each uses only those named before it.
 
 mod gather;
