@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use crate::stats::counts::{Counts, Ratings};
+
 /// A column that could not be read as its table declares it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ColumnError {
@@ -50,6 +52,39 @@ impl<'a> Columns<'a> {
 
     /// A count column (games, wins, rating sums): each value a whole
     /// number, 0 or more.
+    /// `games`, `white_wins`, `draws`, `black_wins` by row (every
+    /// aggregate table but `endgames` has them, by these names;
+    /// `unfinished` is the rest, as `Counts` computes it).
+    pub(crate) fn result_counts(&self) -> Result<impl Fn(usize) -> Counts + use<>, ColumnError> {
+        let [games, white, draws, black] =
+            ["games", "white_wins", "draws", "black_wins"].map(|column| self.counts(column));
+        let (games, white, draws, black) = (games?, white?, draws?, black?);
+        Ok(move |row: usize| Counts {
+            games: games[row],
+            white_wins: white[row],
+            draws: draws[row],
+            black_wins: black[row],
+        })
+    }
+
+    /// The rating sums and counts by row.
+    pub(crate) fn rating_sums(&self) -> Result<impl Fn(usize) -> Ratings + use<>, ColumnError> {
+        let [ws, wc, bs, bc] = [
+            "white_elo_sum",
+            "white_elo_count",
+            "black_elo_sum",
+            "black_elo_count",
+        ]
+        .map(|column| self.counts(column));
+        let (ws, wc, bs, bc) = (ws?, wc?, bs?, bc?);
+        Ok(move |row: usize| Ratings {
+            white_sum: ws[row],
+            white_count: wc[row],
+            black_sum: bs[row],
+            black_count: bc[row],
+        })
+    }
+
     pub(crate) fn counts(&self, name: &str) -> Result<Vec<u64>, ColumnError> {
         self.ints(name)?
             .into_iter()

@@ -53,7 +53,7 @@ pub(super) fn merge_results(files: &[PathBuf], writer: &mut TableWriter) -> Resu
                 columns.text(results::DRAW_REASON)?,
                 columns.required_text(results::VARIANT_NAME)?,
             );
-            let counts = count_columns(columns)?;
+            let counts = columns.result_counts()?;
             for row in 0..rows {
                 let key_row = ResultRow {
                     variant_name: &variant[row],
@@ -81,31 +81,12 @@ pub(super) fn merge_results(files: &[PathBuf], writer: &mut TableWriter) -> Resu
     Ok(())
 }
 
-/// `games`, `white_wins`, `draws`, `black_wins` of a chunk, by row (every
-/// aggregate table but `endgames` has them, by these names).
-fn count_columns(columns: &Columns<'_>) -> Result<impl Fn(usize) -> Counts, Error> {
-    let [games, white, draws, black] = [
-        results::GAMES,
-        results::WHITE_WINS,
-        results::DRAWS,
-        results::BLACK_WINS,
-    ]
-    .map(|column| columns.counts(column));
-    let (games, white, draws, black) = (games?, white?, draws?, black?);
-    Ok(move |row: usize| Counts {
-        games: games[row],
-        white_wins: white[row],
-        draws: draws[row],
-        black_wins: black[row],
-    })
-}
-
 /// The games, results and ratings of a chunk of `openings` or
 /// `opening_lines`, by row.
 pub(super) fn rated_counts(
     columns: &Columns<'_>,
 ) -> Result<impl Fn(usize) -> (Counts, Ratings), Error> {
-    let counts = count_columns(columns)?;
+    let counts = columns.result_counts()?;
     let [wes, wec, bes, bec] = RATING_COLUMNS.map(|n| columns.counts(n));
     let (wes, wec, bes, bec) = (wes?, wec?, bes?, bec?);
     Ok(move |row: usize| {
@@ -134,7 +115,7 @@ pub(super) fn merge_small_tables(
                 columns.int(material::CHECKPOINT_PLY)?,
                 columns.int(material::MATERIAL_DIFF)?,
             );
-            let counts = count_columns(columns)?;
+            let counts = columns.result_counts()?;
             for row in 0..rows {
                 let (ply, diff) = (small(&ply, row), small(&diff, row));
                 let added = ply

@@ -12,6 +12,7 @@ use polars::prelude::*;
 use crate::error::Error;
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column};
+use crate::stats::counts::Counts;
 
 /// A table's rows a row group at a time, in file order: a merge holds a
 /// row group or two (up to 32,768 rows each) of each shard's table at once.
@@ -107,6 +108,11 @@ impl Columns<'_> {
     /// shard's file and the column.
     pub(super) fn counts(&self, column: Column) -> Result<Vec<u64>, Error> {
         self.read().counts(column.name).map_err(column_error)
+    }
+
+    /// A chunk's result counts by row ([`crate::sink::columns`]).
+    pub(super) fn result_counts(&self) -> Result<impl Fn(usize) -> Counts + use<>, Error> {
+        self.read().result_counts().map_err(column_error)
     }
 
     pub(super) fn text(&self, column: Column) -> Result<Vec<Option<String>>, Error> {

@@ -76,8 +76,8 @@ pub(crate) fn sum_rows(rows: Columns<'_>, bounds: &Bounds) -> Result<PositionSum
         rows.ints(table::MONTH.name)?,
         rows.ints(table::LAST_YEAR.name)?,
     );
-    let counts = count_columns(rows)?;
-    let ratings = rating_columns(rows)?;
+    let counts = rows.result_counts()?;
+    let ratings = rows.rating_sums()?;
     let mut position = PositionSums::default();
     for row in 0..rows.height() {
         let (counts, ratings) = (counts(row), ratings(row));
@@ -126,43 +126,6 @@ fn dimensions(time_class: &str, band: Option<i64>, month: Option<i64>) -> Option
         band.map(i32::try_from).transpose().ok()?,
         month.map(i32::try_from).transpose().ok()?,
     )
-}
-
-/// `games`, `white_wins`, `draws`, `black_wins` by row (`unfinished` is
-/// the rest, as `Counts` computes it).
-fn count_columns(rows: Columns<'_>) -> Result<impl Fn(usize) -> Counts, ColumnError> {
-    let [games, white, draws, black] = [
-        table::GAMES,
-        table::WHITE_WINS,
-        table::DRAWS,
-        table::BLACK_WINS,
-    ]
-    .map(|column| rows.counts(column.name));
-    let (games, white, draws, black) = (games?, white?, draws?, black?);
-    Ok(move |row: usize| Counts {
-        games: games[row],
-        white_wins: white[row],
-        draws: draws[row],
-        black_wins: black[row],
-    })
-}
-
-/// The rating sums and counts by row.
-fn rating_columns(rows: Columns<'_>) -> Result<impl Fn(usize) -> Ratings, ColumnError> {
-    let [ws, wc, bs, bc] = [
-        table::WHITE_ELO_SUM,
-        table::WHITE_ELO_COUNT,
-        table::BLACK_ELO_SUM,
-        table::BLACK_ELO_COUNT,
-    ]
-    .map(|column| rows.counts(column.name));
-    let (ws, wc, bs, bc) = (ws?, wc?, bs?, bc?);
-    Ok(move |row: usize| Ratings {
-        white_sum: ws[row],
-        white_count: wc[row],
-        black_sum: bs[row],
-        black_count: bc[row],
-    })
 }
 
 #[cfg(test)]
