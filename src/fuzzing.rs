@@ -24,7 +24,7 @@ const BUDGET: usize = 64 << 20;
 /// per-game path. Asserts that every framed game is accounted for once.
 /// Returns (games framed, accepted, rejected).
 pub fn import_bytes(data: &[u8]) -> (u64, u64, u64) {
-    let spill = SpillDirs::new(&std::env::temp_dir());
+    let spill = SpillDirs::new(&std::env::temp_dir(), 20);
     let options = AggregateOptions {
         opening_plies: 20,
         opening_period: crate::stats::dimensions::OpeningPeriod::Month,

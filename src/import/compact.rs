@@ -6,10 +6,13 @@
 use std::path::Path;
 
 use crate::error::Error;
-use crate::import::merge::merge_stats;
+use crate::import::merge::{TreeFile, load_first_moves, merge_stats};
 use crate::import::tables::StatsWriters;
+use crate::lake::COMPACTED;
 use crate::lake::Compaction;
 use crate::sink::compression::Compression;
+use crate::sink::schema::{games, openings};
+use crate::stats::first_moves::FirstMoves;
 
 /// What a compaction did.
 #[derive(Debug)]
@@ -36,6 +39,37 @@ pub fn run_compact(lake: &Path, compression: Compression) -> Result<Compacted, E
     sum_and_install(compaction, compression)
 }
 
+/// The opening trees to sum, their game ids shifted into the compacted
+/// partition's (see [`Compaction::game_offsets`]); and the first moves of
+/// every covered import's games, by those ids, to spell the rows that
+/// become rows of two games.
+fn trees_and_first_moves(
+    compaction: &Compaction,
+    first_moves: &FirstMoves,
+) -> Result<Vec<TreeFile>, Error> {
+    let offsets = compaction.game_offsets();
+    let offset = |name: &str| offsets.iter().find(|(n, _)| n == name).map(|(_, o)| *o);
+    let mut trees = Vec::new();
+    for (name, path) in compaction.inputs_by_import(&openings::TABLE) {
+        let shift = match name.as_str() {
+            COMPACTED => 0,
+            name => offset(name).ok_or_else(|| {
+                Error::Usage(format!(
+                    "{}: no import `{name}` in the lake",
+                    path.display()
+                ))
+            })?,
+        };
+        trees.push(TreeFile { path, shift });
+    }
+    for (name, shift) in offsets {
+        for file in crate::lake::table_files(compaction.lake(), &games::TABLE, name) {
+            load_first_moves(&file, *shift, first_moves)?;
+        }
+    }
+    Ok(trees)
+}
+
 /// The sums of a compaction under way, swapped into the lake.
 fn sum_and_install(compaction: Compaction, compression: Compression) -> Result<Compacted, Error> {
     let mut writers = StatsWriters::create(compaction.dir(), compression)?;
@@ -43,9 +77,24 @@ fn sum_and_install(compaction: Compaction, compression: Compression) -> Result<C
     let (pool, _) = crate::pipeline::worker_pool(0)?;
     // Every row kept: each import's own `--opening-min-games` was applied
     // when it was imported.
+    let first_moves = FirstMoves::new(
+        compaction.dir().join("first-moves"),
+        compaction.opening_plies(),
+    );
     let summed = crate::interrupt::check()
         .map_err(Error::from)
-        .and_then(|()| pool.install(|| merge_stats(&|t| compaction.inputs(t), 0, &mut writers)))
+        .and_then(|()| trees_and_first_moves(&compaction, &first_moves))
+        .and_then(|trees| {
+            pool.install(|| {
+                merge_stats(
+                    &|t| compaction.inputs(t),
+                    &trees,
+                    &first_moves,
+                    0,
+                    &mut writers,
+                )
+            })
+        })
         .map(drop)
         .and_then(|()| crate::interrupt::check().map_err(Error::from));
     if let Err(e) = summed {

@@ -79,7 +79,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total_bytes = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = progress::import_bar(total_bytes, options.quiet);
-    let spill = SpillDirs::new(&options.out);
+    let spill = SpillDirs::new(&options.out, options.opening_plies);
     let aggregate_options = AggregateOptions {
         opening_plies: options.opening_plies,
         opening_period: options.opening_period,

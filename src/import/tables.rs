@@ -198,7 +198,8 @@ pub(super) fn write_aggregates(
             source,
         })?;
     let path = writers.openings.path().to_path_buf();
-    write_openings(&mut tree, &mut writers.openings).map_err(Error::write(&path))?;
+    write_openings(&mut tree, &spill_dirs.first_moves, &mut writers.openings)
+        .map_err(Error::write(&path))?;
     let tree_counts = tree.counts();
     // Freeing the workers' rows (boxes one by one) is a job for the pool,
     // not the end of run's own thread: 0.2 µs a lichess-like game.
@@ -506,7 +507,13 @@ mod tests {
         let frames = [
             (&schema::games::TABLE, games_frame(&[], &[])?),
             (&schema::rejects::TABLE, rejects_frame(&[], &[])?),
-            (&schema::openings::TABLE, openings_frame(&[])?),
+            (
+                &schema::openings::TABLE,
+                openings_frame(
+                    &[],
+                    &crate::stats::first_moves::FirstMoves::new("unused".into(), 0),
+                )?,
+            ),
             (&schema::opening_lines::TABLE, opening_lines_frame(&[])?),
             (&schema::results::TABLE, results_frame(&[])?),
             (

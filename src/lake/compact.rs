@@ -130,8 +130,15 @@ pub struct Compaction {
     imports: Vec<String>,
     /// Each import's partitions' commit ids when it was read.
     commits: Vec<Vec<Option<String>>>,
-    /// Each statistics table's inputs (linked into the work folder).
-    inputs: BTreeMap<&'static str, Vec<PathBuf>>,
+    /// Each statistics table's inputs (linked into the work folder), with
+    /// the import each is of (`_compacted` for the compacted partition).
+    inputs: BTreeMap<&'static str, Vec<(String, PathBuf)>>,
+    /// The imports the compacted partition will cover, in the order their
+    /// game ids follow each other there, each with the games read before
+    /// it (see [`Compaction::game_offsets`]).
+    offsets: Vec<(String, u64)>,
+    /// The imports' `--opening-plies` (a lake's imports share it).
+    opening_plies: usize,
 }
 
 impl Compaction {
@@ -156,13 +163,29 @@ impl Compaction {
         let covered_before = covered(lake)?;
         let mut imports = Vec::new();
         let mut commits = Vec::new();
-        for partition in partitions(lake)? {
+        let all = partitions(lake)?;
+        let opening_plies = all.first().map_or(0, |p| p.summary.opening_tree.plies);
+        let games_read: BTreeMap<&str, u64> = all
+            .iter()
+            .map(|p| (p.name.as_str(), p.summary.games_read))
+            .collect();
+        let mut offsets = Vec::new();
+        let mut before = 0u64;
+        let mut covering = |name: &str| {
+            offsets.push((name.to_owned(), before));
+            before += games_read.get(name).copied().unwrap_or(0);
+        };
+        for name in &covered_before {
+            covering(name);
+        }
+        for partition in &all {
             let dirs: Vec<PathBuf> = aggregate_tables()
                 .map(|t| super::partition_dir(lake, t, &partition.name))
                 .collect();
             if dirs.iter().any(|d| d.is_dir()) {
                 commits.push(dirs.iter().map(|d| commit_id_of(d)).collect());
-                imports.push(partition.name);
+                covering(&partition.name);
+                imports.push(partition.name.clone());
             }
         }
         let mut inputs = BTreeMap::new();
@@ -182,7 +205,7 @@ impl Compaction {
                         fs::create_dir_all(dir).map_err(io_error(dir))?;
                     }
                     fs::hard_link(&from, &link).map_err(io_error(&link))?;
-                    files.push(link);
+                    files.push((name.to_owned(), link));
                 }
             }
             inputs.insert(table.name, files);
@@ -198,6 +221,8 @@ impl Compaction {
             imports,
             commits,
             inputs,
+            offsets,
+            opening_plies,
         })
     }
 
@@ -234,8 +259,37 @@ impl Compaction {
 
     /// The files of `table` to sum.
     pub fn inputs(&self, table: &Table) -> Vec<PathBuf> {
+        self.inputs_by_import(table)
+            .into_iter()
+            .map(|(_, file)| file)
+            .collect()
+    }
+
+    /// The files of `table` to sum, each with its import's name
+    /// (`_compacted` for the compacted partition's).
+    pub fn inputs_by_import(&self, table: &Table) -> Vec<(String, PathBuf)> {
         // `new` linked every statistics table's inputs.
         self.inputs[table.name].clone()
+    }
+
+    /// Every import the compacted partition covers once this compaction is
+    /// installed (those covered before first, in their order), with the
+    /// games read by the imports before it: an import's game id plus its
+    /// offset is the game's id in the compacted partition (`openings`'s
+    /// `game_id`, `top_game_id`, `last_game_id`). The compacted partition's
+    /// own ids are already so.
+    pub fn game_offsets(&self) -> &[(String, u64)] {
+        &self.offsets
+    }
+
+    /// The lake compacted.
+    pub fn lake(&self) -> &Path {
+        &self.lake
+    }
+
+    /// The imports' `--opening-plies`.
+    pub fn opening_plies(&self) -> usize {
+        self.opening_plies
     }
 
     /// Swaps the summed tables in: each statistics table's folder becomes
@@ -266,8 +320,9 @@ impl Compaction {
         }
         record::step();
         let mut covered = self.covered_before.clone();
+        // In the order of the game ids in the compacted partition (see
+        // `game_offsets`): appended, never sorted.
         covered.extend(self.imports.iter().cloned());
-        covered.sort();
         swap_tables(lake, plan, &covered)?;
         fs::remove_dir_all(&self.work).map_err(io_error(&self.work))?;
         crate::interrupt::unregister(&self.work);

@@ -1,6 +1,7 @@
 //! Sink stage, opening tables: the merged opening tree streamed into
-//! `openings.parquet` in row groups (positions and moves spelled out as EPD,
-//! SAN and UCI on the way), and the per-opening table `opening_lines.parquet`;
+//! `openings.parquet` in row groups (rows of two games or more spelled out
+//! as EPD and SAN on the way, from their witness game's first moves; rows
+//! of one game name their game), and the per-opening table `opening_lines.parquet`;
 //! both with the dimensions (speed, rating band, month) of their rows.
 
 use std::collections::VecDeque;
@@ -17,8 +18,10 @@ use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::{self, Stage};
 use crate::replay::openings::{self, OpeningName};
 use crate::stats::dimensions::Dimensions;
+use crate::stats::first_moves::FirstMoves;
 use crate::stats::lines::{LineKey, LineStats};
-use crate::stats::tree_row::{Edge, EdgeKey, unpack_move};
+use crate::stats::tree_row::{Edge, EdgeKey, EdgeStats, Spelling, unpack_move};
+use shakmaty::Chess;
 
 /// One text per row, written one after the other into one buffer (one
 /// allocation for a chunk, not one a row: this runs for every row of the
@@ -41,15 +44,43 @@ impl Texts {
         self.ends.push(self.text.len());
     }
 
-    /// The last text once more.
+    /// The last text once more (the last row's text: never after a null).
     fn repeat_last(&mut self) {
         let end = self.text.len();
+        // Where the last text starts: the end of the text before it.
         let start = match self.ends.len() {
             0 | 1 => 0,
-            n => self.ends[n - 2],
+            n => self.ends[..n - 1]
+                .iter()
+                .rev()
+                .find(|&&e| e != usize::MAX)
+                .copied()
+                .unwrap_or(0),
         };
         self.text.extend_from_within(start..end);
         self.ends.push(self.text.len());
+    }
+
+    /// No text for this row (a null).
+    fn push_null(&mut self) {
+        self.ends.push(usize::MAX);
+    }
+
+    /// The texts, None for a null.
+    fn optional_strs(&self) -> Vec<Option<&str>> {
+        let mut start = 0;
+        self.ends
+            .iter()
+            .map(|&end| {
+                if end == usize::MAX {
+                    return None;
+                }
+                // Each end was the text's length after a whole string.
+                let text = &self.text[start..end];
+                start = end;
+                Some(text)
+            })
+            .collect()
     }
 
     fn strs(&self) -> Vec<&str> {
@@ -67,8 +98,8 @@ impl Texts {
 }
 
 /// The `openings` table's columns for a chunk of rows, filled in one pass
-/// over the rows: a pass per column read the chunk (rows of 80 bytes, a
-/// few MB) twenty times, which cost more than filling the columns.
+/// over the rows: a pass per column read the chunk twenty times, which
+/// cost more than filling the columns.
 #[derive(Default)]
 struct OpeningColumns {
     position_key: Vec<i64>,
@@ -76,12 +107,21 @@ struct OpeningColumns {
     time_class: Vec<&'static str>,
     rating_band: Vec<Option<i32>>,
     month: Vec<Option<i32>>,
-    next_position_key: Vec<i64>,
+    next_position_key: Vec<Option<i64>>,
     /// games, white_wins, draws, black_wins, unfinished, white_elo_sum,
     /// white_elo_count, black_elo_sum, black_elo_count.
     counts: [Vec<i64>; 9],
     first_year: Vec<Option<i32>>,
     last_year: Vec<Option<i32>>,
+    game_id: Vec<i64>,
+    top_game_id: Vec<Option<i64>>,
+    top_game_elo_sum: Vec<Option<i64>>,
+    last_game_id: Vec<Option<i64>>,
+}
+
+/// A count or id as the table's i64 (they are far below 2^63: games read).
+fn int(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 impl OpeningColumns {
@@ -96,17 +136,21 @@ impl OpeningColumns {
             counts: std::array::from_fn(|_| Vec::with_capacity(rows)),
             first_year: Vec::with_capacity(rows),
             last_year: Vec::with_capacity(rows),
+            game_id: Vec::with_capacity(rows),
+            top_game_id: Vec::with_capacity(rows),
+            top_game_elo_sum: Vec::with_capacity(rows),
+            last_game_id: Vec::with_capacity(rows),
         }
     }
 
-    fn push(&mut self, key: &EdgeKey, edge: &Edge) {
-        let s = edge.stats();
+    fn push(&mut self, key: &EdgeKey, s: &EdgeStats, spelled: Option<&Spelling>) {
         self.position_key.push(openings::stored_key(key.position));
         self.ply.push(i32::from(s.ply));
         self.time_class.push(key.dims.time_class());
         self.rating_band.push(key.dims.rating_band());
         self.month.push(key.dims.month());
-        self.next_position_key.push(openings::stored_key(edge.next));
+        self.next_position_key
+            .push(spelled.map(|s| openings::stored_key(s.next)));
         let counts = [
             s.results.games,
             s.results.white_wins,
@@ -119,35 +163,106 @@ impl OpeningColumns {
             s.elo.black_count,
         ];
         for (column, count) in self.counts.iter_mut().zip(counts) {
-            // Counts straight as i64 (the table type; see `table_frame`).
-            column.push(i64::try_from(count).unwrap_or(i64::MAX));
+            column.push(int(count));
         }
         self.first_year.push(s.first_year.map(i32::from));
         self.last_year.push(s.last_year.map(i32::from));
+        self.game_id.push(int(s.game_id));
+        // A row of one game names its game once, in `game_id`.
+        let many = s.results.games > 1;
+        let top = s.top.filter(|_| many);
+        self.top_game_id.push(top.map(|(_, id)| int(id)));
+        self.top_game_elo_sum.push(top.map(|(sum, _)| int(sum)));
+        self.last_game_id.push(many.then(|| int(s.last)));
     }
 }
 
-/// The `openings` table for a chunk of merged entries.
-pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFrame> {
+/// Why a row could not be spelled: its witness game's first moves do not
+/// reach the position, or its move is not legal there.
+fn spelling_error(error: impl std::fmt::Display) -> PolarsError {
+    PolarsError::ComputeError(format!("spelling the opening tree: {error}").into())
+}
+
+/// The spelling of a row of two games or more: from its witness game's
+/// first moves, the position once for all of its moves.
+struct Speller<'a> {
+    first_moves: &'a FirstMoves,
+    /// The position last spelled: its key and the position.
+    last: Option<(u64, Chess)>,
+}
+
+impl Speller<'_> {
+    fn spell(&mut self, key: &EdgeKey, s: &EdgeStats) -> PolarsResult<Spelling> {
+        let pos = match self.last.take() {
+            Some((position, pos)) if position == key.position => pos,
+            _ => {
+                let pos = self
+                    .first_moves
+                    .position(s.game_id, s.ply)
+                    .map_err(spelling_error)?;
+                if openings::position_key(&pos) != key.position {
+                    return Err(spelling_error(format_args!(
+                        "game {} after {} plies is not the row's position",
+                        s.game_id, s.ply
+                    )));
+                }
+                pos
+            }
+        };
+        let m = unpack_move(key.mv).to_move(&pos).map_err(|_| {
+            spelling_error(format_args!(
+                "move {} is not legal after game {}'s {} plies",
+                unpack_move(key.mv),
+                s.game_id,
+                s.ply
+            ))
+        })?;
+        let spelled = Spelling::of(&pos, m);
+        self.last = Some((key.position, pos));
+        Ok(spelled)
+    }
+}
+
+/// The `openings` table for a chunk of merged entries: rows of two games
+/// or more spelled from `first_moves`, rows of one game not.
+pub(crate) fn openings_frame(
+    entries: &[(EdgeKey, Edge)],
+    first_moves: &FirstMoves,
+) -> PolarsResult<DataFrame> {
     use schema::openings as o;
-    let mut epds = Texts::new(entries.len(), 60);
-    let mut sans = Texts::new(entries.len(), 5);
+    let mut epds = Texts::new(entries.len(), 4);
+    let mut sans = Texts::new(entries.len(), 1);
     let mut ucis = Texts::new(entries.len(), 5);
     let mut columns = OpeningColumns::with_capacity(entries.len());
-    let mut previous: Option<&(EdgeKey, Edge)> = None;
-    for entry @ (key, edge) in entries {
-        // A position's moves are next to each other and share its EPD.
-        match previous {
-            Some((k, e)) if k.position == key.position && e.same_position(edge) => {
-                epds.repeat_last()
+    let mut speller = Speller {
+        first_moves,
+        last: None,
+    };
+    let mut previous: Option<(u64, Spelling)> = None;
+    for (key, edge) in entries {
+        let stats = edge.stats();
+        let spelled = if stats.results.games > 1 {
+            let spelled = speller.spell(key, &stats)?;
+            // A position's moves are next to each other and share its EPD.
+            match &previous {
+                Some((position, last))
+                    if *position == key.position && last.same_position(&spelled) =>
+                {
+                    epds.repeat_last()
+                }
+                _ => epds.push(|out| spelled.write_epd(out)),
             }
-            _ => epds.push(|out| edge.write_epd(out)),
-        }
-        previous = Some(entry);
-        sans.push(|out| out.push_str(edge.san()));
+            sans.push(|out| out.push_str(spelled.san()));
+            previous = Some((key.position, spelled));
+            previous.as_ref().map(|(_, s)| s)
+        } else {
+            epds.push_null();
+            sans.push_null();
+            None
+        };
         // append_to_string, not Display: fmt costs several times more.
         ucis.push(|out| unpack_move(key.mv).append_to_string(out));
-        columns.push(key, edge);
+        columns.push(key, &stats, spelled);
     }
     let OpeningColumns {
         position_key,
@@ -170,12 +285,16 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
             ],
         first_year,
         last_year,
+        game_id,
+        top_game_id,
+        top_game_elo_sum,
+        last_game_id,
     } = columns;
     let columns = vec![
         col(o::POSITION_KEY, position_key),
-        col(o::EPD, epds.strs()),
+        col(o::EPD, epds.optional_strs()),
         col(o::PLY, ply),
-        col(o::MOVE_SAN, sans.strs()),
+        col(o::MOVE_SAN, sans.optional_strs()),
         col(o::MOVE_UCI, ucis.strs()),
         col(o::TIME_CLASS, time_class),
         col(o::RATING_BAND, rating_band),
@@ -192,6 +311,10 @@ pub(crate) fn openings_frame(entries: &[(EdgeKey, Edge)]) -> PolarsResult<DataFr
         col(o::BLACK_ELO_COUNT, black_elo_count),
         col(o::FIRST_YEAR, first_year),
         col(o::LAST_YEAR, last_year),
+        col(o::GAME_ID, game_id),
+        col(o::TOP_GAME_ID, top_game_id),
+        col(o::TOP_GAME_ELO_SUM, top_game_elo_sum),
+        col(o::LAST_GAME_ID, last_game_id),
     ];
     table_frame(&o::TABLE, entries.len(), columns)
 }
@@ -235,6 +358,7 @@ pub(crate) enum TreeWriteError {
 /// was most of what this thread did alone. Returns the rows written.
 pub(crate) fn write_openings(
     merged: impl Iterator<Item = io::Result<Vec<(EdgeKey, Edge)>>>,
+    first_moves: &FirstMoves,
     writer: &mut TableWriter,
 ) -> Result<u64, TreeWriteError> {
     let encoder = writer.encoder();
@@ -267,7 +391,10 @@ pub(crate) fn write_openings(
         let mut chunker = Chunker::new(ROW_GROUP_ROWS, |(key, _): &(EdgeKey, Edge)| key.position);
         let mut spawn = |full: Vec<(EdgeKey, Edge)>| {
             let encoder = Arc::clone(&encoder);
-            let job = Deferred::new(Stage::Encode, move || encode_chunk(full, &encoder));
+            let first_moves = first_moves.clone();
+            let job = Deferred::new(Stage::Encode, move || {
+                encode_chunk(full, &first_moves, &encoder)
+            });
             let runner = Arc::clone(&job);
             scope.spawn(move |_| jobs::run_on_worker(runner.as_ref()));
             in_flight.push_back(job);
@@ -369,8 +496,12 @@ where
 /// A chunk of the tree spelled out and encoded.
 type ChunkResult = Result<Vec<EncodedRowGroup>, TreeWriteError>;
 
-fn encode_chunk(chunk: Vec<(EdgeKey, Edge)>, encoder: &RowGroupEncoder) -> ChunkResult {
-    let frame = openings_frame(&chunk)?;
+fn encode_chunk(
+    chunk: Vec<(EdgeKey, Edge)>,
+    first_moves: &FirstMoves,
+    encoder: &RowGroupEncoder,
+) -> ChunkResult {
+    let frame = openings_frame(&chunk, first_moves)?;
     Ok(encoder.encode(&frame, false)?)
 }
 

@@ -55,6 +55,9 @@ pub struct GameRow {
     pub opening_tag: Option<Span>,
     /// The deepest named position of the mainline (standard start only).
     pub opening: Option<OpeningMatch>,
+    /// The mainline's first moves within the tree's window, in UCI
+    /// separated by spaces (games in the opening tree only).
+    pub first_moves: Option<String>,
     pub variant: Option<Span>,
     /// The rules the game was replayed by (the `Variant` tag normalised).
     pub variant_name: VariantName,

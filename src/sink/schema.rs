@@ -61,6 +61,19 @@ pub enum Merge {
     Same,
     /// Recomputed from the sums after adding up (a ratio).
     Derived,
+    /// The game of the least (`ply`, `game_id`) of the rows summed: the
+    /// game the row's position is spelled from (`openings.game_id`).
+    Witness,
+    /// The best-rated game of the rows summed: the greatest
+    /// (`top_game_elo_sum`, `top_game_id`), a row of one game offering its
+    /// game when both its ratings are known.
+    Top,
+    /// The greatest `game_id` of the rows summed, a row of one game
+    /// offering its game.
+    Latest,
+    /// Spelled from the witness game once the sum holds two games or more;
+    /// null on a row of one game.
+    Spelled,
 }
 
 impl Merge {
@@ -72,6 +85,10 @@ impl Merge {
             Merge::Min => "min",
             Merge::Max => "max",
             Merge::Same => "same",
+            Merge::Witness => "witness",
+            Merge::Top => "top",
+            Merge::Latest => "latest",
+            Merge::Spelled => "spelled",
             Merge::Derived => "derived",
         }
     }
@@ -409,6 +426,12 @@ pub mod games {
     );
     pub(crate) const OPENING_PLY: Column =
         Column::nullable("opening_ply", I32, "The ply of that position.");
+    pub(crate) const FIRST_MOVES: Column = Column::nullable(
+        "first_moves",
+        Text,
+        "The mainline's first moves within the opening tree's window (`--opening-plies`), in UCI separated by spaces (castling as `e1g1`): what `openings` rows of this game are spelled from. Null when the game is not in the tree (a set-up position, Chess960, another variant, or `--opening-plies 0`).",
+    )
+    .plain();
     pub(crate) const ECO_MATCHES_TAG: Column = Column::nullable(
         "eco_matches_tag",
         Bool,
@@ -626,6 +649,7 @@ pub mod games {
             OPENING_NAME,
             OPENING_FAMILY,
             OPENING_PLY,
+            FIRST_MOVES,
             ECO_MATCHES_TAG,
             VARIANT,
             VARIANT_NAME,
@@ -771,23 +795,26 @@ pub mod openings {
     .key()
     // Sorted: the differences of consecutive keys take fewer bits.
     .delta();
-    pub(crate) const EPD: Column = Column::required(
+    pub(crate) const EPD: Column = Column::nullable(
         "epd",
         Text,
-        "The position as EPD (FEN without the clocks; en-passant square only when legal).",
+        "The position as EPD (FEN without the clocks; en-passant square only when legal); null on a row of one game (spell it from `game_id`, or find the position by its key).",
     )
-    .same()
+    .merged(Merge::Spelled)
     .plain();
     pub(crate) const PLY: Column = Column::required(
         "ply",
         I32,
-        "The earliest ply at which a game reached the position.",
+        "The earliest ply at which a game of the row reached the position: the moves of `game_id` to replay to reach it.",
     )
     .min();
-    pub(crate) const MOVE_SAN: Column =
-        Column::required("move_san", Text, "The move in SAN, with `+` / `#`.")
-            .same()
-            .plain();
+    pub(crate) const MOVE_SAN: Column = Column::nullable(
+        "move_san",
+        Text,
+        "The move in SAN, with `+` / `#`; null on a row of one game.",
+    )
+    .merged(Merge::Spelled)
+    .plain();
     pub(crate) const MOVE_UCI: Column =
         Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).")
             .key()
@@ -795,12 +822,12 @@ pub mod openings {
     pub(crate) const TIME_CLASS: Column = dimensions::TIME_CLASS;
     pub(crate) const RATING_BAND: Column = dimensions::RATING_BAND;
     pub(crate) const MONTH: Column = dimensions::MONTH;
-    pub(crate) const NEXT_POSITION_KEY: Column = Column::required(
+    pub(crate) const NEXT_POSITION_KEY: Column = Column::nullable(
         "next_position_key",
         I64,
-        "Key of the position after the move.",
+        "Key of the position after the move; null on a row of one game.",
     )
-    .same()
+    .merged(Merge::Spelled)
     .plain();
     result_count_columns!(
         "Games that played the move from the position (each game once).",
@@ -816,6 +843,32 @@ pub mod openings {
         "Earliest and latest `year` of those games; null when none has a year.";
     pub(crate) const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR).min();
     pub(crate) const LAST_YEAR: Column = Column::nullable("last_year", I32, M_FIRST_YEAR).max();
+    pub(crate) const GAME_ID: Column = Column::required(
+        "game_id",
+        I64,
+        "The game of the row that reached the position first (least `ply`, then least `game_id`), as `games.game_id`: on a row of one game, its game. Replaying its first `ply` moves (`games.first_moves`) reaches the position.",
+    )
+    .merged(Merge::Witness);
+    pub(crate) const TOP_GAME_ID: Column = Column::nullable(
+        "top_game_id",
+        I64,
+        "On a row of two games or more: its best-rated game, the greatest `white_elo + black_elo` (`top_game_elo_sum`) among its games with both ratings, the greater `game_id` on a tie; null on a row of one game (its game is `game_id`) and when no game has both ratings.",
+    )
+    .merged(Merge::Top)
+    .plain();
+    pub(crate) const TOP_GAME_ELO_SUM: Column = Column::nullable(
+        "top_game_elo_sum",
+        I64,
+        "`white_elo + black_elo` of `top_game_id`: what orders the top games.",
+    )
+    .merged(Merge::Top);
+    pub(crate) const LAST_GAME_ID: Column = Column::nullable(
+        "last_game_id",
+        I64,
+        "On a row of two games or more: its latest game, the greatest `game_id` (the order games were read in: the order of the archive, by date in lichess's); null on a row of one game.",
+    )
+    .merged(Merge::Latest)
+    .plain();
 
     pub const TABLE: Table = Table {
         name: "openings",
@@ -841,6 +894,10 @@ pub mod openings {
             BLACK_ELO_COUNT,
             FIRST_YEAR,
             LAST_YEAR,
+            GAME_ID,
+            TOP_GAME_ID,
+            TOP_GAME_ELO_SUM,
+            LAST_GAME_ID,
         ],
     };
 }

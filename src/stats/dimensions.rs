@@ -33,7 +33,7 @@ pub(crate) struct Dimensions {
     /// [`RatingBand::code`]; 0 for null.
     rating_band: u8,
     /// [`Month::code`]; `NO_MONTH` for null. Two bytes, so that a tree row
-    /// stays 80 bytes.
+    /// stays 48 bytes.
     month: u16,
 }
 

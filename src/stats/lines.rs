@@ -145,6 +145,7 @@ mod tests {
     ) -> GameFacts {
         let elo = |e: Option<u32>| e.and_then(|e| i32::try_from(e).ok());
         GameFacts {
+            game_id: 0,
             result,
             white_elo: white,
             black_elo: black,

@@ -4,6 +4,7 @@
 
 pub mod counts;
 pub mod dimensions;
+pub mod first_moves;
 pub mod lines;
 pub mod outcomes;
 pub mod partitioned;
@@ -20,6 +21,7 @@ use crate::replay::audit::ResultCheck;
 use crate::replay::dead::UnwinnableCounts;
 use crate::replay::openings::OpeningMatch;
 use crate::replay::reject::RejectReason;
+use first_moves::FirstMoves;
 use lines::OpeningLines;
 use outcomes::Outcomes;
 use partitioned::TreeRuns;
@@ -79,18 +81,22 @@ impl RunCounts {
 /// Where the aggregates spill when they pass their budget: one folder each.
 pub struct SpillDirs {
     pub tree: TreeRuns,
+    /// The tree games' first moves, to spell the tree's rows from.
+    pub first_moves: FirstMoves,
     pub lines: SpillDir,
     pub results: SpillDir,
     pub endgames: SpillDir,
 }
 
 impl SpillDirs {
-    /// `DIR/.spill-PID-tree`, `…-lines`, `…-results`, `…-endgames`.
-    pub fn new(dir: &std::path::Path) -> SpillDirs {
+    /// `DIR/.spill-PID-tree`, `…-lines`, `…-results`, `…-endgames`, and
+    /// the file `…-first-moves` of `plies` moves a game.
+    pub fn new(dir: &std::path::Path, plies: usize) -> SpillDirs {
         let pid = std::process::id();
         let at = |name: &str| SpillDir::new(dir.join(format!(".spill-{pid}-{name}")));
         SpillDirs {
             tree: TreeRuns::new(dir.join(format!(".spill-{pid}-tree"))),
+            first_moves: FirstMoves::new(dir.join(format!(".spill-{pid}-first-moves")), plies),
             lines: at("lines"),
             results: at("results"),
             endgames: at("endgames"),
@@ -129,7 +135,12 @@ impl<'s> Aggregates<'s> {
         let tree_budget = options.budget / 8 * 7;
         let lines_budget = (options.budget - tree_budget) / 2;
         Aggregates {
-            tree: OpeningTree::new(options.opening_plies, tree_budget, &spill.tree),
+            tree: OpeningTree::new(
+                options.opening_plies,
+                tree_budget,
+                &spill.tree,
+                &spill.first_moves,
+            ),
             lines: OpeningLines::new(lines_budget, &spill.lines),
             outcomes: Outcomes::new(
                 options.budget - tree_budget - lines_budget,

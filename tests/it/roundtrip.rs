@@ -25,7 +25,7 @@ proptest! {
         let mut framer = Framer::new(pgn.as_bytes());
         let mut next_id = 0;
         let mut got = Vec::new();
-        let spill = SpillDirs::new(std::path::Path::new("unused"));
+        let spill = SpillDirs::new(std::path::Path::new("unused"), 20);
         let options = AggregateOptions {
             opening_plies: 20,
             opening_period: Default::default(),

@@ -25,9 +25,12 @@ use crate::sink::summary::{SUMMARY_FILE, Summary};
 
 use self::aggregates::{merge_results, merge_small_tables};
 use self::rows::copy_rebased;
+pub(crate) use self::rows::load_first_moves;
 use self::shards::{ShardDir, moves_of_first, read_shards};
 use self::summary::merged_summary;
+pub(crate) use self::tree::TreeFile;
 use self::tree::merge_tree;
+use crate::stats::first_moves::FirstMoves;
 
 pub use self::shards::read_folder_summary;
 
@@ -74,23 +77,41 @@ pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
 }
 
 fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> Result<u64, Error> {
-    let mut first_game_id = 0i64;
+    let plies = shards.first().map_or(0, |s| s.summary.opening_tree.plies);
+    let first_moves = FirstMoves::new(
+        writers
+            .stats
+            .openings
+            .path()
+            .with_extension(format!("first-moves-{}", std::process::id())),
+        plies,
+    );
+    let mut trees = Vec::with_capacity(shards.len());
+    let mut first_game_id = 0u64;
     for shard in shards {
         let shift = first_game_id;
+        let signed =
+            i64::try_from(shift).map_err(|_| Error::Usage("merge: more than 2^63 games".into()))?;
         for (table, writer) in [
             (&schema::games::TABLE, &mut writers.games),
             (&schema::rejects::TABLE, &mut writers.rejects),
         ] {
-            copy_rebased(&shard.dir.join(table.file_name()), shift, writer)?;
+            copy_rebased(&shard.dir.join(table.file_name()), signed, writer)?;
         }
         if let Some(writer) = writers.moves.as_mut() {
             copy_rebased(
                 &shard.dir.join(schema::moves::TABLE.file_name()),
-                shift,
+                signed,
                 writer,
             )?;
         }
-        first_game_id += i64::try_from(shard.summary.games_read).unwrap_or(i64::MAX);
+        let games = shard.dir.join(schema::games::TABLE.file_name());
+        load_first_moves(&games, shift, &first_moves)?;
+        trees.push(TreeFile {
+            path: shard.dir.join(openings::TABLE.file_name()),
+            shift,
+        });
+        first_game_id += shard.summary.games_read;
     }
     let files = |table: &Table| -> Vec<PathBuf> {
         shards
@@ -98,18 +119,23 @@ fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> R
             .map(|s| s.dir.join(table.file_name()))
             .collect()
     };
-    merge_stats(&files, min_games, &mut writers.stats)
+    merge_stats(&files, &trees, &first_moves, min_games, &mut writers.stats)
 }
 
 /// The statistics tables of several imports (shards, or a lake's
 /// partitions) summed into `writers`; `files` gives a table's files, one
-/// per import. The rows of the tree left out for `min_games`.
-pub(super) fn merge_stats(
+/// per import, `trees` the opening trees' with their game ids' shifts, and
+/// `first_moves` the games' first moves by shifted id (to spell rows that
+/// become rows of two games). The rows of the tree left out for
+/// `min_games`.
+pub(crate) fn merge_stats(
     files: &dyn Fn(&Table) -> Vec<PathBuf>,
+    trees: &[TreeFile],
+    first_moves: &FirstMoves,
     min_games: u32,
     writers: &mut StatsWriters,
 ) -> Result<u64, Error> {
-    let dropped = merge_tree(&files(&openings::TABLE), min_games, writers)?;
+    let dropped = merge_tree(trees, min_games, first_moves, writers)?;
     merge_results(&files(&results::TABLE), &mut writers.results)?;
     merge_small_tables(files, writers)?;
     Ok(dropped)

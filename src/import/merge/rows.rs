@@ -13,6 +13,7 @@ use crate::error::Error;
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column};
 use crate::stats::counts::Counts;
+use crate::stats::first_moves::FirstMoves;
 
 /// A table's rows a row group at a time, in file order: a merge holds a
 /// row group or two (up to 32,768 rows each) of each shard's table at once.
@@ -134,6 +135,28 @@ impl Columns<'_> {
 /// A column that could not be read, as a merge reports a shard's file.
 fn column_error(e: crate::sink::columns::ColumnError) -> Error {
     read_error(&e.path, e.message)
+}
+
+/// Keeps the first moves of a table of games (`first_moves`) in
+/// `store`, each under its `game_id` plus `shift`.
+pub(crate) fn load_first_moves(path: &Path, shift: u64, store: &FirstMoves) -> Result<(), Error> {
+    for_each_chunk(path, |columns, rows| {
+        let ids = columns.required_int(schema::games::GAME_ID)?;
+        let moves = columns.text(schema::games::FIRST_MOVES)?;
+        for row in 0..rows {
+            let Some(text) = text_at(&moves, row) else {
+                continue;
+            };
+            let id = u64::try_from(ids[row])
+                .ok()
+                .and_then(|id| id.checked_add(shift))
+                .ok_or_else(|| columns.bad_row("a negative game_id"))?;
+            store
+                .put_text(id, text)
+                .map_err(|e| Error::Usage(format!("{}: {e}", path.display())))?;
+        }
+        Ok(())
+    })
 }
 
 pub(super) fn small(values: &[Option<i64>], row: usize) -> Option<i32> {

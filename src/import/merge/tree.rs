@@ -1,9 +1,10 @@
 //! The import, merge, tree: the shards' opening trees, each written sorted
 //! by key, merged into one with a k-way merge (a heap of each shard's
 //! smallest row), so a tree far larger than memory is merged holding a row
-//! group or two of each shard: rows of one key added up, each position's
-//! earliest ply over all its moves set, and `--opening-min-games` applied
-//! after the sums, as a single import applies it.
+//! group or two of each shard: rows of one key added up (game ids rebased
+//! as the games tables' are), and `--opening-min-games` applied after the
+//! sums, as a single import applies it. Rows are read back without their
+//! text and spelled again when written (from the games' first moves).
 
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
@@ -16,7 +17,8 @@ use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
 use crate::sink::openings::{in_runs, write_openings};
 use crate::sink::schema::openings;
-use crate::stats::tree_row::{Edge, EdgeKey, EdgeStats, give_earliest_ply};
+use crate::stats::first_moves::FirstMoves;
+use crate::stats::tree_row::{Edge, EdgeKey, EdgeStats, pack_uci};
 
 use super::aggregates::{dimensions_of, rated_counts};
 use super::rows::{Columns, read_slice, row_groups, small, text_at};
@@ -26,6 +28,8 @@ use super::rows::{Columns, read_slice, row_groups, small, text_at};
 /// on (reading the EPD and the move back is most of a merge's work).
 struct TreeStream {
     path: Arc<PathBuf>,
+    /// Added to the rows' game ids.
+    shift: u64,
     slices: std::vec::IntoIter<(usize, usize)>,
     ahead: VecDeque<Arc<Deferred<EdgesRead>>>,
     rows: std::vec::IntoIter<(EdgeKey, Edge)>,
@@ -38,9 +42,10 @@ type EdgesRead = Result<Vec<(EdgeKey, Edge)>, String>;
 const TREE_GROUPS_AHEAD: usize = 2;
 
 impl TreeStream {
-    fn open(path: &Path) -> Result<TreeStream, Error> {
+    fn open(path: &Path, shift: u64) -> Result<TreeStream, Error> {
         Ok(TreeStream {
             path: Arc::new(path.to_path_buf()),
+            shift,
             slices: row_groups(path)?.into_iter(),
             ahead: VecDeque::new(),
             rows: Vec::new().into_iter(),
@@ -65,13 +70,14 @@ impl SortedEdges for TreeStream {
                     break;
                 };
                 let path = Arc::clone(&self.path);
+                let shift = self.shift;
                 let job = Deferred::new(Stage::FinalMerge, move || {
                     let frame = read_slice(&path, slice).map_err(|e| e.to_string())?;
                     let columns = Columns {
                         frame: &frame,
                         path: &path,
                     };
-                    tree_edges(&columns).map_err(|e| e.to_string())
+                    tree_edges(&columns, shift).map_err(|e| e.to_string())
                 });
                 let runner = Arc::clone(&job);
                 rayon::spawn(move || jobs::run_on_worker(runner.as_ref()));
@@ -89,20 +95,21 @@ impl SortedEdges for TreeStream {
     }
 }
 
-/// The edges of a chunk of an `openings` table.
-fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
-    let (keys, next) = (
-        columns.int(openings::POSITION_KEY)?,
-        columns.int(openings::NEXT_POSITION_KEY)?,
-    );
-    let (epd, uci) = (
-        columns.text(openings::EPD)?,
-        columns.text(openings::MOVE_UCI)?,
-    );
-    let (ply, first, last) = (
+/// The edges of a chunk of an `openings` table, `shift` added to its game
+/// ids. The text columns are not read: rows are spelled when written.
+fn tree_edges(columns: &Columns<'_>, shift: u64) -> Result<Vec<(EdgeKey, Edge)>, Error> {
+    let keys = columns.int(openings::POSITION_KEY)?;
+    let uci = columns.text(openings::MOVE_UCI)?;
+    let (ply, first_years, last_years) = (
         columns.int(openings::PLY)?,
         columns.int(openings::FIRST_YEAR)?,
         columns.int(openings::LAST_YEAR)?,
+    );
+    let (game, top, top_sum, latest) = (
+        columns.int(openings::GAME_ID)?,
+        columns.int(openings::TOP_GAME_ID)?,
+        columns.int(openings::TOP_GAME_ELO_SUM)?,
+        columns.int(openings::LAST_GAME_ID)?,
     );
     let rated = rated_counts(columns)?;
     let dims = dimensions_of(
@@ -111,27 +118,45 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
     )?;
     let year =
         |values: &[Option<i64>], row: usize| small(values, row).and_then(|y| u16::try_from(y).ok());
-    let key = |values: &[Option<i64>], row: usize| {
-        values.get(row).copied().flatten().map(i64::cast_unsigned)
+    let int = |values: &[Option<i64>], row: usize| values.get(row).copied().flatten();
+    let id = |values: &[Option<i64>], row: usize| {
+        int(values, row)
+            .and_then(|id| u64::try_from(id).ok())
+            .and_then(|id| id.checked_add(shift))
     };
     (0..columns.frame.height())
         .map(|row| {
             let (results, elo) = rated(row);
+            let game_id = id(&game, row)?;
+            let (top, last) = if results.games == 1 {
+                // A row of one game names its game once (`game_id`).
+                let both = elo.white_count == 1 && elo.black_count == 1;
+                let top = both.then(|| (elo.white_sum + elo.black_sum, game_id));
+                (top, game_id)
+            } else {
+                let top = match (int(&top_sum, row), top.get(row).copied().flatten()) {
+                    (Some(sum), Some(_)) => Some((u64::try_from(sum).ok()?, id(&top, row)?)),
+                    (None, None) => None,
+                    _ => return None,
+                };
+                (top, id(&latest, row)?)
+            };
             let stats = EdgeStats {
                 results,
                 elo,
-                first_year: year(&first, row),
-                last_year: year(&last, row),
+                first_year: year(&first_years, row),
+                last_year: year(&last_years, row),
                 ply: small(&ply, row).and_then(|p| u16::try_from(p).ok())?,
+                game_id,
+                top,
+                last,
             };
-            Edge::from_table_row(
-                key(&keys, row)?,
-                dims(row)?,
-                text_at(&epd, row)?,
-                text_at(&uci, row)?,
-                key(&next, row)?,
-                stats,
-            )
+            let key = EdgeKey {
+                position: int(&keys, row)?.cast_unsigned(),
+                mv: pack_uci(text_at(&uci, row)?)?,
+                dims: dims(row)?,
+            };
+            Some((key, Edge::of_stats(stats)))
         })
         .map(|edge| {
             edge.ok_or_else(|| columns.bad_row("an opening tree row pgnlake does not write"))
@@ -139,21 +164,29 @@ fn tree_edges(columns: &Columns<'_>) -> Result<Vec<(EdgeKey, Edge)>, Error> {
         .collect()
 }
 
-/// Merges the shards' sorted trees into one: equal edges added up, each
-/// position's earliest ply over all its moves, then the rows of fewer than
-/// `min_games` games left out. Returns the rows left out.
+/// One import's tree to merge: its file, and what its game ids are
+/// shifted by (the games read before it, as its games are rebased).
+pub(crate) struct TreeFile {
+    pub path: PathBuf,
+    pub shift: u64,
+}
+
+/// Merges the imports' sorted trees into one: equal edges added up, then
+/// the rows of fewer than `min_games` games left out; rows of two games or
+/// more spelled from `first_moves`. Returns the rows left out.
 pub(super) fn merge_tree(
-    files: &[PathBuf],
+    files: &[TreeFile],
     min_games: u32,
+    first_moves: &FirstMoves,
     writers: &mut StatsWriters,
 ) -> Result<u64, Error> {
     let mut streams = Vec::with_capacity(files.len());
     for file in files {
-        streams.push(TreeStream::open(file)?);
+        streams.push(TreeStream::open(&file.path, file.shift)?);
     }
     let mut merge = TreeMerge::new(streams, min_games)?;
     let out = writers.openings.path().to_path_buf();
-    let written = write_openings(in_runs(&mut merge), &mut writers.openings);
+    let written = write_openings(in_runs(&mut merge), first_moves, &mut writers.openings);
     if let Some(e) = merge.error {
         return Err(e);
     }
@@ -234,7 +267,6 @@ impl<S: SortedEdges> Iterator for TreeMerge<S> {
                 (Some(_), None) => false,
             };
             if boundary {
-                give_earliest_ply(&mut self.position);
                 for (key, edge) in self.position.drain(..) {
                     if edge.games() >= u64::from(self.min_games) {
                         self.ready.push_back((key, edge));
@@ -418,7 +450,7 @@ mod tests {
     }
 
     #[test]
-    fn rare_rows_are_left_out_after_the_sums_and_plies_count_them() {
+    fn rare_rows_are_left_out_after_the_sums() {
         let a = stream(vec![
             row(1, 1, 10, 1, 9, 2000),
             row(1, 2, 11, 1, 2, 2000),
@@ -429,8 +461,8 @@ mod tests {
         assert_eq!(keys(&rows), [(1, 1), (3, 1)]);
         assert_eq!(games(&rows), [2, 2]);
         assert_eq!(dropped, 1);
-        // Position 1's earliest ply is its move left out's.
-        assert_eq!(rows[0].1.ply(), 2);
+        // A row's own earliest ply (not its position's other moves').
+        assert_eq!(rows[0].1.ply(), 7);
         assert_eq!(rows[1].1.ply(), 4);
     }
 

@@ -135,7 +135,7 @@ pub(crate) fn explore(
         }),
     };
     let bounds = filters.bounds(tree.period)?;
-    let position = read_position(&data, key, &bounds)?;
+    let position = read_position(&data, &located.position, &bounds)?;
     let (games, position_games) = (position.games(), position.all_games);
     let mut moves: Vec<MoveLine> = position.moves.into_iter().map(MoveLine::from).collect();
     let mut top_games_note = None;

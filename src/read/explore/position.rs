@@ -9,10 +9,14 @@ use polars::prelude::*;
 use super::filters::Bounds;
 use crate::error::ExploreError;
 use crate::read::source::Data;
+use crate::replay::openings;
 use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema::openings as table;
 use crate::stats::counts::{Counts, Ratings};
 use crate::stats::dimensions::Dimensions;
+use shakmaty::Chess;
+use shakmaty::san::SanPlus;
+use shakmaty::uci::UciMove;
 
 /// One move's rows summed.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -42,13 +46,15 @@ impl PositionSums {
     }
 }
 
-/// The moves of the position whose stored key is `key`, summed over the
-/// rows `bounds` keep, from the opening tree of `data`.
+/// The moves of the position `pos`, summed over the rows `bounds` keep,
+/// from the opening tree of `data` (its rows found by the position's key;
+/// the moves spelled from the position, as rows of one game are not).
 pub(crate) fn read_position(
     data: &Data,
-    key: i64,
+    pos: &Chess,
     bounds: &Bounds,
 ) -> Result<PositionSums, ExploreError> {
+    let key = openings::stored_key(openings::position_key(pos));
     let path = data.table_path(&table::TABLE);
     let Some(openings) = data.scan(&table::TABLE)? else {
         return Err(ExploreError::MissingTable { path });
@@ -60,14 +66,17 @@ pub(crate) fn read_position(
             path: path.clone(),
             message: e.to_string(),
         })?;
-    Ok(sum_rows(Columns::new(&frame, &path), bounds)?)
+    Ok(sum_rows(Columns::new(&frame, &path), pos, bounds)?)
 }
 
 /// The rows of one position summed per move (in the order moves first
 /// appear, then sorted), and the games of all of them.
-pub(crate) fn sum_rows(rows: Columns<'_>, bounds: &Bounds) -> Result<PositionSums, ColumnError> {
-    let (san, uci, time_class) = (
-        rows.required_texts(table::MOVE_SAN.name)?,
+pub(crate) fn sum_rows(
+    rows: Columns<'_>,
+    pos: &Chess,
+    bounds: &Bounds,
+) -> Result<PositionSums, ColumnError> {
+    let (uci, time_class) = (
         rows.required_texts(table::MOVE_UCI.name)?,
         rows.required_texts(table::TIME_CLASS.name)?,
     );
@@ -95,8 +104,11 @@ pub(crate) fn sum_rows(rows: Columns<'_>, bounds: &Bounds) -> Result<PositionSum
         let index = match position.moves.iter().position(|m| m.uci == uci[row]) {
             Some(index) => index,
             None => {
+                let san = san_of(pos, &uci[row]).ok_or_else(|| {
+                    rows.error(format!("move `{}` is not legal in the position", uci[row]))
+                })?;
                 position.moves.push(MoveSums {
-                    san: san[row].clone(),
+                    san,
                     uci: uci[row].clone(),
                     ..MoveSums::default()
                 });
@@ -116,6 +128,15 @@ pub(crate) fn sum_rows(rows: Columns<'_>, bounds: &Bounds) -> Result<PositionSum
             .then_with(|| a.san.cmp(&b.san))
     });
     Ok(position)
+}
+
+/// The move `uci` from `pos` in SAN with `+` / `#`; None unless legal.
+fn san_of(pos: &Chess, uci: &str) -> Option<String> {
+    let m = UciMove::from_ascii(uci.as_bytes())
+        .ok()?
+        .to_move(pos)
+        .ok()?;
+    Some(SanPlus::from_move(pos.clone(), m).to_string())
 }
 
 /// A row's dimensions as the tree wrote them; None for values it does
@@ -139,7 +160,6 @@ mod tests {
     /// Rows of one position: e4 at blitz in two bands, d4 at bullet.
     fn rows() -> DataFrame {
         df!(
-            "move_san" => ["e4", "d4", "e4"],
             "move_uci" => ["e2e4", "d2d4", "e2e4"],
             "time_class" => ["blitz", "bullet", "blitz"],
             "rating_band" => [Some(2000i32), None, Some(2400)],
@@ -167,7 +187,7 @@ mod tests {
     fn moves_are_summed_over_their_rows_most_played_first() {
         let frame = rows();
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        let sums = sum_rows(columns, &bounds(&Filters::default()));
+        let sums = sum_rows(columns, &Chess::default(), &bounds(&Filters::default()));
         let sums = sums.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sums.all_games, 10);
         assert_eq!(sums.games(), 10);
@@ -199,7 +219,8 @@ mod tests {
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
         let filters = Filters::parse(Some("blitz"), Some("2400"), None, None)
             .unwrap_or_else(|e| panic!("{e}"));
-        let sums = sum_rows(columns, &bounds(&filters)).unwrap_or_else(|e| panic!("{e}"));
+        let sums = sum_rows(columns, &Chess::default(), &bounds(&filters))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((sums.games(), sums.all_games), (2, 10));
         assert_eq!(sums.moves.len(), 1);
     }
@@ -212,7 +233,7 @@ mod tests {
             .replace("time_class", speeds)
             .unwrap_or_else(|e| panic!("{e}"));
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        let error = sum_rows(columns, &bounds(&Filters::default())).err();
+        let error = sum_rows(columns, &Chess::default(), &bounds(&Filters::default())).err();
         assert_eq!(
             error.map(|e| e.to_string()),
             Some(

@@ -17,7 +17,6 @@ use super::partition::{InMemory, PARTITIONS, Row, SUB_BITS, sub_partition_of};
 use super::runs::{RunOffsets, RunSpan, TreeRuns, decode_records};
 use crate::jobs::{self, Deferred, JobPanicked};
 use crate::profile::Stage;
-use crate::stats::tree_row::give_earliest_ply;
 
 /// What the sorted tree drops and how much of it there was.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -241,9 +240,8 @@ fn sub_range(pass: u64, passes: u64) -> Range<u64> {
     (pass * all / passes)..((pass + 1) * all / passes)
 }
 
-/// Sorts a partition's rows, adds up equal keys, gives each position the
-/// earliest ply of its moves and leaves out rows with fewer than
-/// `min_games` games.
+/// Sorts a partition's rows, adds up equal keys and leaves out rows with
+/// fewer than `min_games` games.
 fn add_up_sorted(rows: Vec<Row>, min_games: u32) -> (Vec<Row>, TreeCounts) {
     // Sorted as (key, row number) pairs, then gathered: far fewer bytes
     // moved than sorting the rows themselves. Each row is taken out of its
@@ -264,9 +262,6 @@ fn add_up_sorted(rows: Vec<Row>, min_games: u32) -> (Vec<Row>, TreeCounts) {
             Some((kept_key, kept)) if *kept_key == key => kept.combine(edge),
             _ => summed.push((key, edge)),
         }
-    }
-    for group in summed.chunk_by_mut(|(a, _), (b, _)| a.position == b.position) {
-        give_earliest_ply(group);
     }
     let rows = summed.len() as u64;
     summed.retain(|(_, edge)| edge.games() >= u64::from(min_games));
@@ -343,8 +338,8 @@ mod tests {
         );
         assert!(in_memory.windows(2).all(|w| w[0].0 < w[1].0));
         assert!(in_memory.iter().all(|(_, e)| e.games() == 3));
-        // 512 KiB a worker holds about 5,000 rows: many runs.
-        let (spilled, _, runs) = tree(&input, 3, 1 << 19, 1 << 20, 1);
+        // 256 KiB a worker holds about 4,000 rows: many runs.
+        let (spilled, _, runs) = tree(&input, 3, 1 << 18, 1 << 20, 1);
         assert!(runs > 10, "{runs} runs");
         assert_eq!(spilled, in_memory);
     }
@@ -383,8 +378,9 @@ mod tests {
         let (k, edge) = &rows[0];
         assert_eq!(*k, key(5, 1));
         assert_eq!(edge.stats().results.games, 2);
-        // The position's earliest ply counts the move left out.
-        assert_eq!(edge.ply(), 4);
+        // The row's own earliest ply (a row names the game it is spelled
+        // from and that game's ply: not another move's).
+        assert_eq!(edge.ply(), 7);
         assert_eq!(
             (edge.stats().first_year, edge.stats().last_year),
             (Some(2000), Some(2001))

@@ -1,7 +1,7 @@
-//! Statistics stage, the opening tree's row: the position an edge leaves
-//! packed in 26 bytes and the move in SAN, taken when the edge is first
-//! seen (the position is at hand then) and spelled out from these bytes
-//! when the row is written, for every row of the tree.
+//! Statistics stage, the opening tree's row spelled: the position an edge
+//! leaves as EPD, the move in SAN and the key of the position it leads to,
+//! for the rows written with two games or more (a row of one game names
+//! its game instead). Made from the position of the row's witness game.
 
 use shakmaty::san::{San, SanPlus, Suffix};
 use shakmaty::{Chess, Color, EnPassantMode, Move, Position, Square};
@@ -19,9 +19,6 @@ pub(super) struct Board {
     pub(super) flags: u8,
     pub(super) ep: u8,
 }
-
-/// Bytes of a [`Board`] in a run-file record.
-pub(super) const BOARD_BYTES: usize = 8 + 16 + 2;
 
 const TURN_WHITE: u8 = 1;
 const CASTLING: [(Square, u8, u8); 4] = [
@@ -162,6 +159,43 @@ impl Text {
     }
 }
 
+/// A row's text: the position it leaves, its move, the next position's key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Spelling {
+    board: Board,
+    san: SanText,
+    /// [`crate::replay::openings::position_key`] after the move.
+    pub next: u64,
+}
+
+impl Spelling {
+    /// The legal move `m` from `pos`.
+    pub(crate) fn of(pos: &Chess, m: Move) -> Spelling {
+        let mut after = pos.clone();
+        after.play_unchecked(m);
+        Spelling {
+            board: Board::of(pos),
+            san: SanText::of(pos, m),
+            next: crate::replay::openings::position_key(&after),
+        }
+    }
+
+    /// The position as EPD (en passant only when legal).
+    pub(crate) fn write_epd(&self, out: &mut String) {
+        self.board.write_epd(out);
+    }
+
+    /// The move in SAN with `+` / `#`.
+    pub(crate) fn san(&self) -> &str {
+        self.san.as_str()
+    }
+
+    /// Whether two spellings leave the same position.
+    pub(crate) fn same_position(&self, other: &Spelling) -> bool {
+        self.board == other.board
+    }
+}
+
 /// The longest SAN with suffix is 7 bytes (`Qa1xb2#`, `exd8=Q+`).
 pub(super) const SAN_BYTES: usize = 8;
 
@@ -178,15 +212,6 @@ impl SanText {
             *slot = byte;
         }
         SanText(san)
-    }
-
-    /// The bytes read back from a run file; None unless they are ASCII.
-    pub(super) fn from_bytes(bytes: [u8; SAN_BYTES]) -> Option<SanText> {
-        bytes.is_ascii().then_some(SanText(bytes))
-    }
-
-    pub(super) fn bytes(&self) -> &[u8; SAN_BYTES] {
-        &self.0
     }
 
     pub(super) fn as_str(&self) -> &str {
@@ -263,7 +288,7 @@ mod tests {
     }
 
     #[test]
-    fn any_board_bytes_spell_an_epd_and_only_ascii_is_a_san() {
+    fn any_board_bytes_spell_an_epd() {
         let board = Board {
             occupied: [0xFF; 8],
             pieces: [0xFF; 16],
@@ -273,7 +298,5 @@ mod tests {
         let mut epd = String::new();
         board.write_epd(&mut epd);
         assert_eq!(epd.len(), 64 + 7 + 9);
-        assert!(SanText::from_bytes(*b"Nf3\0\0\0\0\0").is_some());
-        assert!(SanText::from_bytes(*b"N\xC3\xA93\0\0\0\0").is_none());
     }
 }

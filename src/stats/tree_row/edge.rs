@@ -5,9 +5,8 @@
 
 use shakmaty::packed::PackedUciMove;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move};
+use shakmaty::{CastlingMode, Move};
 
-use super::board::{Board, SanText};
 use crate::pgn::result::GameResult;
 use crate::replay::openings::stored_key;
 use crate::stats::counts::{Counts, Ratings};
@@ -37,7 +36,7 @@ impl Ord for EdgeKey {
 
 impl EdgeKey {
     /// The key as one integer ordered as [`EdgeKey`] is: sorting these is
-    /// sorting the rows without moving rows of 80 bytes about.
+    /// sorting the rows without moving rows of 48 bytes about.
     pub(crate) fn sort_bits(&self) -> u128 {
         // The stored (signed) key, its sign bit flipped, orders as unsigned.
         let position = stored_key(self.position).cast_unsigned() ^ (1 << 63);
@@ -54,6 +53,9 @@ impl PartialOrd for EdgeKey {
 /// What one game contributes besides its moves.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub(crate) struct GameFacts {
+    /// The game's `game_id`: what a row of one game holds instead of its
+    /// spelling, and what top and latest games name.
+    pub game_id: u64,
     /// The result counted: see [`counted_result`](crate::check::counted_result).
     pub result: Option<GameResult>,
     pub white_elo: Option<u32>,
@@ -61,6 +63,13 @@ pub(crate) struct GameFacts {
     pub year: Option<u16>,
     /// The speed, rating band and month the game counts under.
     pub dims: Dimensions,
+}
+
+impl GameFacts {
+    /// What orders top games: the sum of both ratings, when both are known.
+    fn elo_sum(&self) -> Option<u64> {
+        Some(u64::from(self.white_elo?) + u64::from(self.black_elo?))
+    }
 }
 
 /// What the games that played an edge add up to. Only sums, counts, minima
@@ -72,11 +81,20 @@ pub(crate) struct EdgeStats {
     pub elo: Ratings,
     pub first_year: Option<u16>,
     pub last_year: Option<u16>,
-    /// The earliest ply at which a game reached the position.
+    /// The earliest ply at which a game of the row reached the position.
     pub ply: u16,
+    /// The witness: the game of the least (`ply`, game id), whose first
+    /// `ply` moves reach the position (the row is spelled from it).
+    pub game_id: u64,
+    /// The best-rated game: the greatest (both ratings' sum, game id) of
+    /// the games with both ratings.
+    pub top: Option<(u64, u64)>,
+    /// The latest game: the greatest game id.
+    pub last: u64,
 }
 
 impl Default for EdgeStats {
+    /// No game: the identity of [`EdgeStats`]'s `+=`.
     fn default() -> Self {
         EdgeStats {
             results: Counts::default(),
@@ -84,6 +102,9 @@ impl Default for EdgeStats {
             first_year: None,
             last_year: None,
             ply: u16::MAX,
+            game_id: u64::MAX,
+            top: None,
+            last: 0,
         }
     }
 }
@@ -93,12 +114,18 @@ impl EdgeStats {
         self.results.add_game(game.result);
         self.elo.add_game(game.white_elo, game.black_elo);
         self.add_year(game.year, game.year);
-        self.ply = self.ply.min(ply);
+        self.add_witness(ply, game.game_id);
+        self.top = self.top.max(game.elo_sum().map(|sum| (sum, game.game_id)));
+        self.last = self.last.max(game.game_id);
     }
 
     fn add_year(&mut self, first: Option<u16>, last: Option<u16>) {
         self.first_year = min_some(self.first_year, first);
         self.last_year = self.last_year.max(last);
+    }
+
+    fn add_witness(&mut self, ply: u16, game_id: u64) {
+        (self.ply, self.game_id) = (self.ply, self.game_id).min((ply, game_id));
     }
 }
 
@@ -114,26 +141,25 @@ impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
         self.results += &other.results;
         self.elo += &other.elo;
         self.add_year(other.first_year, other.last_year);
-        self.ply = self.ply.min(other.ply);
+        self.add_witness(other.ply, other.game_id);
+        self.top = self.top.max(other.top);
+        self.last = self.last.max(other.last);
     }
 }
 
-/// An edge with what its row needs besides the counts, taken when the edge
-/// is first seen (the position is at hand then): the position it leaves,
-/// the move in SAN, and the key of the position the move leads to.
+/// A row of the tree: what its games add up to. It holds no text: a row
+/// is spelled (EPD, SAN, the next position's key) only when it is written
+/// with two games or more, from its witness game's first moves
+/// ([`super::Spelling`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Edge {
     pub(super) tally: Tally,
-    pub next: u64,
-    pub(super) board: Board,
-    pub(super) san: SanText,
 }
 
 /// What an edge's games add up to, held small: a row of one game (97 % of
-/// the rows of a tree of online games) keeps that game's facts in 10
-/// bytes, a row of more games its sums in a box. A tree row takes 80 bytes
-/// instead of the 144 it took with the sums inline; the boxes are counted
-/// in the tree's memory budget.
+/// the rows of a tree of online games) keeps that game's facts inline, a
+/// row of more games its sums in a box. The boxes are counted in the
+/// tree's memory budget.
 #[derive(Debug, Clone)]
 pub(super) enum Tally {
     One(OneGame),
@@ -157,6 +183,7 @@ pub(super) const NO_ELO: u16 = u16::MAX;
 /// A game as a row of one game holds it, as a run file's short record does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) struct OneGame {
+    pub(super) game_id: u64,
     /// 0: unfinished or no result; 1 white wins, 2 draw, 3 black wins.
     pub(super) result: u8,
     /// [`NO_ELO`] when unknown.
@@ -176,6 +203,7 @@ impl OneGame {
             Some(e) => u16::try_from(e).ok().filter(|&e| e != NO_ELO),
         };
         Some(OneGame {
+            game_id: game.game_id,
             result: match game.result {
                 Some(GameResult::WhiteWins) => 1,
                 Some(GameResult::Draw) => 2,
@@ -211,22 +239,23 @@ impl OneGame {
             (0, 0, 1) => 3,
             _ => return None,
         };
-        Some(OneGame {
+        let one = OneGame {
+            game_id: s.game_id,
             result,
             white_elo: elo(s.elo.white_sum, s.elo.white_count)?,
             black_elo: elo(s.elo.black_sum, s.elo.black_count)?,
             year: s.first_year.unwrap_or(NO_YEAR),
             ply: s.ply,
-        })
+        };
+        // The top and latest game of one game are that game.
+        (one.stats() == *s).then_some(one)
     }
 
     fn stats(&self) -> EdgeStats {
         // An unknown rating adds nothing to the sum, as to the count.
-        let elo_sum = |e: u16| match e {
-            NO_ELO => 0,
-            known => u64::from(known),
-        };
+        let known = |e: u16| (e != NO_ELO).then_some(u64::from(e));
         let year = (self.year != NO_YEAR).then_some(self.year);
+        let (white, black) = (known(self.white_elo), known(self.black_elo));
         EdgeStats {
             results: Counts {
                 games: 1,
@@ -235,14 +264,17 @@ impl OneGame {
                 black_wins: u64::from(self.result == 3),
             },
             elo: Ratings {
-                white_sum: elo_sum(self.white_elo),
-                white_count: u64::from(self.white_elo != NO_ELO),
-                black_sum: elo_sum(self.black_elo),
-                black_count: u64::from(self.black_elo != NO_ELO),
+                white_sum: white.unwrap_or(0),
+                white_count: u64::from(white.is_some()),
+                black_sum: black.unwrap_or(0),
+                black_count: u64::from(black.is_some()),
             },
             first_year: year,
             last_year: year,
             ply: self.ply,
+            game_id: self.game_id,
+            top: white.zip(black).map(|(w, b)| (w + b, self.game_id)),
+            last: self.game_id,
         }
     }
 }
@@ -284,19 +316,18 @@ impl Tally {
 }
 
 impl Edge {
-    fn new(pos: &Chess, m: Move, next: u64, tally: Tally) -> Edge {
+    /// The edge's first game, played at `ply`.
+    pub(crate) fn of_game(game: &GameFacts, ply: u16) -> Edge {
         Edge {
-            tally,
-            next,
-            board: Board::of(pos),
-            san: SanText::of(pos, m),
+            tally: Tally::of_game(game, ply),
         }
     }
 
-    /// The edge of the move `m` from `pos` (leading to the position keyed
-    /// `next`) with its first game, played at `ply`.
-    pub(crate) fn of_game(pos: &Chess, m: Move, next: u64, game: &GameFacts, ply: u16) -> Edge {
-        Edge::new(pos, m, next, Tally::of_game(game, ply))
+    /// A row of these sums (read back from a table or a run file).
+    pub(crate) fn of_stats(stats: EdgeStats) -> Edge {
+        Edge {
+            tally: Tally::from_stats(stats),
+        }
     }
 
     /// What the row's games add up to.
@@ -312,18 +343,11 @@ impl Edge {
         }
     }
 
-    /// The earliest ply at which a game reached the position.
+    /// The earliest ply at which a game of the row reached the position.
     pub(crate) fn ply(&self) -> u16 {
         match &self.tally {
             Tally::One(game) => game.ply,
             Tally::Many(stats) => stats.ply,
-        }
-    }
-
-    pub(crate) fn set_ply(&mut self, ply: u16) {
-        match &mut self.tally {
-            Tally::One(game) => game.ply = ply,
-            Tally::Many(stats) => stats.ply = ply,
         }
     }
 
@@ -343,70 +367,23 @@ impl Edge {
             Tally::One(game) => self.tally.add(|sums| *sums += &game.stats()),
             Tally::Many(stats) => self.tally.add(|sums| *sums += stats),
         }
-        // Equal keys have equal positions; should two positions ever share
-        // a 64-bit key, keep the same one whatever the order of the parts.
-        if (from.board, from.san) < (self.board, self.san) {
-            (self.board, self.san, self.next) = (from.board, from.san, from.next);
-        }
-    }
-
-    /// The edge of a row read back from an `openings` table (`merge`):
-    /// the position from its EPD and the move from its UCI, so that the
-    /// row is spelled out again exactly as the import spells it. None when
-    /// the EPD or the move is not legal.
-    pub(crate) fn from_table_row(
-        position: u64,
-        dims: Dimensions,
-        epd: &str,
-        uci: &str,
-        next: u64,
-        stats: EdgeStats,
-    ) -> Option<(EdgeKey, Edge)> {
-        let pos: Chess = shakmaty::fen::Epd::from_ascii(epd.as_bytes())
-            .ok()?
-            .into_position(CastlingMode::Standard)
-            .ok()?;
-        let uci = UciMove::from_ascii(uci.as_bytes()).ok()?;
-        let m = uci.to_move(&pos).ok()?;
-        let edge = Edge::new(&pos, m, next, Tally::from_stats(stats));
-        let key = EdgeKey {
-            position,
-            mv: pack_move(m),
-            dims,
-        };
-        Some((key, edge))
-    }
-
-    /// The move in SAN with `+` / `#`.
-    pub(crate) fn san(&self) -> &str {
-        self.san.as_str()
-    }
-
-    /// Whether two edges leave the same position (not only the same key).
-    pub(crate) fn same_position(&self, other: &Edge) -> bool {
-        self.board == other.board
-    }
-
-    /// The position the edge leaves, as EPD (en passant only when legal).
-    pub(crate) fn write_epd(&self, out: &mut String) {
-        self.board.write_epd(out);
-    }
-}
-
-/// Gives every row of one position (sorted, its moves next to each other)
-/// the earliest ply at which any of them was reached.
-pub(crate) fn give_earliest_ply(rows: &mut [(EdgeKey, Edge)]) {
-    // The least ply of the rows; u16::MAX is min's identity (no row, no
-    // change).
-    let earliest = rows.iter().map(|(_, e)| e.ply()).fold(u16::MAX, u16::min);
-    for (_, edge) in rows {
-        edge.set_ply(earliest);
     }
 }
 
 /// The move of an edge key.
 pub(crate) fn unpack_move(mv: u16) -> UciMove {
     PackedUciMove::from_bytes(mv.to_le_bytes()).unpack()
+}
+
+/// The edge key's form of a move written in UCI (a table's `move_uci`);
+/// None unless it is a move of standard chess.
+pub(crate) fn pack_uci(text: &str) -> Option<u16> {
+    match UciMove::from_ascii(text.as_bytes()).ok()? {
+        uci @ UciMove::Normal { .. } => {
+            Some(u16::from_le_bytes(PackedUciMove::pack(uci).to_bytes()))
+        }
+        UciMove::Put { .. } | UciMove::Null => None,
+    }
 }
 
 /// The edge key's form of a move.
@@ -416,36 +393,27 @@ pub(crate) fn pack_move(m: Move) -> u16 {
 
 #[cfg(test)]
 impl Edge {
-    /// A row of `games` games (all white wins in `year`) whose board and
-    /// move are made up from `seed`.
+    /// A row of `games` games (all white wins in `year`, the latest
+    /// `seed`), reached first at `ply` by game `seed`.
     pub(crate) fn made_up(seed: u64, games: u64, ply: u16, year: u16) -> Edge {
-        let byte = |i: usize| (seed >> (i % 8 * 8)) as u8;
-        let board = Board {
-            occupied: std::array::from_fn(byte),
-            pieces: std::array::from_fn(|i| byte(i + 8)),
-            flags: byte(24),
-            ep: byte(25),
-        };
-        Edge {
-            tally: Tally::from_stats(EdgeStats {
-                results: Counts {
-                    games,
-                    white_wins: games,
-                    ..Counts::default()
-                },
-                elo: Ratings {
-                    white_sum: 1500 * games,
-                    white_count: games,
-                    ..Ratings::default()
-                },
-                first_year: Some(year),
-                last_year: Some(year),
-                ply,
-            }),
-            next: seed.rotate_left(7),
-            board,
-            san: SanText::from_bytes(*b"Nf3\0\0\0\0\0").unwrap_or_else(|| panic!("ASCII")),
-        }
+        Edge::of_stats(EdgeStats {
+            results: Counts {
+                games,
+                white_wins: games,
+                ..Counts::default()
+            },
+            elo: Ratings {
+                white_sum: 1500 * games,
+                white_count: games,
+                ..Ratings::default()
+            },
+            first_year: Some(year),
+            last_year: Some(year),
+            ply,
+            game_id: seed,
+            top: None,
+            last: seed,
+        })
     }
 }
 
@@ -514,22 +482,6 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_position_s_rows_get_its_earliest_ply() {
-        let key = |mv| EdgeKey {
-            position: 5,
-            mv,
-            dims: Dimensions::default(),
-        };
-        let mut rows = vec![
-            (key(1), Edge::made_up(5, 1, 9, 2000)),
-            (key(2), Edge::made_up(5, 3, 4, 2000)),
-        ];
-        give_earliest_ply(&mut rows);
-        assert!(rows.iter().all(|(_, e)| e.ply() == 4));
-        give_earliest_ply(&mut []);
-    }
-
     proptest::proptest! {
         /// However a row holds its games, its sums are those of
         /// EdgeStats, game by game and combined.
@@ -537,24 +489,24 @@ mod tests {
         fn one_game_rows_sum_as_edge_stats_do(
             games in proptest::collection::vec(
                 (0u8..5, proptest::option::of(0u32..70_000), proptest::option::of(0u32..3000),
-                 proptest::option::of(1900u16..u16::MAX), 0u16..300),
+                 proptest::option::of(1900u16..u16::MAX), 0u16..300, 0u64..1 << 40),
                 1..6,
             ),
         ) {
             let facts: Vec<(GameFacts, u16)> = games
                 .iter()
-                .map(|&(result, white_elo, black_elo, year, ply)| {
+                .map(|&(result, white_elo, black_elo, year, ply, game_id)| {
                     let result = [GameResult::WhiteWins, GameResult::Draw, GameResult::BlackWins, GameResult::Unfinished]
                         .get(usize::from(result))
                         .copied();
-                    (GameFacts { result, white_elo, black_elo, year, dims: Dimensions::default() }, ply)
+                    (GameFacts { game_id, result, white_elo, black_elo, year, dims: Dimensions::default() }, ply)
                 })
                 .collect();
             let mut expected = EdgeStats::default();
             let mut edges: Vec<Edge> = Vec::new();
             for (game, ply) in &facts {
                 expected.add_game(game, *ply);
-                edges.push(Edge { tally: Tally::of_game(game, *ply), ..Edge::made_up(1, 1, 0, 2000) });
+                edges.push(Edge::of_game(game, *ply));
             }
             let mut one_by_one = edges[0].clone();
             for (game, ply) in facts.iter().skip(1) {
