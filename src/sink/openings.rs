@@ -44,7 +44,8 @@ impl Texts {
         self.ends.push(self.text.len());
     }
 
-    /// The last text once more (the last row's text: never after a null).
+    /// The last row's text once more; the last row must have one (not a
+    /// null: the caller spells a row after a null anew).
     fn repeat_last(&mut self) {
         let end = self.text.len();
         // Where the last text starts: the end of the text before it.
@@ -57,6 +58,7 @@ impl Texts {
                 .copied()
                 .unwrap_or(0),
         };
+        debug_assert!(self.ends.last().is_some_and(|&e| e != usize::MAX));
         self.text.extend_from_within(start..end);
         self.ends.push(self.text.len());
     }
@@ -258,6 +260,9 @@ pub(crate) fn openings_frame(
         } else {
             epds.push_null();
             sans.push_null();
+            // The next spelled row writes its EPD anew (`repeat_last`
+            // repeats the last row's text, and this row has none).
+            previous = None;
             None
         };
         // append_to_string, not Display: fmt costs several times more.

@@ -78,6 +78,8 @@ impl FirstMoves {
             if let Some(dir) = store.path.parent() {
                 std::fs::create_dir_all(dir).map_err(|e| e.to_string())?;
             }
+            // Removed by a signal's exit too, as the spill's runs are.
+            crate::interrupt::register(&store.path);
             File::options()
                 .read(true)
                 .write(true)
@@ -116,9 +118,11 @@ impl FirstMoves {
         if self.0.plies == 0 {
             return Ok(());
         }
-        let mut record = vec![0u8; self.0.plies * 2];
-        for (slot, m) in record.chunks_exact_mut(2).zip(moves) {
-            slot.copy_from_slice(&m.to_le_bytes());
+        // The moves only: the file is new, so the rest of the record (a
+        // hole if no game after it is longer) reads as zeros, no move.
+        let mut record = Vec::with_capacity(self.0.plies * 2);
+        for m in moves.take(self.0.plies) {
+            record.extend_from_slice(&m.to_le_bytes());
         }
         self.file()?.write_all_at(&record, game_id * self.width())
     }
@@ -169,6 +173,7 @@ impl Drop for Store {
         if self.file.get().is_some() {
             // A temporary: gone with the run, whatever happened to it.
             let _ = std::fs::remove_file(&self.path);
+            crate::interrupt::unregister(&self.path);
         }
     }
 }

@@ -15,8 +15,11 @@ fn fixture() -> Imported {
     import(&[sample("openings.pgn")], 2)
 }
 
-/// One openings row as text: ply, position after which moves, stats.
-fn tree_rows(frame: &DataFrame) -> Vec<String> {
+/// One openings row as text: ply, position after which moves, stats. The
+/// position and move are spelled from the row's game (rows of one game
+/// carry no text; `spell_tree` checks the others' own).
+fn tree_rows(frame: &DataFrame, games: &DataFrame) -> Vec<String> {
+    let spelled = common::tree::spell_tree(frame, games);
     let year = |c: &str, i| common::i32_at(frame, c, i).map_or("-".to_owned(), |y| y.to_string());
     let months = common::dates(frame, "month");
     let n = |c: &str, i| u64_at(frame, c, i).unwrap_or(u64::MAX);
@@ -25,8 +28,8 @@ fn tree_rows(frame: &DataFrame) -> Vec<String> {
             format!(
                 "{} {} {} {}/{}/{}/{} w{}/{} b{}/{} {}-{} {} {} {}",
                 u32_at(frame, "ply", i).unwrap_or(u32::MAX),
-                str_at(frame, "epd", i).unwrap_or_default(),
-                str_at(frame, "move_san", i).unwrap_or_default(),
+                spelled[i].epd,
+                spelled[i].san,
                 n("white_wins", i),
                 n("draws", i),
                 n("black_wins", i),
@@ -91,7 +94,7 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
         "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
         "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
     ];
-    assert_eq!(tree_rows(&tree), expected);
+    assert_eq!(tree_rows(&tree, &run.table("games")), expected);
     // games = white + draws + black + unfinished on every row.
     let games: u64 = (0..tree.height())
         .filter_map(|i| u64_at(&tree, "games", i))
@@ -111,19 +114,18 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
 
 #[test]
 fn next_position_key_links_a_move_to_the_row_of_the_position_it_reaches() {
-    let tree = fixture().table("openings");
+    let run = fixture();
+    let tree = run.table("openings");
+    let spelled = common::tree::spell_tree(&tree, &run.table("games"));
     let row_of = |san: &str, ply: u32| {
         (0..tree.height())
-            .find(|&i| {
-                str_at(&tree, "move_san", i).as_deref() == Some(san)
-                    && u32_at(&tree, "ply", i) == Some(ply)
-            })
+            .find(|&i| spelled[i].san == san && u32_at(&tree, "ply", i) == Some(ply))
             .unwrap_or_else(|| panic!("no {san} at ply {ply}"))
     };
     let c4 = row_of("c4", 2);
     let e6 = row_of("e6", 3);
     assert_eq!(
-        i64_at(&tree, "next_position_key", c4),
+        Some(spelled[c4].next_position_key),
         i64_at(&tree, "position_key", e6)
     );
     assert_eq!(
@@ -352,7 +354,7 @@ fn summed_over_the_dimensions_the_tables_are_those_before_them() {
         let run = common::import_period(std::slice::from_ref(&sample_dir), period);
         let tree = run.table("openings");
         assert_eq!(
-            common::summed_tree_digest(&tree),
+            common::summed_tree_digest(&tree, &run.table("games")),
             (570, "8409ac0bd6a947f3".to_owned()),
             "{period:?}"
         );
@@ -395,12 +397,13 @@ fn games_of_other_speeds_bands_and_months_are_rows_of_their_own() {
     .unwrap_or_else(|e| panic!("{e}"));
     let run = import(&[pgn], 1);
     let tree = run.table("openings");
+    let spelled = common::tree::spell_tree(&tree, &run.table("games"));
     let months = common::dates(&tree, "month");
     let rows: Vec<String> = (0..tree.height())
         .map(|i| {
             format!(
                 "{} {} {} {} {}",
-                str_at(&tree, "move_san", i).unwrap_or_default(),
+                spelled[i].san,
                 str_at(&tree, "time_class", i).unwrap_or_default(),
                 common::i32_at(&tree, "rating_band", i).map_or("-".to_owned(), |b| b.to_string()),
                 months

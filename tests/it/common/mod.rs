@@ -2,6 +2,7 @@
 //! folder and read its tables back with polars.
 
 pub mod games;
+pub mod tree;
 
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -384,8 +385,10 @@ const RATED_COUNTS: [&str; 9] = [
 /// 64 digest of them. Its values for the tree before the dimensions
 /// (pgnlake c0b3e60, which had one row per (position, move)) were computed
 /// from those tables with the same lines.
-pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
+pub fn summed_tree_digest(tree: &DataFrame, games: &DataFrame) -> (usize, String) {
     type Sums = ([u64; 9], Option<i32>, Option<i32>, u32, String, String, i64);
+    // Rows of one game carry no text: every row spelled from its game.
+    let spelled = tree::spell_tree(tree, games);
     let mut summed: std::collections::BTreeMap<(i64, String), Sums> = Default::default();
     for i in 0..tree.height() {
         let key = (
@@ -398,9 +401,9 @@ pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
                 None,
                 None,
                 u32::MAX,
-                str_at(tree, "epd", i).unwrap_or_default(),
-                str_at(tree, "move_san", i).unwrap_or_default(),
-                i64_at(tree, "next_position_key", i).unwrap_or_default(),
+                spelled[i].epd.clone(),
+                spelled[i].san.clone(),
+                spelled[i].next_position_key,
             )
         });
         for (sum, column) in row.0.iter_mut().zip(RATED_COUNTS) {
@@ -413,6 +416,17 @@ pub fn summed_tree_digest(tree: &DataFrame) -> (usize, String) {
         };
         row.2 = row.2.max(last);
         row.3 = row.3.min(u32_at(tree, "ply", i).unwrap_or(u32::MAX));
+    }
+    // The digest is the one of the build before rows named their games,
+    // when `ply` was the position's earliest over all its moves: the least
+    // over a position's rows gives it.
+    let mut earliest: std::collections::BTreeMap<i64, u32> = Default::default();
+    for ((position, _), row) in &summed {
+        let ply = earliest.entry(*position).or_insert(u32::MAX);
+        *ply = (*ply).min(row.3);
+    }
+    for ((position, _), row) in summed.iter_mut() {
+        row.3 = earliest[position];
     }
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     let text = |v: Option<i32>| v.map_or("-".to_owned(), |v| v.to_string());
