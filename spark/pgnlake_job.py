@@ -20,6 +20,20 @@ replaces its own shard only). The driver then merges with Spark SQL:
   the sums, each column as the binary declares it (`pgnlake schema --format
   json`), `--opening-min-games` applied after the sums, in the order
   `pgnlake import` writes them;
+- openings' games: game_id, top_game_id and last_game_id rebased as the
+  games' before the sums; `ply` and `game_id` the least (ply, game_id) of
+  the rows summed (the witness game), the top game the greatest
+  (top_game_elo_sum, top_game_id) and last_game_id the greatest id, a row
+  of one game offering its own game (to the top game when it has both
+  ratings); top and last game kept on rows of two games or more only;
+- openings' spelling (epd, move_san, next_position_key), null on a row of
+  one game: a row of two games or more keeps its parts' spelling (any
+  part's: the same text, the key's position); one whose parts were all
+  rows of one game is spelled by a UDF on the executors, replaying its
+  witness game's first `ply` moves (the merged games table's `first_moves`)
+  with python-chess: THE EXECUTORS' PYTHON NEEDS python-chess (`pip
+  install chess`; run with `python ... --master local[N]`, the executors
+  run the driver's Python);
 - summary.json: the shards' counts added up, each input once.
 
 `--compression` (zstd, zstd:LEVEL, none; default zstd:1, as `pgnlake
@@ -47,6 +61,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import uuid
 
@@ -239,25 +254,164 @@ def termination_hash(text):
     return (h | 1) - (1 << 64) if (h | 1) >= (1 << 63) else (h | 1)
 
 
-def summed_by_key(frame, table, derived):
-    """An aggregate table's shard rows added up as its declaration says."""
+# The merge roles `pgnlake schema --format json` declares that this job
+# knows; an unknown one stops it rather than merge a column wrongly.
+ROLES = {"row", "key", "same", "min", "max", "sum", "derived", "witness", "top", "latest", "spelled"}
+# What the game roles are made of (openings): the witness is the game of
+# the least (WITNESS_ORDER, id); the top game the greatest (TOP_SUM, TOP_ID)
+# of the games with both ratings; the latest the greatest id. A row of one
+# game holds its game in `game_id` alone and offers it to top and latest.
+GAME_ID = "game_id"
+WITNESS_ORDER = "ply"
+TOP_SUM, TOP_ID = "top_game_elo_sum", "top_game_id"
+
+
+def game_id_columns(table):
+    """The columns of an aggregate table that hold game ids (rebased like
+    games.game_id): its witness, top and latest games."""
+    return [c["name"] for c in table["columns"]
+            if c["merge"] in ("witness", "top", "latest") and c["name"].endswith(GAME_ID)]
+
+
+def rebased(frame, table, shifts):
+    """A table's shard rows, their game ids shifted by the games read in
+    the shards before theirs (`shifts`: shard, first_game_id)."""
     from pyspark.sql import functions as F
+
+    ids = [GAME_ID] if table["name"] in ("games", "rejects", "moves") else game_id_columns(table)
+    if not ids:
+        return frame
+    frame = frame.join(F.broadcast(shifts), "shard")
+    for name in ids:
+        frame = frame.withColumn(name, F.col(name) + F.col("first_game_id"))
+    return frame.drop("first_game_id")
+
+
+def summed_by_key(frame, table, derived):
+    """An aggregate table's shard rows added up as its declaration says:
+    `sum` added, `min`/`max` (and `same`) taken so, `derived` recomputed by
+    the formulas given; and the games of an opening tree row: `witness` the
+    game of the least (ply, game_id), `top` the greatest (elo sum, id) of
+    the games with both ratings, `latest` the greatest id (a row of one game
+    offering its own game to both), kept on rows of two games or more only;
+    `spelled` columns the parts' spelling (the same text in every part that
+    has one: it is the key's position), null on a row of one game. A row of
+    two games or more whose parts had no spelling keeps it null here: see
+    `spelled_tree`."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
 
     columns = table["columns"]
 
     def named(merge):
         return [c["name"] for c in columns if c["merge"] == merge]
 
+    roles = {c["merge"] for c in columns}
+    if roles - ROLES:
+        raise SystemExit(f"pgnlake on Spark: {table['name']}: no merge for roles {sorted(roles - ROLES)}")
     unknown = sorted(set(named("derived")) - set(derived))
     if unknown:
         raise SystemExit(f"pgnlake on Spark: {table['name']}: no formula for derived columns {unknown}")
-    aggregates = ([F.min(c).alias(c) for c in named("same") + named("min")]
+    games = F.col("games")
+    one, many = games == 1, games >= 2
+    types = {field.name: field.dataType for field in frame.schema.fields}
+    # A part's spelling: an empty text is none (no EPD or SAN is empty).
+    spelling = [F.min(F.nullif(F.col(c), F.lit("")) if isinstance(types[c], T.StringType) else F.col(c))
+                .alias(c) for c in named("spelled")]
+    aggregates = ([F.min(c).alias(c) for c in named("same") + named("min")] + spelling
                   + [F.max(c).alias(c) for c in named("max")]
                   + [F.sum(c).alias(c) for c in named("sum")])
+    after = {}
+    for name in named("witness"):
+        if name != GAME_ID:
+            raise SystemExit(f"pgnlake on Spark: {table['name']}: witness column {name}, not {GAME_ID}")
+        witness = F.min(F.struct(F.col(WITNESS_ORDER).alias("order"), F.col(name).alias("id")))
+        aggregates.append(witness.getField("id").alias(name))
+    if named("top"):
+        if sorted(named("top")) != sorted([TOP_SUM, TOP_ID]):
+            raise SystemExit(f"pgnlake on Spark: {table['name']}: top columns {named('top')}, "
+                             f"not {[TOP_SUM, TOP_ID]}")
+        own = F.when(one & (F.col("white_elo_count") == 1) & (F.col("black_elo_count") == 1),
+                     F.struct((F.col("white_elo_sum") + F.col("black_elo_sum")).alias("sum"),
+                              F.col(GAME_ID).alias("id")))
+        theirs = F.when(~one & F.col(TOP_SUM).isNotNull() & F.col(TOP_ID).isNotNull(),
+                        F.struct(F.col(TOP_SUM).alias("sum"), F.col(TOP_ID).alias("id")))
+        aggregates.append(F.max(F.coalesce(own, theirs)).alias("_top"))
+        after[TOP_SUM] = F.col("_top").getField("sum")
+        after[TOP_ID] = F.col("_top").getField("id")
+    for name in named("latest"):
+        aggregates.append(F.max(F.when(one, F.col(GAME_ID)).otherwise(F.col(name))).alias(name))
+        after[name] = F.col(name)
+    for name in named("spelled"):
+        after[name] = F.col(name)
     summed = frame.groupBy(*named("key")).agg(*aggregates)
+    # Named by a row of two games or more only.
+    for name, value in after.items():
+        summed = summed.withColumn(name, F.when(many, value).cast(types[name]))
     for name in named("derived"):
         summed = summed.withColumn(name, derived[name])
     return summed.select(*[c["name"] for c in columns])
+
+
+def spell(first_moves, ply, move_uci, position_key):
+    """A tree row's spelling from its witness game's first moves (UCI, by
+    spaces): the position after `ply` of them (which must have the row's
+    key) as EPD, the move in SAN with +/#, and the next position's key; as
+    pgnlake spells it (src/stats/tree_row/board.rs). Needs python-chess."""
+    import chess
+    import chess.polyglot
+
+    class LegalEnPassant(chess.polyglot.ZobristHasher):
+        # pgnlake's key (shakmaty, EnPassantMode::Legal) hashes the
+        # en-passant file only when the capture is legal; python-chess's
+        # Polyglot hash when a pawn stands by.
+        def hash_ep_square(self, board):
+            if board.has_legal_en_passant():
+                return self.array[772 + chess.square_file(board.ep_square)]
+            return 0
+
+    def key(board):
+        h = LegalEnPassant(chess.polyglot.POLYGLOT_RANDOM_ARRAY)(board)
+        return h - (1 << 64) if h >= 1 << 63 else h
+
+    moves = (first_moves or "").split()
+    if len(moves) < ply:
+        raise ValueError(f"spelling the opening tree: the witness game's first moves "
+                         f"({len(moves)}) do not reach ply {ply}")
+    board = chess.Board()
+    for uci in moves[:ply]:
+        board.push_uci(uci)
+    if key(board) != position_key:
+        raise ValueError(f"spelling the opening tree: the witness game after {ply} plies "
+                         f"({board.epd()}) is not the row's position {position_key}")
+    move = board.parse_uci(move_uci)
+    epd, san = board.epd(), board.san(move)
+    board.push(move)
+    return epd, san, key(board)
+
+
+def spelled_tree(rows, games):
+    """The tree's rows of two games or more with no spelling yet (their
+    parts were rows of one game) spelled from their witness game's first
+    moves (the merged games' `first_moves`, by rebased game_id), by a UDF
+    on the executors; the other rows as they are."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    columns = rows.columns
+    needs = (F.col("games") >= 2) & (F.col("epd").isNull() | F.col("move_san").isNull()
+                                     | F.col("next_position_key").isNull())
+    spelling = T.StructType([T.StructField("epd", T.StringType()),
+                             T.StructField("move_san", T.StringType()),
+                             T.StructField("next_position_key", T.LongType())])
+    speller = F.udf(spell, spelling)
+    todo = (rows.where(needs)
+            .join(games.select(GAME_ID, "first_moves"), GAME_ID, "left")
+            .withColumn("_spelled", speller(F.col("first_moves"), F.col("ply"), F.col("move_uci"),
+                                            F.col("position_key"))))
+    for name in ["epd", "move_san", "next_position_key"]:
+        todo = todo.withColumn(name, F.col("_spelled").getField(name))
+    return rows.where(~needs).unionByName(todo.select(*columns))
 
 
 def declared_schema(pgnlake):
@@ -285,7 +439,7 @@ def spark_codec(text):
 
 
 def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compression):
-    from pyspark.sql import Window
+    from pyspark import StorageLevel
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
@@ -308,17 +462,15 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compress
         total += summary["games_read"]
     shifts = spark.createDataFrame(first_ids, "shard INT, first_game_id BIGINT")
     for name in [t for t in ["games", "rejects", "moves"] if t in tables]:
-        table = shard_table(name)
         columns = [c["name"] for c in schema[name]["columns"]]
-        rebased = (table.join(F.broadcast(shifts), "shard")
-                   .withColumn("game_id", F.col("game_id") + F.col("first_game_id")))
         order = ["game_id", "ply"] if name == "moves" else ["game_id"]
-        write(rebased.select(*columns).orderBy(*order), name)
+        write(rebased(shard_table(name), schema[name], shifts).select(*columns).orderBy(*order), name)
 
     # The aggregates, as pgnlake declares them (`pgnlake schema --format
     # json`): summed per key columns, `min`/`max` columns taken so, `same`
     # columns (a function of the key) kept, `derived` ratios recomputed from
-    # the sums by the formulas below.
+    # the sums by the formulas below; the tree's games and spelling as
+    # summed_by_key and spelled_tree say.
     done = F.col("white_wins") + F.col("draws") + F.col("black_wins")
     ratio = lambda num, den: F.when(den > 0, num.cast("double") / den.cast("double"))  # noqa: E731
     derived = {
@@ -331,14 +483,15 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compress
     }
 
     def aggregate(name):
-        return summed_by_key(shard_table(name), schema[name], derived)
+        # Game ids (the tree's witness, top and latest games) rebased first.
+        return summed_by_key(rebased(shard_table(name), schema[name], shifts), schema[name], derived)
 
-    # openings: a position's earliest ply over all its moves; rows of fewer
-    # than min_games games out after the sums.
-    summed = aggregate("openings")
-    position = Window.partitionBy("position_key")
-    summed = summed.withColumn("ply", F.min("ply").over(position))
-    kept = summed.where(F.col("games") >= min_games)
+    # openings: rows of fewer than min_games games out after the sums; the
+    # rows kept of two games or more that no part spelled, spelled from
+    # their witness game's first moves in the merged games table.
+    summed = aggregate("openings").persist(StorageLevel.MEMORY_AND_DISK)
+    kept = spelled_tree(summed.where(F.col("games") >= min_games),
+                        spark.read.parquet(os.path.join(out, "games")))
     # Within a (position, move) or an opening, rows in pgnlake's order of
     # the dimensions: speed as listed, then band and month, nulls first.
     dimensions = [place_in(TIME_CLASSES, F.col("time_class"), False),
@@ -372,6 +525,7 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compress
 
     rows = {name: spark.read.parquet(os.path.join(out, name)).count() for name in tables}
     dropped = summed.count() - rows["openings"]
+    summed.unpersist()
     return rows, dropped
 
 
@@ -436,6 +590,10 @@ def main(argv=None):
     builder = SparkSession.builder.appName("pgnlake")
     if args.master:
         builder = builder.master(args.master)
+        if args.master.startswith("local"):
+            # The local executors run this Python (python-chess's), not
+            # whatever `python3` comes first on the PATH.
+            os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     spark = builder.getOrCreate()
     # `utc_timestamp` as pgnlake writes it: Parquet TIMESTAMP(MILLIS, UTC),
     # not Spark's default INT96.
