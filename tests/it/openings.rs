@@ -72,9 +72,9 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
         "0 rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - f3 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
         "1 rnbqkbnr/pppppppp/8/8/2P5/8/PP1PPPPP/RNBQKBNR b KQkq - e6 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
         "1 rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - Nf6 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
-        // Reached at ply 1 by the Sicilian and at ply 5 by the knights game.
+        // Reached at ply 1 by the Sicilian and at ply 5 by the knights game
+        // (its row, below: a row's ply is its own game's).
         "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c5 0/0/0/1 w0/0 b0/0 --- unknown - -",
-        "1 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - e5 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
         "1 rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - Nf6 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
         "1 rnbqkbnr/pppppppp/8/8/8/5P2/PPPPP1PP/RNBQKBNR b KQkq - e5 0/0/1/0 w1200/1 b1300/1 2020-2020 unknown 1200 2020-06-01",
         "2 rnbqkb1r/pppppppp/5n2/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - c4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
@@ -93,6 +93,7 @@ fn the_opening_tree_of_the_fixture_has_exactly_these_rows() {
         "4 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq - Nc3 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
         "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 0/0/1/0 w2300/1 b2600/1 1995-1995 unknown 2400 -",
         "5 rnbqkb1r/pppp1ppp/4pn2/8/2PP4/2N5/PP2PPPP/R1BQKBNR b KQkq - Bb4 1/0/0/0 w2500/1 b2400/1 2001-2001 unknown 2400 2001-03-01",
+        "5 rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - e5 0/1/0/0 w2000/1 b0/0 2010-2010 unknown - 2010-01-01",
     ];
     assert_eq!(tree_rows(&tree, &run.table("games")), expected);
     // games = white + draws + black + unfinished on every row.

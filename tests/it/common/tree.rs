@@ -10,7 +10,7 @@ use polars::prelude::*;
 use shakmaty::fen::Epd;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::zobrist::{Zobrist64, ZobristHash};
+use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 use super::{i64_at, str_at, u32_at, u64_at};
