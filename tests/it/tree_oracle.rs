@@ -1,8 +1,10 @@
 //! The opening tree against an independent one computed by python-chess
 //! (`tests/oracle/opening_tree.py`; `.ci/run` installs python-chess):
 //! every (position, move, time class, rating band, month), its games and
-//! the position's earliest ply, from each game's `time_class` and ratings
-//! in `games.parquet` and its date headers read by python-chess.
+//! the row's earliest ply, from each game's `time_class` and ratings in
+//! `games.parquet` and its date headers read by python-chess. Our rows are
+//! spelled from their games (`common::tree::spell_tree`, which checks the
+//! import's own spelling of the rows of two games or more).
 
 use crate::common;
 
@@ -36,13 +38,14 @@ fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<String>) {
         })
         .collect();
     let tree = run.table("openings");
+    let spelled = common::tree::spell_tree(&tree, &games);
     let months = dates(&tree, "month");
     let rows = (0..tree.height())
         .map(|i| {
             (
                 (
-                    str_at(&tree, "epd", i).unwrap_or_default(),
-                    str_at(&tree, "move_san", i).unwrap_or_default(),
+                    spelled[i].epd.clone(),
+                    spelled[i].san.clone(),
                     str_at(&tree, "time_class", i).unwrap_or_default(),
                     text(common::i32_at(&tree, "rating_band", i)),
                     text(months.get(i).cloned().flatten()),

@@ -5,8 +5,8 @@ GAMES.tsv holds one line per game pgnlake accepted from the standard start:
 its 1-based game number, then its `time_class`, `white_elo` and `black_elo`
 as `games.parquet` has them (`-` for null), tab-separated. Prints one line
 per (position, move, time class, rating band, month): EPD, SAN, time class,
-band, month (YYYY-MM-01), games, earliest ply of the position, tab-separated,
-`-` for null.
+band, month (YYYY-MM-01), games, the earliest ply at which one of the
+row's games reached the position, tab-separated, `-` for null.
 
 The rules are pgnlake's, written independently: positions are compared by
 python-chess's transposition key (pieces, side to move, castling rights,
@@ -76,10 +76,11 @@ def main():
                 visits[key][1] = board.san(move)
                 board.push(move)
             for epd, san, ply in visits.values():
-                games[(epd, san) + dims] += 1
-                earliest[epd] = min(earliest.get(epd, ply), ply)
+                row = (epd, san) + dims
+                games[row] += 1
+                earliest[row] = min(earliest.get(row, ply), ply)
     for key, n in sorted(games.items()):
-        print("\t".join(key) + f"\t{n}\t{earliest[key[0]]}")
+        print("\t".join(key) + f"\t{n}\t{earliest[key]}")
 
 
 if __name__ == "__main__":
