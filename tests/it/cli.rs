@@ -444,15 +444,15 @@ fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
     ");
 }
 
-/// The lichess sample imported once (with `--moves` when asked).
-fn imported_lichess(moves: bool) -> tempfile::TempDir {
-    let options: &[&str] = if moves { &["--moves"] } else { &[] };
-    imported_sample_with("lichess-2025-05-30games.pgn", options)
+/// The lichess sample imported once (without `--moves`).
+fn imported_lichess() -> tempfile::TempDir {
+    imported_sample_with("lichess-2025-05-30games.pgn", &[])
 }
 
 #[test]
 fn explore_filters_sum_the_rows_they_keep_and_say_so() {
-    let out = imported_lichess(true);
+    // Top games come from the tree's rows: no --moves needed.
+    let out = imported_lichess();
     let (code, text, _) = explore(
         &out,
         &[
@@ -524,8 +524,8 @@ fn explore_filters_sum_the_rows_they_keep_and_say_so() {
 }
 
 #[test]
-fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
-    let out = imported_lichess(false);
+fn explore_refuses_bad_filters_in_one_line() {
+    let out = imported_lichess();
     for (args, message) in [
         (
             &["--speed", "blitz,fast"][..],
@@ -550,12 +550,6 @@ fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
         assert_eq!(code, Some(2), "{args:?}");
         assert_eq!(err, message);
     }
-    let (code, text, _) = explore(&out, &["e4", "--games", "3"]);
-    assert_eq!(code, Some(0));
-    assert!(
-        text.contains("note      top games need moves.parquet: import with --moves to list them"),
-        "{text}"
-    );
 }
 
 #[test]
