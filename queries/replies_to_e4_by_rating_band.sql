@@ -2,14 +2,15 @@
 -- replies in every rating band (of the two players' average rating; the
 -- bands are in docs/tables.md), each with its share of the band's games and
 -- black's score; ties are ranked by move. Games without both ratings have
--- no band and are left out. The position is found by its key (`pgnlake
--- key FEN`), as rows of one game carry no EPD or SAN: moves are in UCI.
+-- no band and are left out.
 -- Tables: openings
 WITH replies AS (
     SELECT rating_band, move_uci, SUM(games) AS games,
            SUM(black_wins) AS black_wins, SUM(draws) AS draws,
            SUM(white_wins) + SUM(draws) + SUM(black_wins) AS finished
     FROM openings
+    -- After 1.e4, by its key (`pgnlake key FEN`): rows of one game carry
+    -- no EPD and no SAN, so the moves are in UCI.
     -- rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -
     WHERE position_key = -9062197578030825066
       AND rating_band IS NOT NULL

@@ -9,19 +9,15 @@ WITH reached AS (
     -- Where the game a row names was at the row's ply: the row's position.
     SELECT DISTINCT game_id, ply, position_key FROM openings
 ),
-one_game AS (
-    SELECT position_key, move_uci, game_id, ply + 1 AS next_ply
-    FROM openings
-    WHERE games = 1
-),
 followed AS (
     -- A move of a row of one game leads where its game was one ply later
     -- (none when the game left the opening window there). On a lake, join
     -- on `import` too: game ids are numbered per import.
     SELECT one_game.position_key, one_game.move_uci,
            MAX(reached.position_key) AS next_position_key
-    FROM one_game
-    JOIN reached ON reached.game_id = one_game.game_id AND reached.ply = one_game.next_ply
+    FROM openings one_game
+    JOIN reached ON reached.game_id = one_game.game_id AND reached.ply = one_game.ply + 1
+    WHERE one_game.games = 1
     GROUP BY one_game.position_key, one_game.move_uci
 ),
 named AS (

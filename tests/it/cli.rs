@@ -920,3 +920,31 @@ fn readers_refuse_a_summary_they_cannot_read_as_their_own() {
         }
     }
 }
+
+#[test]
+fn key_prints_the_stored_key_of_a_fen_or_an_epd() {
+    let key = |args: &[&str]| {
+        let mut all = vec!["key"];
+        all.extend_from_slice(args);
+        pgnlake(&all)
+    };
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+    // As the docs give it (`docs/querying.md#types`): signed.
+    assert_eq!(
+        common::stdout_of(&key(&[after_e4])),
+        "-9062197578030825066\n"
+    );
+    // A FEN's fields as separate words, with the move counters.
+    let words: Vec<&str> = after_e4.split(' ').chain(["0", "1"]).collect();
+    assert_eq!(common::stdout_of(&key(&words)), "-9062197578030825066\n");
+    assert_eq!(
+        common::stdout_of(&key(&[
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        ])),
+        "5060803636482931868\n"
+    );
+    assert_eq!(
+        common::usage_error(&key(&["nope"])),
+        "pgnlake: not a legal position: \"nope\" (invalid board part in fen)"
+    );
+}

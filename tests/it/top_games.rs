@@ -185,5 +185,23 @@ fn top_games_of_a_lake_are_placed_in_their_imports_before_and_after_compaction()
     let listed = ok(pgnlake(&[
         "explore", "--data", &lake_text, "e4", "c5", "--games", "3",
     ]));
-    insta::assert_snapshot!(listed, @"");
+    insta::assert_snapshot!(listed, @r"
+    position  rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -
+    opening   B20 Sicilian Defense
+    games     3
+
+    move  games  share   white  draw  black  avg white  avg black  last
+    Nf3       1  33.3%    0.0%  0.0%   0.0%          -          -     -
+    c3        1  33.3%  100.0%  0.0%   0.0%       1743       1726  2025
+    d3        1  33.3%  100.0%  0.0%   0.0%       1375       1483  2025
+
+    top games with Nf3
+      openings:3  Beta - Delta  *  ????.??.??
+
+    top games with c3
+      lichess-2025-05-30games:15  mixtecovargas (1743) - xaam123 (1726)  1-0  2025.05.01
+
+    top games with d3
+      lichess-2025-05-30games:23  lucialarrottica (1375) - MedievalPear (1483)  1-0  2025.05.01
+    ");
 }
