@@ -85,7 +85,7 @@ impl GameIds {
                         name: name.clone(),
                     }
                 })?;
-                offset + read
+                offset.saturating_add(*read)
             }
             None => 0,
         };
@@ -93,7 +93,7 @@ impl GameIds {
         for (name, summary) in data.imports() {
             if !offsets.contains_key(name) {
                 offsets.insert(name.to_owned(), next);
-                next += summary.games_read;
+                next = next.saturating_add(summary.games_read);
             }
         }
         Ok(GameIds {
@@ -146,7 +146,8 @@ impl GameIds {
         Ok(GameAt {
             import: Some(partition.to_owned()),
             id: game.id,
-            order: offset + id,
+            // Ids come from a file: no overflow panics on a damaged one.
+            order: offset.saturating_add(id),
         })
     }
 }
