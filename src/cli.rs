@@ -25,6 +25,9 @@ pub enum Command {
     /// Show the moves played from one position, from an import's opening tree.
     #[command(after_help = "More: docs/guide.md#explore")]
     Explore(ExploreArgs),
+    /// Print a position's key as the opening tree stores it (position_key), from a FEN or EPD.
+    #[command(after_help = "More: docs/guide.md#key")]
+    Key(KeyArgs),
     /// Write every accepted game back as standard PGN and set the rejected ones aside.
     #[command(after_help = "More: docs/guide.md#clean")]
     Clean(CleanArgs),
@@ -374,6 +377,15 @@ pub struct ImportArgs {
     pub compression: crate::sink::compression::Compression,
 }
 
+/// `pgnlake key FEN`.
+#[derive(Debug, Args)]
+pub struct KeyArgs {
+    /// The position as FEN or EPD (its fields as one argument, or as
+    /// several: they are joined by spaces).
+    #[arg(required = true, value_name = "FEN", allow_hyphen_values = true)]
+    pub fen: Vec<String>,
+}
+
 /// Explore one position of the opening tree of an import.
 #[derive(Debug, Args)]
 pub struct ExploreArgs {
@@ -400,10 +412,14 @@ pub struct ExploreArgs {
     /// Only games of this month or earlier (YYYY-MM).
     #[arg(long, value_name = "YYYY-MM")]
     pub until: Option<String>,
-    /// List up to N games of each move, highest average rating first (needs
-    /// an import with --moves).
+    /// List up to N games of each move, highest average rating first (the
+    /// best-rated game of each tree row kept, the best of those).
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub games: usize,
+    /// List the N latest games of the position (in the order games were
+    /// read: the archive's, by date in lichess's), with their moves.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub recent: usize,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
     pub format: ExploreFormat,

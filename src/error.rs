@@ -126,8 +126,15 @@ pub enum ExploreError {
     Table { path: PathBuf, message: String },
     #[error("{message}")]
     BadFilter { message: String },
+    /// A game the opening tree names is not in the games table: the two
+    /// disagree, and a list of top games would silently miss it.
+    #[error("{}: no game {game}, though the opening tree names it", .path.display())]
+    MissingGame { path: PathBuf, game: String },
     #[error(transparent)]
     Summary(#[from] SummaryError),
+    #[cfg(feature = "tables")]
+    #[error(transparent)]
+    Lake(#[from] crate::lake::LakeError),
 }
 
 #[cfg(test)]

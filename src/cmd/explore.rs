@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::cli::{ExploreArgs, ExploreFormat};
 use crate::cmd::ExitStatus;
 use crate::error::Error;
-use crate::read::explore::{Filters, Target, explore};
+use crate::read::explore::{Filters, GameCounts, Target, explore};
 
 pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
     let target = match args.fen {
@@ -19,7 +19,11 @@ pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
         args.since.as_deref(),
         args.until.as_deref(),
     )?;
-    let explored = explore(&args.data, &target, &filters, args.games)?;
+    let lists = GameCounts {
+        top: args.games,
+        recent: args.recent,
+    };
+    let explored = explore(&args.data, &target, &filters, lists)?;
     let text = match args.format {
         ExploreFormat::Table => explored.to_table(),
         ExploreFormat::Json => {

@@ -5,6 +5,7 @@ pub mod clean;
 pub mod explore;
 pub mod export;
 pub mod import;
+pub mod key;
 pub mod lake;
 pub mod merge;
 mod panic;
@@ -105,6 +106,7 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::Import(_) => "import",
         Command::Explore(_) => "explore",
+        Command::Key(_) => "key",
         Command::Clean(_) => "clean",
         Command::Export(_) => "export",
         Command::Query(_) => "query",
@@ -136,6 +138,7 @@ fn run_command(cli: Cli) -> ExitStatus {
     let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Key(args) => key::run(args),
         Command::Clean(args) => clean::run(args),
         Command::Export(args) => export::run(args),
         Command::Query(args) => query::run(args),

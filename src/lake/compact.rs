@@ -27,6 +27,7 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use super::game_ids::running_offsets;
 use super::journal::{
     ARCHIVE_DIR, COMMIT_FILE, COMPACTED, COVERED_FILE, LAYOUT_DIR, LAYOUT_ID_FILE,
     aggregate_tables, commit_id_of, covered, finish_swap, partitions_in, remove_lock_file,
@@ -169,25 +170,27 @@ impl Compaction {
             .iter()
             .map(|p| (p.name.as_str(), p.summary.games_read))
             .collect();
-        let mut offsets = Vec::new();
-        let mut before = 0u64;
-        let mut covering = |name: &str| {
-            offsets.push((name.to_owned(), before));
-            before += games_read.get(name).copied().unwrap_or(0);
-        };
-        for name in &covered_before {
-            covering(name);
-        }
         for partition in &all {
             let dirs: Vec<PathBuf> = aggregate_tables()
                 .map(|t| super::partition_dir(lake, t, &partition.name))
                 .collect();
             if dirs.iter().any(|d| d.is_dir()) {
                 commits.push(dirs.iter().map(|d| commit_id_of(d)).collect());
-                covering(&partition.name);
                 imports.push(partition.name.clone());
             }
         }
+        // Numbered as `install` will list them: those covered before, then
+        // these (see `game_offsets`, which readers number them by).
+        let numbered: Vec<String> = covered_before.iter().chain(&imports).cloned().collect();
+        let offsets = running_offsets(&numbered, |name| {
+            games_read
+                .get(name)
+                .copied()
+                .ok_or_else(|| LakeError::CompactedUnlisted {
+                    lake: lake.to_path_buf(),
+                    name: name.to_owned(),
+                })
+        })?;
         let mut inputs = BTreeMap::new();
         for table in aggregate_tables() {
             let names = std::iter::once(COMPACTED).chain(imports.iter().map(String::as_str));

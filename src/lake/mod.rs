@@ -12,6 +12,7 @@
 
 mod commit;
 mod compact;
+mod game_ids;
 mod journal;
 mod lock;
 mod record;
@@ -24,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 pub use commit::{LakeImport, remove};
 pub use compact::Compaction;
+pub use game_ids::{game_offsets, import_of_game};
 pub use journal::{COMPACTED, covered};
 pub use lock::LakeLock;
 pub use recovery::{read_lock, recover};
@@ -309,6 +311,13 @@ pub enum LakeError {
     },
     #[error("{}: {what}: not added", .path.display())]
     Damaged { path: PathBuf, what: String },
+    /// `_compacted/imports.json` names an import the lake does not list:
+    /// the compacted tree's game ids cannot be placed.
+    #[error(
+        "{}: import {name} is compacted but has no summary in {IMPORTS_DIR}/",
+        .lake.display()
+    )]
+    CompactedUnlisted { lake: PathBuf, name: String },
     #[error(transparent)]
     Summary(#[from] SummaryError),
 }

@@ -215,7 +215,11 @@ impl Tables {
     /// `read_parquet('PATH')` table functions read PATH as pgnlake reads a
     /// table (see `outside_reads`).
     pub fn run(&mut self, statement: &Statement, place: &str) -> Result<DataFrame, QueryError> {
-        let (sql, reads) = outside_reads(&statement.sql);
+        let sql = position_keys(&statement.sql).map_err(|e| QueryError::Sql {
+            place: place.to_owned(),
+            message: format!("position_key: {e}"),
+        })?;
+        let (sql, reads) = outside_reads(&sql);
         let mut registered = Vec::with_capacity(reads.len());
         let mut result = Ok(());
         for (name, path) in reads {
@@ -269,8 +273,49 @@ const OUTSIDE_READ: &str = "__pgnlake_read_parquet_";
 /// no column from the path. Calls in strings, quoted names and comments
 /// are left alone, as are calls of another form (polars reports them).
 fn outside_reads(sql: &str) -> (String, Vec<(String, String)>) {
-    let mut out = String::with_capacity(sql.len());
     let mut reads = Vec::new();
+    let rewritten = rewrite_calls(sql, |text, word| {
+        let call = literal_call(text, word, "read_parquet").map(|(path, length)| {
+            let name = format!("{OUTSIDE_READ}{}", reads.len() + 1);
+            reads.push((name.clone(), path));
+            (name, length)
+        });
+        Ok::<_, std::convert::Infallible>(call)
+    });
+    let sql = rewritten.unwrap_or_else(|never| match never {});
+    (sql, reads)
+}
+
+/// A statement's `position_key('FEN')` calls, each replaced by the key of
+/// the FEN's (or EPD's) position as `openings.position_key` stores it, an
+/// integer literal in parentheses (no `--` when it follows a minus): the
+/// rows of one game carry no EPD, and polars has no chess. Calls in
+/// strings, quoted names and comments are left alone.
+fn position_keys(sql: &str) -> Result<String, crate::error::ExploreError> {
+    rewrite_calls(sql, |text, word| {
+        let Some((fen, length)) = literal_call(text, word, "position_key") else {
+            return Ok(None);
+        };
+        let key = crate::read::explore::stored_key_of_fen(&fen)?;
+        // `-9223372036854775808` would be the negation of a literal too
+        // large for a signed 64-bit integer.
+        let literal = match key {
+            i64::MIN => format!("({} - 1)", i64::MIN + 1),
+            key => format!("({key})"),
+        };
+        Ok(Some((literal, length)))
+    })
+}
+
+/// `sql` with each call `rewrite` recognises replaced: `rewrite` is
+/// given the text from an identifier on and the identifier's length, and
+/// returns the replacement and the length of the text it replaces. Strings,
+/// quoted names and comments are copied as they are.
+fn rewrite_calls<E>(
+    sql: &str,
+    mut rewrite: impl FnMut(&str, usize) -> Result<Option<(String, usize)>, E>,
+) -> Result<String, E> {
+    let mut out = String::with_capacity(sql.len());
     let mut rest = sql;
     while let Some(c) = rest.chars().next() {
         let skipped = match c {
@@ -281,10 +326,8 @@ fn outside_reads(sql: &str) -> (String, Vec<(String, String)>) {
                 let word = rest
                     .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == '$'))
                     .unwrap_or(rest.len());
-                if let Some((path, length)) = read_parquet_call(rest, word) {
-                    let name = format!("{OUTSIDE_READ}{}", reads.len() + 1);
-                    out.push_str(&name);
-                    reads.push((name, path));
+                if let Some((replacement, length)) = rewrite(rest, word)? {
+                    out.push_str(&replacement);
                     rest = &rest[length..];
                     continue;
                 }
@@ -295,7 +338,7 @@ fn outside_reads(sql: &str) -> (String, Vec<(String, String)>) {
         out.push_str(&rest[..skipped]);
         rest = &rest[skipped..];
     }
-    (out, reads)
+    Ok(out)
 }
 
 /// The length of the quoted string or name at the start of `text` (its
@@ -314,10 +357,10 @@ fn quoted(text: &str, quote: char) -> usize {
     text.len()
 }
 
-/// `read_parquet ( 'PATH' )` at the start of `text`, whose first word is
-/// `word` bytes long: PATH and the call's length.
-fn read_parquet_call(text: &str, word: usize) -> Option<(String, usize)> {
-    if !text[..word].eq_ignore_ascii_case("read_parquet") {
+/// `NAME ( 'TEXT' )` at the start of `text`, whose first word is `word`
+/// bytes long and is `name` (in any case): TEXT and the call's length.
+fn literal_call(text: &str, word: usize, name: &str) -> Option<(String, usize)> {
+    if !text[..word].eq_ignore_ascii_case(name) {
         return None;
     }
     let blank = |s: &str| s.len() - s.trim_start().len();
@@ -329,14 +372,14 @@ fn read_parquet_call(text: &str, word: usize) -> Option<(String, usize)> {
     }
     let length = quoted(&text[at..], '\'');
     let literal = &text[at..at + length];
-    let path = literal
+    let content = literal
         .strip_prefix('\'')?
         .strip_suffix('\'')?
         .replace("''", "'");
     at += length;
     at += blank(&text[at..]);
     at += text[at..].strip_prefix(')').map(|_| 1)?;
-    Some((path, at))
+    Some((content, at))
 }
 
 /// `games.parquet` → `games`; temporary and hidden files are no tables.
@@ -429,6 +472,31 @@ mod tests {
         assert_eq!(
             outside_reads("SELECT é FROM read_parquet(").0,
             "SELECT é FROM read_parquet("
+        );
+    }
+
+    #[test]
+    fn position_key_calls_become_the_stored_keys() {
+        let e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        let sql = format!(
+            "SELECT 'position_key(''{e4}'')' AS s, \"position_key\" -- position_key('{e4}')\n\
+             FROM openings WHERE position_key IN (POSITION_KEY ( '{e4}' ), \
+             position_key('{start}')) AND 1-position_key('{e4}') <> 0 \
+             /* position_key('x') */ AND position_key(epd) IS NULL"
+        );
+        assert_eq!(
+            position_keys(&sql).map_err(|e| e.to_string()),
+            Ok(format!(
+                "SELECT 'position_key(''{e4}'')' AS s, \"position_key\" -- position_key('{e4}')\n\
+                 FROM openings WHERE position_key IN ((-9062197578030825066), \
+                 (5060803636482931868)) AND 1-(-9062197578030825066) <> 0 \
+                 /* position_key('x') */ AND position_key(epd) IS NULL"
+            ))
+        );
+        assert_eq!(
+            position_keys("SELECT position_key('8/8 w - -')").map_err(|e| e.to_string()),
+            Err("not a legal position: \"8/8 w - -\" (invalid board part in fen)".to_owned())
         );
     }
 

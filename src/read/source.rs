@@ -75,6 +75,17 @@ impl Data {
         self.lake
     }
 
+    /// The import's folder or the lake.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A lake's committed imports by name, each with its summary (none
+    /// for a folder).
+    pub(crate) fn imports(&self) -> impl Iterator<Item = (&str, &Summary)> {
+        self.imports.iter().map(String::as_str).zip(&self.summaries)
+    }
+
     /// Where `table` would be in an import's folder (for messages).
     pub(crate) fn table_path(&self, table: &Table) -> PathBuf {
         match self.lake {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::read::explore::{Filters, MoveLine, Target, explore};
+use crate::read::explore::{Filters, GameCounts, MoveLine, Target, explore};
 use crate::read::source::Data;
 use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema::{self, Column, Table, endgames, material, opening_lines, results};
@@ -118,8 +118,8 @@ pub fn read(dir: &Path) -> Result<ReportData, TableError> {
             ("1.d4", &["d4"][..]),
         ] {
             let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
-            let explored =
-                explore(dir, &target, &Filters::default(), 0).map_err(|e| TableError {
+            let explored = explore(dir, &target, &Filters::default(), GameCounts::default())
+                .map_err(|e| TableError {
                     path: openings.clone(),
                     message: e.to_string(),
                 })?;

@@ -444,15 +444,15 @@ fn opening_min_games_leaves_out_rare_rows_after_counting_and_explore_says_so() {
     ");
 }
 
-/// The lichess sample imported once (with `--moves` when asked).
-fn imported_lichess(moves: bool) -> tempfile::TempDir {
-    let options: &[&str] = if moves { &["--moves"] } else { &[] };
-    imported_sample_with("lichess-2025-05-30games.pgn", options)
+/// The lichess sample imported once (without `--moves`).
+fn imported_lichess() -> tempfile::TempDir {
+    imported_sample_with("lichess-2025-05-30games.pgn", &[])
 }
 
 #[test]
 fn explore_filters_sum_the_rows_they_keep_and_say_so() {
-    let out = imported_lichess(true);
+    // Top games come from the tree's rows: no --moves needed.
+    let out = imported_lichess();
     let (code, text, _) = explore(
         &out,
         &[
@@ -524,8 +524,8 @@ fn explore_filters_sum_the_rows_they_keep_and_say_so() {
 }
 
 #[test]
-fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
-    let out = imported_lichess(false);
+fn explore_refuses_bad_filters_in_one_line() {
+    let out = imported_lichess();
     for (args, message) in [
         (
             &["--speed", "blitz,fast"][..],
@@ -550,12 +550,6 @@ fn explore_refuses_bad_filters_in_one_line_and_names_what_lists_top_games() {
         assert_eq!(code, Some(2), "{args:?}");
         assert_eq!(err, message);
     }
-    let (code, text, _) = explore(&out, &["e4", "--games", "3"]);
-    assert_eq!(code, Some(0));
-    assert!(
-        text.contains("note      top games need moves.parquet: import with --moves to list them"),
-        "{text}"
-    );
 }
 
 #[test]
@@ -925,4 +919,32 @@ fn readers_refuse_a_summary_they_cannot_read_as_their_own() {
             assert!(message.contains(expected), "{args:?}: {message}");
         }
     }
+}
+
+#[test]
+fn key_prints_the_stored_key_of_a_fen_or_an_epd() {
+    let key = |args: &[&str]| {
+        let mut all = vec!["key"];
+        all.extend_from_slice(args);
+        pgnlake(&all)
+    };
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+    // As the docs give it (`docs/querying.md#types`): signed.
+    assert_eq!(
+        common::stdout_of(&key(&[after_e4])),
+        "-9062197578030825066\n"
+    );
+    // A FEN's fields as separate words, with the move counters.
+    let words: Vec<&str> = after_e4.split(' ').chain(["0", "1"]).collect();
+    assert_eq!(common::stdout_of(&key(&words)), "-9062197578030825066\n");
+    assert_eq!(
+        common::stdout_of(&key(&[
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+        ])),
+        "5060803636482931868\n"
+    );
+    assert_eq!(
+        common::usage_error(&key(&["nope"])),
+        "pgnlake: not a legal position: \"nope\" (invalid board part in fen)"
+    );
 }

@@ -116,12 +116,12 @@ fn python_chess_selects_the_same_games_by_rating_eco_and_position() {
     let tables = imported(dir.path(), std::slice::from_ref(&corpus));
     // After 1.e4 c5 2.Nf3: Sicilians of 2500+ players with White.
     let epd = "rnbqkbnr/pp1ppppp/8/2p5/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq -";
+    // The position by its key (`position_key('FEN')`): no EPD needed.
     let sql = format!(
         "SELECT DISTINCT g.game_id FROM games g \
          JOIN moves m ON m.game_id = g.game_id \
-         JOIN (SELECT DISTINCT position_key FROM openings WHERE epd = '{epd}') p \
-           ON p.position_key = m.position_key \
-         WHERE g.white_elo >= 2500 AND g.eco LIKE 'B%' ORDER BY g.game_id"
+         WHERE m.position_key = position_key('{epd}') \
+           AND g.white_elo >= 2500 AND g.eco LIKE 'B%' ORDER BY g.game_id"
     );
     let file = dir.path().join("sicilians.pgn");
     let (output, _) = export(&tables, &sql, &file, &[]);

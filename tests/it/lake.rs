@@ -254,7 +254,7 @@ fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
             .map(|row| row.split(" | ").take(2).collect::<Vec<_>>().join(" | ")),
         Some(format!(
             "{} | {}",
-            first["san"].as_str().unwrap_or("?"),
+            first["uci"].as_str().unwrap_or("?"),
             first["games"]
         ))
     );

@@ -33,6 +33,7 @@ mod shard;
 mod shipped_queries;
 mod spark;
 mod tables_before;
+mod top_games;
 mod tree_oracle;
 mod unwinnable;
 mod variants;

@@ -99,6 +99,28 @@ fn table_format_cuts_at_the_limit_and_says_so() {
 }
 
 #[test]
+fn position_key_of_a_fen_finds_the_rows_of_its_position() {
+    let replies = stdout(&query(&[
+        "--format",
+        "csv",
+        "-e",
+        "SELECT move_uci, SUM(games) AS games FROM openings \
+         WHERE position_key = position_key('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -') \
+         GROUP BY move_uci ORDER BY games DESC, move_uci LIMIT 3",
+    ]));
+    // As `explore e4` counts them: e5 36, g6 4, c5 3.
+    assert_eq!(replies, "move_uci,games\ne7e5,36\ng7g6,4\nc7c5,3\n");
+    assert_eq!(
+        error(&query(&[
+            "-e",
+            "SELECT 1 AS one -- position_key('nope')\n, position_key('nope') AS k"
+        ])),
+        "pgnlake: -e: statement 1 (line 1): position_key: not a legal position: \"nope\" \
+         (invalid board part in fen)"
+    );
+}
+
+#[test]
 fn statements_are_titled_and_separated() {
     let output = stdout(&query(&[
         "-e",

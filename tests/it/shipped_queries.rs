@@ -48,6 +48,18 @@ fn number_at(frame: &DataFrame, column: &str, row: usize) -> Option<u64> {
         .and_then(|c| c.u64().ok().and_then(|s| s.get(row)))
 }
 
+/// The stored key of a FEN or EPD, as `pgnlake key` prints it.
+fn key_of(fen: &str) -> i64 {
+    let output = std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["key", fen])
+        .output()
+        .unwrap_or_else(|e| panic!("pgnlake key: {e}"));
+    let text = common::stdout_of(&output);
+    text.trim()
+        .parse()
+        .unwrap_or_else(|e| panic!("pgnlake key {fen}: {e}: {text:?}"))
+}
+
 fn sample_run() -> Imported {
     import_moves(
         &[Path::new(env!("CARGO_MANIFEST_DIR")).join("sample-data")],
@@ -99,7 +111,7 @@ fn opening_queries_answer_on_the_sample() {
 
     let replies = run_query(&mut context, "replies_after_e4_c5.sql");
     let moves: Vec<String> = (0..replies.height())
-        .filter_map(|i| str_at(&replies, "move_san", i))
+        .filter_map(|i| str_at(&replies, "move_uci", i))
         .collect();
     // The unfinished fixture game (2.Nf3 *) has no finished result to score.
     assert!(!moves.is_empty());
@@ -107,15 +119,16 @@ fn opening_queries_answer_on_the_sample() {
         .filter_map(|i| number_at(&replies, "games", i))
         .sum();
     let openings = run.table("openings");
-    let e4_c5 = "rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -";
+    // Found by key: rows of one game have no EPD.
+    let e4_c5 = key_of("rnbqkbnr/pp1ppppp/8/2p5/4P3/8/PPPP1PPP/RNBQKBNR w KQkq -");
     // Per move over all its rows (speeds, bands, months): the moves with a
     // finished game.
     let mut by_move: std::collections::BTreeMap<String, (u64, u64)> = Default::default();
-    for i in
-        (0..openings.height()).filter(|&i| str_at(&openings, "epd", i).as_deref() == Some(e4_c5))
+    for i in (0..openings.height())
+        .filter(|&i| common::i64_at(&openings, "position_key", i) == Some(e4_c5))
     {
         let entry = by_move
-            .entry(str_at(&openings, "move_san", i).unwrap_or_default())
+            .entry(str_at(&openings, "move_uci", i).unwrap_or_default())
             .or_default();
         let games = u64_at(&openings, "games", i).unwrap_or_default();
         entry.0 += games;
@@ -128,9 +141,10 @@ fn opening_queries_answer_on_the_sample() {
     let transpositions = run_query(&mut context, "transpositions.sql");
     // The Nimzo-Indian fixture pair meets after 4 plies from two parents
     // (a third game, in edge-cases.pgn, comes the queen's pawn way).
-    let nimzo_node = "rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq -";
+    // Its rows are of one game each: found by key, through their games.
+    let nimzo_node = key_of("rnbqkb1r/pppp1ppp/4pn2/8/2PP4/8/PP2PPPP/RNBQKBNR w KQkq -");
     let row = (0..transpositions.height())
-        .find(|&i| str_at(&transpositions, "epd", i).as_deref() == Some(nimzo_node))
+        .find(|&i| common::i64_at(&transpositions, "position_key", i) == Some(nimzo_node))
         .unwrap_or_else(|| panic!("no transposition row for the Nimzo node"));
     assert_eq!(number_at(&transpositions, "move_orders", row), Some(2));
     assert_eq!(number_at(&transpositions, "games", row), Some(3));
@@ -150,8 +164,8 @@ fn replies_by_rating_band_agree_with_the_games_and_moves_tables() {
         let ply = common::i32_at(&moves, "ply", i).unwrap_or_default();
         if ply <= 2 {
             let id = common::i64_at(&moves, "game_id", i).unwrap_or_default();
-            let san = str_at(&moves, "san", i).unwrap_or_default();
-            first_two.entry(id).or_default().push((ply, san));
+            let uci = str_at(&moves, "uci", i).unwrap_or_default();
+            first_two.entry(id).or_default().push((ply, uci));
         }
     }
     let mut expected: std::collections::BTreeMap<(i32, String), u64> = Default::default();
@@ -168,7 +182,7 @@ fn replies_by_rating_band_agree_with_the_games_and_moves_tables() {
         let band = ((white + black) / 2 / 200 * 200).clamp(800, 2800);
         let id = common::i64_at(&games, "game_id", i).unwrap_or_default();
         if let Some([(1, first), (2, reply)]) = first_two.get(&id).map(Vec::as_slice)
-            && first == "e4"
+            && first == "e2e4"
         {
             *expected.entry((band, reply.clone())).or_default() += 1;
         }
@@ -176,12 +190,12 @@ fn replies_by_rating_band_agree_with_the_games_and_moves_tables() {
     assert!(ranked.height() >= 5, "{}", ranked.height());
     for i in 0..ranked.height() {
         let band = number_at(&ranked, "rating_band", i).unwrap_or_default() as i32;
-        let san = str_at(&ranked, "move_san", i).unwrap_or_default();
+        let uci = str_at(&ranked, "move_uci", i).unwrap_or_default();
         let games = number_at(&ranked, "games", i);
         assert_eq!(
             games,
-            expected.get(&(band, san.clone())).copied(),
-            "{band} {san}"
+            expected.get(&(band, uci.clone())).copied(),
+            "{band} {uci}"
         );
         // Ranked by games: no reply of the band outside the top three has more.
         if number_at(&ranked, "rank", i) == Some(1) {

@@ -143,11 +143,11 @@ pub(crate) fn load_first_moves(path: &Path, shift: u64, store: &FirstMoves) -> R
     for_each_chunk(path, |columns, rows| {
         let ids = columns.required_int(schema::games::GAME_ID)?;
         let moves = columns.text(schema::games::FIRST_MOVES)?;
-        for row in 0..rows {
+        for (row, &id) in ids.iter().enumerate().take(rows) {
             let Some(text) = text_at(&moves, row) else {
                 continue;
             };
-            let id = u64::try_from(ids[row])
+            let id = u64::try_from(id)
                 .ok()
                 .and_then(|id| id.checked_add(shift))
                 .ok_or_else(|| columns.bad_row("a negative game_id"))?;

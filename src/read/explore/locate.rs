@@ -48,6 +48,25 @@ impl Located {
     }
 }
 
+/// The position a FEN or EPD (a FEN without the move counters) gives,
+/// under standard chess rules.
+pub(crate) fn position_of_fen(text: &str) -> Result<Chess, ExploreError> {
+    let bad = |message: String| ExploreError::BadFen {
+        fen: text.to_owned(),
+        message,
+    };
+    Fen::from_ascii(text.trim().as_bytes())
+        .map_err(|e| bad(e.to_string()))?
+        .into_position(CastlingMode::Standard)
+        .map_err(|e| bad(e.to_string()))
+}
+
+/// The position's key as `openings.parquet` stores it (`position_key`:
+/// the Polyglot key as a signed integer), from a FEN or EPD.
+pub(crate) fn stored_key_of_fen(text: &str) -> Result<i64, ExploreError> {
+    position_of_fen(text).map(|pos| openings::stored_key(position_key(&pos)))
+}
+
 /// The position of `target`, with its opening name.
 pub(crate) fn locate(target: &Target) -> Result<Located, ExploreError> {
     let index = openings::index();
@@ -76,14 +95,7 @@ pub(crate) fn locate(target: &Target) -> Result<Located, ExploreError> {
             (pos, name)
         }
         Target::Fen(text) => {
-            let bad = |message: String| ExploreError::BadFen {
-                fen: text.clone(),
-                message,
-            };
-            let pos: Chess = Fen::from_ascii(text.trim().as_bytes())
-                .map_err(|e| bad(e.to_string()))?
-                .into_position(CastlingMode::Standard)
-                .map_err(|e| bad(e.to_string()))?;
+            let pos = position_of_fen(text)?;
             let name = index.lookup(position_key(&pos));
             (pos, name)
         }
@@ -140,6 +152,21 @@ mod tests {
                 "\"Ke3\" at ply 3 is not a legal move in \
                  rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
             )
+        );
+    }
+
+    #[test]
+    fn a_fen_or_an_epd_gives_the_stored_key() {
+        let key = |text: &str| stored_key_of_fen(text).map_err(|e| e.to_string());
+        let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        assert_eq!(key(start), Ok(5060803636482931868));
+        let e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+        assert_eq!(key(e4), Ok(-9062197578030825066));
+        // The en-passant square of a FEN that could not take there.
+        assert_eq!(key(&format!("{} 0 1", e4.replace(" -", " e3"))), key(e4));
+        assert_eq!(
+            key("8/8/8 w - -"),
+            Err("not a legal position: \"8/8/8 w - -\" (invalid board part in fen)".to_owned())
         );
     }
 

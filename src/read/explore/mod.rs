@@ -2,14 +2,15 @@
 //! `openings.parquet`, as an opening explorer shows it: the moves played
 //! there with their games, results, ratings and last year, summed over the
 //! speeds, rating bands and months the filters keep (as the lichess
-//! explorer filters its tree), with the top games of each move when the
-//! import has `moves.parquet`.
+//! explorer filters its tree), with the top and recent games the tree's
+//! rows name, read from `games.parquet`.
 //!
 //! The rooms, each usable alone (an explorer server calls the first two):
 //! `locate` finds the position and its opening, `position` sums its rows
 //! per move, `filters` reads the options into tests on a row, `top_games`
-//! lists the games of each move, `render` prints the view. This module
-//! puts them together for `pgnlake explore` and the report.
+//! ranks the games the rows name and reads them, `render` prints the
+//! view. This module puts them together for `pgnlake explore` and the
+//! report.
 
 pub(crate) mod filters;
 pub(crate) mod locate;
@@ -22,13 +23,12 @@ use std::path::Path;
 use serde::Serialize;
 
 pub use self::filters::Filters;
-pub(crate) use self::locate::{OpeningLabel, Target, locate};
+pub(crate) use self::locate::{OpeningLabel, Target, locate, stored_key_of_fen};
 use self::position::{MoveSums, read_position};
 pub use self::top_games::TopGame;
-use self::top_games::{PlayedGame, TreeShape, ranked_games};
+use self::top_games::{FoundGames, GameAt, GameIds, best_games, latest_games, read_games};
 use super::source::Data;
 pub use crate::error::ExploreError;
-use crate::sink::schema;
 use crate::stats::dimensions::OpeningPeriod;
 
 /// One move played from the position.
@@ -48,13 +48,27 @@ pub struct MoveLine {
     pub average_black_elo: Option<f64>,
     pub last_year: Option<i32>,
     /// `--games N`: the games that played the move, highest average
-    /// rating first.
+    /// rating first (the best-rated game of each row the filters keep,
+    /// the best of those).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub top_games: Option<Vec<TopGame>>,
+    /// With `--games`: the game, when the move was played in one game of
+    /// the rows kept (lichess's `moves[].game`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub game: Option<TopGame>,
 }
 
-impl From<MoveSums> for MoveLine {
-    fn from(m: MoveSums) -> MoveLine {
+/// A game of the position's latest (`--recent N`), with its move.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RecentGame {
+    pub uci: String,
+    pub san: String,
+    #[serde(flatten)]
+    pub game: TopGame,
+}
+
+impl From<&MoveSums> for MoveLine {
+    fn from(m: &MoveSums) -> MoveLine {
         let percent = |part: u64, whole: u64| {
             if whole == 0 {
                 0.0
@@ -63,10 +77,10 @@ impl From<MoveSums> for MoveLine {
             }
         };
         let average = |sum: u64, n: u64| (n > 0).then(|| sum as f64 / n as f64);
-        let (c, r) = (m.counts, m.ratings);
+        let (c, r) = (m.counts, &m.ratings);
         MoveLine {
-            san: m.san,
-            uci: m.uci,
+            san: m.san.clone(),
+            uci: m.uci.clone(),
             games: c.games,
             white_wins: c.white_wins,
             draws: c.draws,
@@ -79,6 +93,7 @@ impl From<MoveSums> for MoveLine {
             average_black_elo: average(r.black_sum, r.black_count),
             last_year: m.last_year,
             top_games: None,
+            game: None,
         }
     }
 }
@@ -105,57 +120,47 @@ pub(crate) struct Explored {
     /// incomplete.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub opening_min_games: Option<u64>,
-    /// Why no top games are listed although `--games` asked for them.
+    /// `--recent N`: the latest games of the position the filters keep,
+    /// latest first (the latest game of each row kept, the latest of
+    /// those).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub top_games_note: Option<String>,
+    pub recent_games: Option<Vec<RecentGame>>,
+}
+
+/// How many games `explore` lists: top games per move, recent games of
+/// the position (0: none).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct GameCounts {
+    pub top: usize,
+    pub recent: usize,
 }
 
 /// Reads the moves of `target` from `DIR/openings.parquet`, summed over the
-/// rows `filters` keep; with `top_games` > 0, up to that many games of
-/// each move from `games.parquet` and `moves.parquet`.
+/// rows `filters` keep; with `lists`, the top games of each move and the
+/// position's recent games, from the games the rows name.
 pub(crate) fn explore(
     data: &Path,
     target: &Target,
     filters: &Filters,
-    top_games: usize,
+    lists: GameCounts,
 ) -> Result<Explored, ExploreError> {
     let located = locate(target)?;
-    let key = located.stored_key();
     let data = Data::open(data)?;
     let summaries = data.summaries();
-    // A lake's imports agree on the tree's plies and period (checked when
-    // each was imported); an import's folder has one summary or none.
-    let summary = summaries.first();
-    let tree = TreeShape {
-        // Without a summary, the default import's.
-        period: summary.map_or(OpeningPeriod::Month, |s| s.opening_tree.period),
-        // Every ply when unknown (or past what a column can hold).
-        plies: summary.map_or(i32::MAX, |s| {
-            i32::try_from(s.opening_tree.plies).unwrap_or(i32::MAX)
-        }),
-    };
-    let bounds = filters.bounds(tree.period)?;
+    // A lake's imports agree on the tree's period (checked when each was
+    // imported); an import's folder has one summary or none (then the
+    // default import's period).
+    let period = summaries
+        .first()
+        .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
+    let bounds = filters.bounds(period)?;
     let position = read_position(&data, &located.position, &bounds)?;
     let (games, position_games) = (position.games(), position.all_games);
-    let mut moves: Vec<MoveLine> = position.moves.into_iter().map(MoveLine::from).collect();
-    let mut top_games_note = None;
-    if top_games > 0 && !moves.is_empty() {
-        // An import without --moves removes an earlier moves table.
-        match data.scan(&schema::moves::TABLE)? {
-            Some(played) => {
-                let ranked = ranked_games(&data, played, key, &bounds, tree)?;
-                add_top_games(&mut moves, &ranked, top_games);
-            }
-            None => {
-                top_games_note = Some(
-                    "top games need moves.parquet: import with --moves to list them".to_owned(),
-                )
-            }
-        }
-    }
+    let mut moves: Vec<MoveLine> = position.moves.iter().map(MoveLine::from).collect();
+    let recent_games = add_games(&data, &position.moves, &mut moves, lists)?;
     Ok(Explored {
         epd: located.epd(),
-        position_key: key,
+        position_key: located.stored_key(),
         opening: located.opening,
         games,
         position_games: (!filters.is_empty()).then_some(position_games),
@@ -166,22 +171,74 @@ pub(crate) fn explore(
             .map(|s| u64::from(s.opening_tree.min_games))
             .max()
             .filter(|&n| n > 1),
-        top_games_note,
+        recent_games,
     })
 }
 
-/// Fills each move's `top_games` with up to `top` of the `ranked` games
-/// that played it, in their order.
-fn add_top_games(moves: &mut [MoveLine], ranked: &[PlayedGame], top: usize) {
-    for line in moves.iter_mut() {
-        let games = ranked
-            .iter()
-            .filter(|played| played.uci == line.uci)
-            .take(top)
-            .map(|played| played.game.clone())
-            .collect();
-        line.top_games = Some(games);
+/// Fills each move's top games (and its game, when it has one) and
+/// returns the position's recent games, as `lists` asks; `sums` are the
+/// moves' rows, in the order of `moves`. Every game is read from
+/// `games.parquet` in one scan.
+fn add_games(
+    data: &Data,
+    sums: &[MoveSums],
+    moves: &mut [MoveLine],
+    lists: GameCounts,
+) -> Result<Option<Vec<RecentGame>>, ExploreError> {
+    if lists == GameCounts::default() {
+        return Ok(None);
     }
+    let ids = GameIds::of(data)?;
+    let mut tops: Vec<(Vec<GameAt>, Option<GameAt>)> = Vec::with_capacity(sums.len());
+    if lists.top > 0 {
+        for sum in sums {
+            let best = best_games(&sum.best, &ids, lists.top)?;
+            let single = sum.single_game().map(|g| ids.place(g)).transpose()?;
+            tops.push((best, single));
+        }
+    }
+    let latest = sums
+        .iter()
+        .enumerate()
+        .flat_map(|(index, sum)| sum.latest.iter().map(move |g| (index, g.clone())));
+    let recent = latest_games(latest, &ids, lists.recent)?;
+    let wanted: Vec<&GameAt> = tops
+        .iter()
+        .flat_map(|(best, single)| best.iter().chain(single))
+        .chain(recent.iter().map(|(_, game)| game))
+        .collect();
+    let found = read_games(data, &wanted)?;
+    for (line, (best, single)) in moves.iter_mut().zip(&tops) {
+        line.top_games = Some(
+            best.iter()
+                .map(|g| found.get(g))
+                .collect::<Result<_, _>>()?,
+        );
+        line.game = single.as_ref().map(|g| found.get(g)).transpose()?;
+    }
+    if lists.recent == 0 {
+        return Ok(None);
+    }
+    recent_of(&found, sums, &recent).map(Some)
+}
+
+/// The recent games read, each with its move.
+fn recent_of(
+    found: &FoundGames,
+    sums: &[MoveSums],
+    recent: &[(usize, GameAt)],
+) -> Result<Vec<RecentGame>, ExploreError> {
+    recent
+        .iter()
+        .filter_map(|(index, game)| Some((sums.get(*index)?, game)))
+        .map(|(sum, game)| {
+            Ok(RecentGame {
+                uci: sum.uci.clone(),
+                san: sum.san.clone(),
+                game: found.get(game)?,
+            })
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -189,61 +246,9 @@ mod tests {
     use super::*;
     use crate::stats::counts::{Counts, Ratings};
 
-    fn game(id: i64, elos: Option<(i32, i32)>) -> TopGame {
-        TopGame {
-            import: None,
-            game_id: id,
-            white: None,
-            black: None,
-            white_elo: elos.map(|e| e.0),
-            black_elo: elos.map(|e| e.1),
-            result: None,
-            date: None,
-        }
-    }
-
-    fn line(uci: &str) -> MoveLine {
-        MoveLine {
-            san: uci.to_owned(),
-            uci: uci.to_owned(),
-            games: 0,
-            white_wins: 0,
-            draws: 0,
-            black_wins: 0,
-            unfinished: 0,
-            white_percent: 0.0,
-            draw_percent: 0.0,
-            black_percent: 0.0,
-            average_white_elo: None,
-            average_black_elo: None,
-            last_year: None,
-            top_games: None,
-        }
-    }
-
-    #[test]
-    fn each_move_takes_its_own_games_in_rank_order() {
-        let ranked = [
-            ("e2e4", game(7, Some((2000, 2000)))),
-            ("d2d4", game(3, Some((1900, 1900)))),
-            ("e2e4", game(1, Some((1500, 1500)))),
-            ("e2e4", game(2, None)),
-        ]
-        .map(|(uci, game)| PlayedGame {
-            uci: uci.to_owned(),
-            game,
-        });
-        let mut moves = [line("e2e4"), line("d2d4"), line("c2c4")];
-        add_top_games(&mut moves, &ranked, 2);
-        let ids = |m: &MoveLine| -> Vec<i64> {
-            m.top_games.iter().flatten().map(|g| g.game_id).collect()
-        };
-        assert_eq!(moves.each_ref().map(ids), [vec![7, 1], vec![3], vec![]]);
-    }
-
     #[test]
     fn a_move_line_reads_its_shares_and_averages_from_the_sums() {
-        let line = MoveLine::from(MoveSums {
+        let line = MoveLine::from(&MoveSums {
             san: "e4".into(),
             uci: "e2e4".into(),
             counts: Counts {
@@ -259,6 +264,7 @@ mod tests {
                 black_count: 0,
             },
             last_year: Some(2020),
+            ..MoveSums::default()
         });
         assert_eq!(line.unfinished, 1);
         assert_eq!(
@@ -269,7 +275,7 @@ mod tests {
             (line.average_white_elo, line.average_black_elo),
             (Some(2000.0), None)
         );
-        let none = MoveLine::from(MoveSums::default());
+        let none = MoveLine::from(&MoveSums::default());
         assert_eq!((none.games, none.white_percent), (0, 0.0));
     }
 }

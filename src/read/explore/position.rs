@@ -27,6 +27,41 @@ pub(crate) struct MoveSums {
     pub ratings: Ratings,
     /// The last year a game of the rows played it (none without dates).
     pub last_year: Option<i32>,
+    /// The best-rated game of each row kept, with its rating: the top
+    /// games are the best of these (a row names no other).
+    pub best: Vec<RatedGame>,
+    /// The latest game of each row kept.
+    pub latest: Vec<RowGame>,
+}
+
+impl MoveSums {
+    /// The game, when the rows kept hold one game (lichess's
+    /// `moves[].game`): then one row is kept, and its game is its latest.
+    pub(crate) fn single_game(&self) -> Option<&RowGame> {
+        match (self.counts.games, self.latest.as_slice()) {
+            (1, [game]) => Some(game),
+            _ => None,
+        }
+    }
+}
+
+/// A game a tree row names, as stored: its id in the row's partition.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) struct RowGame {
+    /// In a lake, the row's partition (`import`): an import's name, whose
+    /// `games.game_id` the id is, or `_compacted`, whose ids number the
+    /// covered imports' games one after another. None in an import's
+    /// folder.
+    pub partition: Option<String>,
+    pub id: i64,
+}
+
+/// A row's best-rated game and its rating, `white_elo + black_elo` (None
+/// unless both are known).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RatedGame {
+    pub game: RowGame,
+    pub rating: Option<i64>,
 }
 
 /// A position's moves, each summed over the rows kept.
@@ -87,6 +122,7 @@ pub(crate) fn sum_rows(
     );
     let counts = rows.result_counts()?;
     let ratings = rows.rating_sums()?;
+    let named = NamedGames::read(&rows)?;
     let mut position = PositionSums::default();
     for row in 0..rows.height() {
         let (counts, ratings) = (counts(row), ratings(row));
@@ -115,9 +151,12 @@ pub(crate) fn sum_rows(
                 position.moves.len() - 1
             }
         };
+        let (best, latest) = named.of_row(&rows, row, counts.games, &ratings)?;
         let sum = &mut position.moves[index];
         sum.counts += counts;
         sum.ratings += &ratings;
+        sum.best.extend(best);
+        sum.latest.push(latest);
         let year = last_year[row].and_then(|y| i32::try_from(y).ok());
         sum.last_year = sum.last_year.max(year);
     }
@@ -128,6 +167,81 @@ pub(crate) fn sum_rows(
             .then_with(|| a.san.cmp(&b.san))
     });
     Ok(position)
+}
+
+/// The games a position's rows name, column by column.
+struct NamedGames {
+    /// A lake's rows name their partition.
+    partition: Option<Vec<String>>,
+    game_id: Vec<i64>,
+    top_game_id: Vec<Option<i64>>,
+    top_game_elo_sum: Vec<Option<i64>>,
+    last_game_id: Vec<Option<i64>>,
+}
+
+impl NamedGames {
+    fn read(rows: &Columns<'_>) -> Result<NamedGames, ColumnError> {
+        let partition = match rows.has(crate::lake::PARTITION_COLUMN) {
+            true => Some(rows.required_texts(crate::lake::PARTITION_COLUMN)?),
+            false => None,
+        };
+        Ok(NamedGames {
+            partition,
+            game_id: rows.required_ints(table::GAME_ID.name)?,
+            top_game_id: rows.ints(table::TOP_GAME_ID.name)?,
+            top_game_elo_sum: rows.ints(table::TOP_GAME_ELO_SUM.name)?,
+            last_game_id: rows.ints(table::LAST_GAME_ID.name)?,
+        })
+    }
+
+    /// Row `row`'s best-rated game (none when the row holds several games
+    /// and none of them has both ratings) and its latest game. A row of
+    /// one game names it in `game_id`, its rating in the rating sums; a
+    /// row of more in `top_game_id` and `last_game_id`.
+    fn of_row(
+        &self,
+        rows: &Columns<'_>,
+        row: usize,
+        games: u64,
+        ratings: &Ratings,
+    ) -> Result<(Option<RatedGame>, RowGame), ColumnError> {
+        let game = |id: i64| RowGame {
+            partition: self.partition.as_ref().map(|names| names[row].clone()),
+            id,
+        };
+        if games == 1 {
+            let one = game(self.game_id[row]);
+            let rating = (ratings.white_count == 1 && ratings.black_count == 1)
+                .then(|| i64::try_from(ratings.white_sum + ratings.black_sum).ok())
+                .flatten();
+            let best = RatedGame {
+                game: one.clone(),
+                rating,
+            };
+            return Ok((Some(best), one));
+        }
+        let last = self.last_game_id[row].ok_or_else(|| {
+            rows.error(format!(
+                "column {:?} holds a null on a row of {games} games",
+                table::LAST_GAME_ID.name
+            ))
+        })?;
+        let best = match (self.top_game_id[row], self.top_game_elo_sum[row]) {
+            (Some(id), Some(rating)) => Some(RatedGame {
+                game: game(id),
+                rating: Some(rating),
+            }),
+            (None, None) => None,
+            _ => {
+                return Err(rows.error(format!(
+                    "columns {:?} and {:?} are not both null or both set on a row",
+                    table::TOP_GAME_ID.name,
+                    table::TOP_GAME_ELO_SUM.name
+                )));
+            }
+        };
+        Ok((best, game(last)))
+    }
 }
 
 /// The move `uci` from `pos` in SAN with `+` / `#`; None unless legal.
@@ -173,8 +287,19 @@ mod tests {
             "white_elo_count" => [3i64, 0, 2],
             "black_elo_sum" => [0i64, 0, 4900],
             "black_elo_count" => [0i64, 0, 2],
+            "game_id" => [1i64, 2, 9],
+            "top_game_id" => [Some(4i64), None, Some(9)],
+            "top_game_elo_sum" => [Some(4000i64), None, Some(4900)],
+            "last_game_id" => [Some(7i64), Some(8), Some(9)],
         )
         .unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    fn game(id: i64) -> RowGame {
+        RowGame {
+            partition: None,
+            id,
+        }
     }
 
     fn bounds(filters: &Filters) -> Bounds {
@@ -207,8 +332,21 @@ mod tests {
                 black_count: 2,
             },
             last_year: Some(2019),
+            best: vec![
+                RatedGame {
+                    game: game(4),
+                    rating: Some(4000),
+                },
+                RatedGame {
+                    game: game(9),
+                    rating: Some(4900),
+                },
+            ],
+            latest: vec![game(7), game(9)],
         };
         assert_eq!(sums.moves.first().map(|m| m.uci.as_str()), Some("d2d4"));
+        // d4's row of five games names no rated game.
+        assert_eq!(sums.moves.first().map(|m| m.best.len()), Some(0));
         assert_eq!(sums.moves.get(1), Some(&e4));
         assert_eq!(e4.counts.unfinished(), 1);
     }
@@ -223,6 +361,69 @@ mod tests {
             .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((sums.games(), sums.all_games), (2, 10));
         assert_eq!(sums.moves.len(), 1);
+    }
+
+    #[test]
+    fn a_row_of_one_game_names_it_rated_only_with_both_ratings() {
+        let frame = df!(
+            "move_uci" => ["e2e4", "d2d4", "d2d4"],
+            "time_class" => ["blitz", "blitz", "rapid"],
+            "rating_band" => [Some(2000i32), None, None],
+            "month" => [None::<i32>, None, None],
+            "last_year" => [None::<i32>, None, None],
+            "games" => [1i64, 1, 1],
+            "white_wins" => [1i64, 0, 0],
+            "draws" => [0i64, 0, 0],
+            "black_wins" => [0i64, 1, 1],
+            "white_elo_sum" => [2100i64, 2000, 0],
+            "white_elo_count" => [1i64, 1, 0],
+            "black_elo_sum" => [1900i64, 0, 0],
+            "black_elo_count" => [1i64, 0, 0],
+            "game_id" => [5i64, 6, 8],
+            "top_game_id" => [None::<i64>, None, None],
+            "top_game_elo_sum" => [None::<i64>, None, None],
+            "last_game_id" => [None::<i64>, None, None],
+            "import" => ["a", "_compacted", "b"],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let columns = Columns::new(&frame, Path::new("openings"));
+        let sums = sum_rows(columns, &Chess::default(), &bounds(&Filters::default()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        let in_lake = |partition: &str, id| RowGame {
+            partition: Some(partition.to_owned()),
+            id,
+        };
+        let [d4, e4] = [0, 1].map(|i| sums.moves.get(i).cloned().unwrap_or_default());
+        assert_eq!(
+            e4.best,
+            [RatedGame {
+                game: in_lake("a", 5),
+                rating: Some(4000)
+            }]
+        );
+        assert_eq!(e4.single_game(), Some(&in_lake("a", 5)));
+        let ratings: Vec<Option<i64>> = d4.best.iter().map(|b| b.rating).collect();
+        assert_eq!(ratings, [None, None]);
+        assert_eq!(d4.latest, [in_lake("_compacted", 6), in_lake("b", 8)]);
+        assert_eq!(d4.single_game(), None);
+    }
+
+    #[test]
+    fn a_row_of_games_without_its_latest_is_an_error() {
+        let mut frame = rows();
+        let latest = Column::new("last_game_id".into(), [Some(7i64), None, Some(9)]);
+        frame
+            .replace("last_game_id", latest)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let columns = Columns::new(&frame, Path::new("openings.parquet"));
+        let error = sum_rows(columns, &Chess::default(), &bounds(&Filters::default())).err();
+        assert_eq!(
+            error.map(|e| e.to_string()),
+            Some(
+                "openings.parquet: column \"last_game_id\" holds a null on a row of 5 games"
+                    .to_owned()
+            )
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Explored, MoveLine};
+use super::{Explored, MoveLine, TopGame};
 
 /// The table's columns.
 const HEADER: [&str; 9] = [
@@ -60,6 +60,7 @@ impl Explored {
             out.push_str(&line(&mut row.iter().map(String::as_str)));
         }
         self.write_top_games(&mut out);
+        self.write_recent_games(&mut out);
         out
     }
 
@@ -99,9 +100,6 @@ impl Explored {
                  and games may be incomplete"
             );
         }
-        if let Some(note) = &self.top_games_note {
-            let _ = writeln!(out, "note      {note}");
-        }
     }
 
     /// `--games`: each move's games under its SAN.
@@ -113,26 +111,25 @@ impl Explored {
                 let _ = writeln!(out, "  (none)");
             }
             for game in games {
-                let player = |name: &Option<String>, elo: Option<i32>| {
-                    let name = name.as_deref().unwrap_or("?");
-                    match elo {
-                        Some(elo) => format!("{name} ({elo})"),
-                        None => name.to_owned(),
-                    }
-                };
-                let id = match &game.import {
-                    Some(import) => format!("{import}:{}", game.game_id),
-                    None => game.game_id.to_string(),
-                };
-                let _ = writeln!(
-                    out,
-                    "  {id:>8}  {} - {}  {}  {}",
-                    player(&game.white, game.white_elo),
-                    player(&game.black, game.black_elo),
-                    game.result.as_deref().unwrap_or("*"),
-                    game.date.as_deref().unwrap_or("????.??.??"),
-                );
+                let _ = writeln!(out, "  {}", game_line(game));
             }
+        }
+    }
+
+    /// `--recent`: the position's latest games, each after its move.
+    fn write_recent_games(&self, out: &mut String) {
+        let Some(games) = &self.recent_games else {
+            return;
+        };
+        let _ = writeln!(out, "\nrecent games");
+        if games.is_empty() {
+            let _ = writeln!(out, "  (none)");
+        }
+        let width = games.iter().map(|g| g.san.chars().count()).max();
+        for recent in games {
+            let san = &recent.san;
+            let width = width.unwrap_or(0);
+            let _ = writeln!(out, "  {san:<width$}  {}", game_line(&recent.game));
         }
     }
 
@@ -162,6 +159,28 @@ impl Explored {
     }
 }
 
+/// A listed game on one line: id, players with ratings, result, date.
+fn game_line(game: &TopGame) -> String {
+    let player = |name: &Option<String>, elo: Option<i32>| {
+        let name = name.as_deref().unwrap_or("?");
+        match elo {
+            Some(elo) => format!("{name} ({elo})"),
+            None => name.to_owned(),
+        }
+    };
+    let id = match &game.import {
+        Some(import) => format!("{import}:{}", game.game_id),
+        None => game.game_id.to_string(),
+    };
+    format!(
+        "{id:>8}  {} - {}  {}  {}",
+        player(&game.white, game.white_elo),
+        player(&game.black, game.black_elo),
+        game.result.as_deref().unwrap_or("*"),
+        game.date.as_deref().unwrap_or("????.??.??"),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -177,7 +196,7 @@ mod tests {
             position_games: None,
             moves,
             opening_min_games: None,
-            top_games_note: None,
+            recent_games: None,
         }
     }
 
@@ -197,6 +216,7 @@ mod tests {
             average_black_elo: None,
             last_year,
             top_games: None,
+            game: None,
         }
     }
 

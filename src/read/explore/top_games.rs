@@ -1,22 +1,23 @@
-//! Explorer, top games (`explore --games N`): the games whose mainline
-//! played a move from the position (`moves.parquet`), read from
-//! `games.parquet`, kept by the same filters as the tree's rows through
-//! their dimensions computed as the import computed them.
+//! Explorer, top and recent games (`explore --games N`, `--recent N`):
+//! the games the tree's rows name (each row its best-rated and its latest
+//! game, see `position`), so any import or lake lists them, ranked, placed
+//! in their import (a lake's compacted rows number the games of every
+//! covered import one after another) and read from `games.parquet`.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
 
 use polars::prelude::*;
 use serde::Serialize;
 
-use super::filters::Bounds;
+use super::position::{RatedGame, RowGame};
 use crate::error::ExploreError;
-use crate::model::TimeClass;
-use crate::model::calendar::civil_from_days;
+use crate::lake::{COMPACTED, PARTITION_COLUMN};
 use crate::read::source::Data;
-use crate::replay::variant::VariantName;
 use crate::sink::columns::{ColumnError, Columns};
-use crate::sink::schema;
-use crate::stats::dimensions::{Dimensions, OpeningPeriod};
+use crate::sink::schema::{self, games as g};
 
-/// A game that played a move (`explore --games`), from `games.parquet`.
+/// A game of the tree (`explore --games`), from `games.parquet`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TopGame {
     /// The lake import the game is in (a game id is unique per import).
@@ -31,172 +32,317 @@ pub struct TopGame {
     pub date: Option<String>,
 }
 
-/// A game kept, with the move it played from the position.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct PlayedGame {
-    pub uci: String,
-    pub game: TopGame,
+/// Where a game is: its import in a lake (None in a folder) and its
+/// `games.game_id` there.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub(crate) struct GameAt {
+    pub import: Option<String>,
+    pub id: i64,
+    /// Its place among all the games: the order they were read in, a
+    /// lake's imports one after another as compaction numbers them (the
+    /// compacted ones first, then the others by name).
+    pub order: u64,
 }
 
-/// How the import built its tree: the games' dimensions are computed with
-/// its period, and only plies within its depth were counted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct TreeShape {
-    pub period: OpeningPeriod,
-    pub plies: i32,
+/// How the ids of a tree's rows are placed in their imports.
+#[derive(Debug)]
+pub(crate) struct GameIds {
+    /// None for an import's folder.
+    lake: Option<LakeIds>,
+    /// The tree, for messages.
+    openings: PathBuf,
 }
 
-/// Every game the filters keep that played a move from the position whose
-/// stored key is `key` (read from `played`, the moves table of `data`),
-/// highest average rating first (games without both ratings last), then by
-/// `game_id` and import.
-pub(crate) fn ranked_games(
-    data: &Data,
-    played: LazyFrame,
-    key: i64,
-    bounds: &Bounds,
-    tree: TreeShape,
-) -> Result<Vec<PlayedGame>, ExploreError> {
-    use schema::games as g;
-    use schema::moves as m;
-    let games_path = data.table_path(&g::TABLE);
-    // In a lake a game is its import's name and its id.
-    let game_key = |id: &str| match data.is_lake() {
-        true => vec![col(crate::lake::PARTITION_COLUMN), col(id)],
-        false => vec![col(id)],
-    };
-    // As the tree counts them: within the opening plies, of games from the
-    // standard start under standard rules (a variant's board can have the
-    // same key).
-    let mut played_columns = game_key(m::GAME_ID.name);
-    played_columns.push(col(m::UCI.name));
-    let played = played
-        .filter(
-            col(m::POSITION_KEY.name)
-                .eq(lit(key))
-                .and(col(m::PLY.name).lt_eq(lit(tree.plies))),
+#[derive(Debug)]
+struct LakeIds {
+    /// The compacted imports with their offsets, as the compacted
+    /// partition numbers their games.
+    compacted: Vec<(String, u64)>,
+    /// Every import's offset in the order of all the lake's games.
+    offsets: HashMap<String, u64>,
+}
+
+impl GameIds {
+    /// The numbering of `data`'s games: in a lake, the compacted imports'
+    /// offsets (see [`crate::lake::game_offsets`]), then the others'.
+    pub(crate) fn of(data: &Data) -> Result<GameIds, ExploreError> {
+        let openings = data.table_path(&schema::openings::TABLE);
+        if !data.is_lake() {
+            return Ok(GameIds {
+                lake: None,
+                openings,
+            });
+        }
+        let compacted = crate::lake::game_offsets(data.dir())?;
+        let games_read: HashMap<&str, u64> =
+            data.imports().map(|(n, s)| (n, s.games_read)).collect();
+        // The uncompacted imports follow the compacted ones' games.
+        let mut next = match compacted.last() {
+            Some((name, offset)) => {
+                let read = games_read.get(name.as_str()).ok_or_else(|| {
+                    crate::lake::LakeError::CompactedUnlisted {
+                        lake: data.dir().to_path_buf(),
+                        name: name.clone(),
+                    }
+                })?;
+                offset.saturating_add(*read)
+            }
+            None => 0,
+        };
+        let mut offsets: HashMap<String, u64> = compacted.iter().cloned().collect();
+        for (name, summary) in data.imports() {
+            if !offsets.contains_key(name) {
+                offsets.insert(name.to_owned(), next);
+                next = next.saturating_add(summary.games_read);
+            }
+        }
+        Ok(GameIds {
+            lake: Some(LakeIds { compacted, offsets }),
+            openings,
+        })
+    }
+
+    /// Where the game a row names is; an id no import can hold is an
+    /// error naming the tree.
+    pub(crate) fn place(&self, game: &RowGame) -> Result<GameAt, ExploreError> {
+        let unplaced = |what: String| ExploreError::Table {
+            path: self.openings.clone(),
+            message: what,
+        };
+        let id = u64::try_from(game.id)
+            .map_err(|_| unplaced(format!("a row names the game id {}", game.id)))?;
+        let Some(lake) = &self.lake else {
+            return Ok(GameAt {
+                import: None,
+                id: game.id,
+                order: id,
+            });
+        };
+        let partition = game
+            .partition
+            .as_deref()
+            .ok_or_else(|| unplaced("a lake's row without its import".into()))?;
+        if partition == COMPACTED {
+            let (name, local) =
+                crate::lake::import_of_game(&lake.compacted, id).ok_or_else(|| {
+                    unplaced(format!(
+                        "the compacted partition names game {id}, but no import is compacted"
+                    ))
+                })?;
+            // At most the lake-wide id, so it fits as that did.
+            let local = i64::try_from(local)
+                .map_err(|_| unplaced(format!("game {id} of the compacted partition")))?;
+            return Ok(GameAt {
+                import: Some(name.to_owned()),
+                id: local,
+                order: id,
+            });
+        }
+        let offset = lake.offsets.get(partition).ok_or_else(|| {
+            unplaced(format!(
+                "rows of import {partition}, which the lake does not list"
+            ))
+        })?;
+        Ok(GameAt {
+            import: Some(partition.to_owned()),
+            id: game.id,
+            // Ids come from a file: no overflow panics on a damaged one.
+            order: offset.saturating_add(id),
+        })
+    }
+}
+
+/// The `n` best-rated of `candidates` (each row's best game): the highest
+/// `white_elo + black_elo` first, games without both ratings after, ties
+/// to the later game.
+pub(crate) fn best_games(
+    candidates: &[RatedGame],
+    ids: &GameIds,
+    n: usize,
+) -> Result<Vec<GameAt>, ExploreError> {
+    let mut placed = candidates
+        .iter()
+        .map(|c| Ok((c.rating, ids.place(&c.game)?)))
+        .collect::<Result<Vec<_>, ExploreError>>()?;
+    placed.sort_by_key(|(rating, game)| {
+        (
+            rating.is_none(),
+            std::cmp::Reverse(*rating),
+            std::cmp::Reverse(game.order),
         )
-        .select(played_columns)
-        .unique(None, UniqueKeepStrategy::First);
-    let Some(games) = data.scan(&g::TABLE)? else {
-        return Err(ExploreError::MissingTable { path: games_path });
+    });
+    Ok(first_distinct(placed.into_iter().map(|(_, game)| game), n))
+}
+
+/// The `n` latest of `games` (each row's latest game, with what it is
+/// the game of), latest first.
+pub(crate) fn latest_games<T>(
+    games: impl IntoIterator<Item = (T, RowGame)>,
+    ids: &GameIds,
+    n: usize,
+) -> Result<Vec<(T, GameAt)>, ExploreError> {
+    if n == 0 {
+        return Ok(Vec::new());
+    }
+    let mut placed = games
+        .into_iter()
+        .map(|(of, game)| Ok((of, ids.place(&game)?)))
+        .collect::<Result<Vec<_>, ExploreError>>()?;
+    placed.sort_by_key(|(_, game)| std::cmp::Reverse(game.order));
+    placed.truncate(n);
+    Ok(placed)
+}
+
+/// The first `n` distinct games of `games`, in order (a game that played
+/// the move twice, through a repetition, is in one row only; kept safe).
+fn first_distinct(games: impl Iterator<Item = GameAt>, n: usize) -> Vec<GameAt> {
+    let mut kept: Vec<GameAt> = Vec::new();
+    for game in games {
+        if kept.len() == n {
+            break;
+        }
+        if !kept.contains(&game) {
+            kept.push(game);
+        }
+    }
+    kept
+}
+
+/// Games read from `games.parquet`, by import and id.
+#[derive(Debug)]
+pub(crate) struct FoundGames {
+    path: PathBuf,
+    games: HashMap<(Option<String>, i64), TopGame>,
+}
+
+impl FoundGames {
+    /// The game at `at`; one not in the table is an error naming the
+    /// table and the game (the tree and the games table disagree).
+    pub(crate) fn get(&self, at: &GameAt) -> Result<TopGame, ExploreError> {
+        if let Some(game) = self.games.get(&(at.import.clone(), at.id)) {
+            return Ok(game.clone());
+        }
+        let game = match &at.import {
+            Some(import) => format!("{} of import {import}", at.id),
+            None => at.id.to_string(),
+        };
+        Err(ExploreError::MissingGame {
+            path: self.path.clone(),
+            game,
+        })
+    }
+}
+
+/// The games `wanted` read from `games.parquet` (each once, however
+/// often it is wanted).
+pub(crate) fn read_games(data: &Data, wanted: &[&GameAt]) -> Result<FoundGames, ExploreError> {
+    let path = data.table_path(&g::TABLE);
+    let mut wanted = wanted.to_vec();
+    wanted.sort_by_key(|w| (w.import.clone(), w.id));
+    wanted.dedup_by_key(|w| (w.import.clone(), w.id));
+    let mut found = FoundGames {
+        path: path.clone(),
+        games: HashMap::new(),
     };
-    let mut game_columns: Vec<Expr> = [
+    if wanted.is_empty() {
+        return Ok(found);
+    }
+    let Some(games) = data.scan(&g::TABLE)? else {
+        return Err(ExploreError::MissingTable { path });
+    };
+    let mut columns: Vec<Expr> = [
+        g::GAME_ID,
         g::WHITE,
         g::BLACK,
         g::WHITE_ELO,
         g::BLACK_ELO,
         g::DECLARED_RESULT,
         g::DATE,
-        g::YEAR,
-        g::MONTH,
-        g::TIME_CLASS,
-        g::VARIANT_NAME,
-        g::START_FEN,
     ]
     .map(|c| col(c.name))
     .into();
-    game_columns.extend(game_key(g::GAME_ID.name));
+    if data.is_lake() {
+        columns.push(col(PARTITION_COLUMN));
+    }
     let frame = games
-        .select(game_columns)
-        .join(
-            played,
-            game_key(g::GAME_ID.name),
-            game_key(m::GAME_ID.name),
-            JoinArgs::new(JoinType::Inner),
-        )
-        .filter(
-            col(g::VARIANT_NAME.name)
-                .eq(lit(VariantName::Standard.as_str()))
-                .and(col(g::START_FEN.name).is_null()),
-        )
+        .filter(any_of(&wanted))
+        .select(columns)
         .collect()
         .map_err(|e| ExploreError::Table {
-            path: games_path.clone(),
+            path: path.clone(),
             message: e.to_string(),
         })?;
-    let rows = game_rows(Columns::new(&frame, &games_path), tree.period)?;
-    let mut kept: Vec<PlayedGame> = rows
-        .into_iter()
-        .filter(|(dims, _)| bounds.keeps(dims))
-        .map(|(_, game)| game)
-        .collect();
-    // Stable: equal games stay in the order of the rows, as they were.
-    kept.sort_by_key(|played| {
-        let game = &played.game;
-        let average = game
-            .white_elo
-            .zip(game.black_elo)
-            .map(|(w, b)| i64::from(w) + i64::from(b));
-        (
-            std::cmp::Reverse(average),
-            game.game_id,
-            game.import.clone(),
-        )
-    });
-    Ok(kept)
+    for game in top_games(Columns::new(&frame, &path))? {
+        found
+            .games
+            .insert((game.import.clone(), game.game_id), game);
+    }
+    Ok(found)
 }
 
-/// Each joined row as the game's dimensions and the game with its move.
-fn game_rows(
-    rows: Columns<'_>,
-    period: OpeningPeriod,
-) -> Result<Vec<(Dimensions, PlayedGame)>, ColumnError> {
-    use schema::games as g;
-    let (white, black, result, date_text) = (
+/// A filter keeping the games `wanted`: equalities joined by OR as a
+/// balanced tree (a deep chain could overflow a stack in the optimizer),
+/// which row-group statistics of the sorted `game_id` can prune by.
+fn any_of(wanted: &[&GameAt]) -> Expr {
+    let mut terms: Vec<Expr> = wanted
+        .iter()
+        .map(|w| {
+            let id = col(g::GAME_ID.name).eq(lit(w.id));
+            match &w.import {
+                Some(import) => col(PARTITION_COLUMN).eq(lit(import.clone())).and(id),
+                None => id,
+            }
+        })
+        .collect();
+    while terms.len() > 1 {
+        let mut paired = Vec::with_capacity(terms.len().div_ceil(2));
+        let mut rest = terms.into_iter();
+        while let Some(a) = rest.next() {
+            paired.push(match rest.next() {
+                Some(b) => a.or(b),
+                None => a,
+            });
+        }
+        terms = paired;
+    }
+    terms.pop().unwrap_or_else(|| lit(false))
+}
+
+/// The rows read as games.
+fn top_games(rows: Columns<'_>) -> Result<Vec<TopGame>, ColumnError> {
+    let (white, black, result, date) = (
         rows.texts(g::WHITE.name)?,
         rows.texts(g::BLACK.name)?,
         rows.texts(g::DECLARED_RESULT.name)?,
         rows.texts(g::DATE.name)?,
     );
-    let (time_class, uci) = (
-        rows.required_texts(g::TIME_CLASS.name)?,
-        rows.required_texts(schema::moves::UCI.name)?,
-    );
     let ids = rows.required_ints(g::GAME_ID.name)?;
-    let (white_elo, black_elo, year, month) = (
-        rows.ints(g::WHITE_ELO.name)?,
-        rows.ints(g::BLACK_ELO.name)?,
-        rows.ints(g::YEAR.name)?,
-        rows.ints(g::MONTH.name)?,
-    );
+    let (white_elo, black_elo) = (rows.ints(g::WHITE_ELO.name)?, rows.ints(g::BLACK_ELO.name)?);
     // Only a lake's rows name their import.
-    let imports = match rows.has(crate::lake::PARTITION_COLUMN) {
-        true => Some(rows.required_texts(crate::lake::PARTITION_COLUMN)?),
+    let imports = match rows.has(PARTITION_COLUMN) {
+        true => Some(rows.required_texts(PARTITION_COLUMN)?),
         false => None,
     };
-    let small = |value: Option<i64>| value.and_then(|n| i32::try_from(n).ok());
+    let elo = |value: Option<i64>, column: &str| {
+        value
+            .map(|n| {
+                i32::try_from(n)
+                    .map_err(|_| rows.error(format!("column {column:?} holds {n}, not a rating")))
+            })
+            .transpose()
+    };
     (0..rows.height())
         .map(|row| {
-            let (white_elo, black_elo) = (small(white_elo[row]), small(black_elo[row]));
-            let time_class = TimeClass::parse(&time_class[row]).ok_or_else(|| {
-                rows.error(format!(
-                    "column {:?} holds {:?}, not a time class pgnlake writes",
-                    g::TIME_CLASS.name,
-                    time_class[row]
-                ))
-            })?;
-            // As the import made them: the month, else the year alone.
-            let date = match month[row] {
-                Some(days) => {
-                    let (year, month, _) = civil_from_days(days);
-                    Some((year, Some(month)))
-                }
-                None => year[row].map(|year| (year, None)),
-            };
-            let dims = Dimensions::of(time_class, white_elo, black_elo, date, period);
-            let game = TopGame {
+            Ok(TopGame {
                 import: imports.as_ref().map(|names| names[row].clone()),
                 game_id: ids[row],
                 white: white[row].clone(),
                 black: black[row].clone(),
-                white_elo,
-                black_elo,
+                white_elo: elo(white_elo[row], g::WHITE_ELO.name)?,
+                black_elo: elo(black_elo[row], g::BLACK_ELO.name)?,
                 result: result[row].clone(),
-                date: date_text[row].clone(),
-            };
-            let uci = uci[row].clone();
-            Ok((dims, PlayedGame { uci, game }))
+                date: date[row].clone(),
+            })
         })
         .collect()
 }
@@ -207,31 +353,128 @@ mod tests {
 
     use super::*;
 
+    fn lake_ids() -> GameIds {
+        let compacted = vec![("a".to_owned(), 0), ("b".to_owned(), 10)];
+        let mut offsets: HashMap<String, u64> = compacted.iter().cloned().collect();
+        offsets.insert("c".to_owned(), 15);
+        GameIds {
+            lake: Some(LakeIds { compacted, offsets }),
+            openings: PathBuf::from("lake/openings"),
+        }
+    }
+
+    fn row(partition: Option<&str>, id: i64) -> RowGame {
+        RowGame {
+            partition: partition.map(str::to_owned),
+            id,
+        }
+    }
+
+    fn at(import: &str, id: i64, order: u64) -> GameAt {
+        GameAt {
+            import: Some(import.to_owned()),
+            id,
+            order,
+        }
+    }
+
     #[test]
-    fn a_game_of_a_speed_pgnlake_does_not_write_is_an_error() {
+    fn a_compacted_id_is_placed_in_its_import_and_an_import_id_stays() {
+        let ids = lake_ids();
+        let place = |p, id| ids.place(&row(p, id)).map_err(|e| e.to_string());
+        assert_eq!(place(Some("_compacted"), 12), Ok(at("b", 2, 12)));
+        assert_eq!(place(Some("_compacted"), 3), Ok(at("a", 3, 3)));
+        assert_eq!(place(Some("c"), 3), Ok(at("c", 3, 18)));
+        assert_eq!(
+            place(Some("d"), 3),
+            Err("lake/openings: rows of import d, which the lake does not list".to_owned())
+        );
+        assert!(place(Some("c"), -1).is_err());
+        let folder = GameIds {
+            lake: None,
+            openings: PathBuf::from("openings.parquet"),
+        };
+        assert_eq!(
+            folder.place(&row(None, 7)).ok(),
+            Some(GameAt {
+                import: None,
+                id: 7,
+                order: 7
+            })
+        );
+    }
+
+    #[test]
+    fn the_best_rated_come_first_then_the_unrated_ties_to_the_later() {
+        let ids = lake_ids();
+        let rated = |p, id, rating| RatedGame {
+            game: row(Some(p), id),
+            rating,
+        };
+        let candidates = [
+            rated("c", 1, Some(3000)),
+            rated("_compacted", 11, None),
+            rated("_compacted", 2, Some(3000)),
+            rated("c", 0, Some(3100)),
+            rated("_compacted", 4, Some(2000)),
+        ];
+        let best = best_games(&candidates, &ids, 4).unwrap_or_else(|e| panic!("{e}"));
+        // c:1 is read after a:2 (the compacted imports come first).
+        assert_eq!(
+            best,
+            [at("c", 0, 15), at("c", 1, 16), at("a", 2, 2), at("a", 4, 4)]
+        );
+        let all = best_games(&candidates, &ids, 9).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(all.last(), Some(&at("b", 1, 11)));
+        let latest = latest_games(
+            [
+                ("e4", row(Some("_compacted"), 12)),
+                ("d4", row(Some("c"), 0)),
+            ],
+            &ids,
+            1,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(latest, [("d4", at("c", 0, 15))]);
+    }
+
+    #[test]
+    fn the_filter_keeps_each_wanted_game() {
+        let wanted = [at("a", 1, 1), at("b", 2, 12), at("a", 5, 5)];
+        let refs: Vec<&GameAt> = wanted.iter().collect();
+        let frame = df!(
+            "import" => ["a", "a", "b", "b", "a"],
+            "game_id" => [1i64, 2, 1, 2, 5],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let kept = frame
+            .lazy()
+            .filter(any_of(&refs))
+            .collect()
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(kept.height(), 3);
+        let none = df!("game_id" => [1i64]).unwrap_or_else(|e| panic!("{e}"));
+        let kept = none.lazy().filter(any_of(&[])).collect();
+        assert_eq!(kept.map(|f| f.height()).ok(), Some(0));
+    }
+
+    #[test]
+    fn a_rating_out_of_range_is_an_error_naming_the_column() {
         let frame = df!(
             "white" => [Some("a")],
             "black" => [None::<&str>],
             "declared_result" => [Some("1-0")],
             "date" => [Some("2020.01.02")],
-            "time_class" => ["fast"],
-            "uci" => ["e2e4"],
             "game_id" => [4i64],
-            "white_elo" => [Some(2000i32)],
-            "black_elo" => [None::<i32>],
-            "year" => [Some(2020i32)],
-            "month" => [None::<i32>],
+            "white_elo" => [Some(i64::MAX)],
+            "black_elo" => [None::<i64>],
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let rows = Columns::new(&frame, Path::new("games.parquet"));
-        let error = game_rows(rows, OpeningPeriod::Month).err();
+        let error = top_games(rows).err().map(|e| e.to_string());
         assert_eq!(
-            error.map(|e| e.to_string()),
-            Some(
-                "games.parquet: column \"time_class\" holds \"fast\", not a time class \
-                 pgnlake writes"
-                    .to_owned()
-            )
+            error.as_deref(),
+            Some("games.parquet: column \"white_elo\" holds 9223372036854775807, not a rating")
         );
     }
 }
