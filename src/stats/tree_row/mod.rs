@@ -10,7 +10,9 @@ mod board;
 mod edge;
 mod record;
 
-// `unpack_move` serves the `tables` build's merge alone.
+// `Spelling`, `pack_uci` and `unpack_move` serve the `tables` build's
+// sink and merge alone.
 #[cfg_attr(not(feature = "tables"), allow(unused_imports))]
 pub(crate) use board::Spelling;
+#[cfg_attr(not(feature = "tables"), allow(unused_imports))]
 pub(crate) use edge::{Edge, EdgeKey, EdgeStats, GameFacts, pack_move, pack_uci, unpack_move};

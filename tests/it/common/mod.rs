@@ -390,7 +390,7 @@ pub fn summed_tree_digest(tree: &DataFrame, games: &DataFrame) -> (usize, String
     // Rows of one game carry no text: every row spelled from its game.
     let spelled = tree::spell_tree(tree, games);
     let mut summed: std::collections::BTreeMap<(i64, String), Sums> = Default::default();
-    for i in 0..tree.height() {
+    for (i, spelled) in spelled.iter().enumerate() {
         let key = (
             i64_at(tree, "position_key", i).unwrap_or_default(),
             str_at(tree, "move_uci", i).unwrap_or_default(),
@@ -401,9 +401,9 @@ pub fn summed_tree_digest(tree: &DataFrame, games: &DataFrame) -> (usize, String
                 None,
                 None,
                 u32::MAX,
-                spelled[i].epd.clone(),
-                spelled[i].san.clone(),
-                spelled[i].next_position_key,
+                spelled.epd.clone(),
+                spelled.san.clone(),
+                spelled.next_position_key,
             )
         });
         for (sum, column) in row.0.iter_mut().zip(RATED_COUNTS) {

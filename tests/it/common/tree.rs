@@ -11,7 +11,7 @@ use shakmaty::fen::Epd;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+use shakmaty::{Chess, EnPassantMode, Position};
 
 use super::{i64_at, str_at, u32_at, u64_at};
 
@@ -28,7 +28,12 @@ pub struct Spelled {
 /// or more carries exactly this spelling, a row of one game none.
 pub fn spell_tree(tree: &DataFrame, games: &DataFrame) -> Vec<Spelled> {
     let first_moves: HashMap<i64, String> = (0..games.height())
-        .filter_map(|i| Some((i64_at(games, "game_id", i)?, str_at(games, "first_moves", i)?)))
+        .filter_map(|i| {
+            Some((
+                i64_at(games, "game_id", i)?,
+                str_at(games, "first_moves", i)?,
+            ))
+        })
         .collect();
     (0..tree.height())
         .map(|row| {
@@ -45,8 +50,16 @@ pub fn spell_tree(tree: &DataFrame, games: &DataFrame) -> Vec<Spelled> {
                     .unwrap_or_else(|| panic!("game {game}: {token}"));
                 pos.play_unchecked(m);
             }
-            let key = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0.cast_signed();
-            assert_eq!(Some(key(&pos)), i64_at(tree, "position_key", row), "row {row}");
+            let key = |p: &Chess| {
+                p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal)
+                    .0
+                    .cast_signed()
+            };
+            assert_eq!(
+                Some(key(&pos)),
+                i64_at(tree, "position_key", row),
+                "row {row}"
+            );
             let uci = str_at(tree, "move_uci", row).unwrap_or_else(|| panic!("row {row}: move"));
             let m = UciMove::from_ascii(uci.as_bytes())
                 .ok()
@@ -78,8 +91,6 @@ pub fn spell_tree(tree: &DataFrame, games: &DataFrame) -> Vec<Spelled> {
                     "row {row}"
                 ),
             }
-            // Castling as the tree keys it.
-            let _ = CastlingMode::Standard;
             spelled
         })
         .collect()
