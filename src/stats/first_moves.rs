@@ -2,7 +2,7 @@
 //! the opening tree's window, where a row of the tree finds them by game
 //! id. A row of one game holds its game, not its spelling (EPD, SAN, next
 //! key); a row written with two games or more is spelled from its witness
-//! game's first moves ([`crate::stats::tree_row::Spelling`]). The import
+//! game's first moves (`stats::tree_row::Spelling`). The import
 //! writes them as it replays; `merge` and `lake --compact` load them from
 //! the `games` tables' `first_moves`.
 //!
