@@ -231,7 +231,10 @@ fn a_lake_of_three_imports_reads_as_one_import_of_the_three() {
     let compacted = std::fs::read(lake.join("openings/import=_compacted/part-0.parquet"))
         .unwrap_or_else(|e| panic!("{e}"));
     let single = std::fs::read(one.join("openings.parquet")).unwrap_or_else(|e| panic!("{e}"));
-    assert!(compacted == single, "the compacted tree is not the single import's");
+    assert!(
+        compacted == single,
+        "the compacted tree is not the single import's"
+    );
     let one_text = text(&one);
     // The recipes for a lake: the union by import, and the tree summed.
     let recipe = |name: &str| {
