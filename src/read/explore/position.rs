@@ -408,17 +408,24 @@ mod tests {
         assert_eq!(d4.single_game(), None);
     }
 
-    #[test]
-    fn a_row_of_games_without_its_latest_is_an_error() {
+    /// The error of summing the rows with `column` in place of theirs.
+    fn error_with(column: Column) -> Option<String> {
         let mut frame = rows();
-        let latest = Column::new("last_game_id".into(), [Some(7i64), None, Some(9)]);
+        let name = column.name().to_string();
         frame
-            .replace("last_game_id", latest)
+            .replace(&name, column)
             .unwrap_or_else(|e| panic!("{e}"));
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        let error = sum_rows(columns, &Chess::default(), &bounds(&Filters::default())).err();
+        sum_rows(columns, &Chess::default(), &bounds(&Filters::default()))
+            .err()
+            .map(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_row_of_games_without_its_latest_is_an_error() {
+        let latest = Column::new("last_game_id".into(), [Some(7i64), None, Some(9)]);
         assert_eq!(
-            error.map(|e| e.to_string()),
+            error_with(latest),
             Some(
                 "openings.parquet: column \"last_game_id\" holds a null on a row of 5 games"
                     .to_owned()
@@ -428,15 +435,9 @@ mod tests {
 
     #[test]
     fn a_row_of_a_speed_pgnlake_does_not_write_is_an_error() {
-        let mut frame = rows();
         let speeds = Column::new("time_class".into(), ["blitz", "fast", "blitz"]);
-        frame
-            .replace("time_class", speeds)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        let error = sum_rows(columns, &Chess::default(), &bounds(&Filters::default())).err();
         assert_eq!(
-            error.map(|e| e.to_string()),
+            error_with(speeds),
             Some(
                 "openings.parquet: a row with a time class or rating band pgnlake \
                  does not write (\"fast\", None)"
