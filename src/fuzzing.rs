@@ -140,8 +140,8 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
                 // parses); the one pass rejects such a game for its first
                 // problem, whatever follows it.
                 let runs_off = report.problem.is_some()
-                    && movetext::Lexer::game(bytes, raw.line)
-                        .any(|t| t.kind == movetext::TokenKind::UnterminatedComment);
+                    && crate::pgn::lexer::Lexer::game(bytes, raw.line)
+                        .any(|t| t.kind == crate::pgn::lexer::TokenKind::UnterminatedComment);
                 // A frame that ends in a backslash (an input that stops in
                 // a tag value's escape): pgn-reader's escape takes the
                 // separator's newline and reads the separator into the
@@ -209,7 +209,7 @@ pub fn one_pass_agrees(data: &[u8]) -> u64 {
 ///
 /// Returns the games compared.
 pub fn tag_readers_agree(data: &[u8]) -> u64 {
-    use crate::pgn::{header, movetext, visitor::SUPPORTED_TAG_LINE};
+    use crate::pgn::{header, visitor::SUPPORTED_TAG_LINE};
 
     let mut framer = Framer::new(Cursor::new(data));
     let mut next_game_id = 0;
@@ -227,7 +227,7 @@ pub fn tag_readers_agree(data: &[u8]) -> u64 {
                 // A tag line pgn-reader cannot hold: a syntax error.
                 continue;
             };
-            let lexer = movetext::Lexer::game(bytes, raw.line).position();
+            let lexer = crate::pgn::lexer::Lexer::game(bytes, raw.line).position();
             let header_end = header.unwrap_or(bytes.len());
             let at_lexer = bytes.get(lexer).copied();
             assert!(

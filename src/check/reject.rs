@@ -51,7 +51,7 @@ pub(super) fn reject_row(
     // Without pgn-reader's tags, read the header directly.
     let fallback = match game {
         Some(_) => Vec::new(),
-        None => movetext::quick_tags(bytes),
+        None => crate::pgn::tag_line::quick_tags(bytes),
     };
     let tag = |name: &str| match game {
         Some(g) => g.tag(name).map(str::to_owned),

@@ -8,6 +8,7 @@ pub mod chunked;
 pub mod encoding;
 pub mod framer;
 pub mod header;
+pub mod lexer;
 pub mod movetext;
 pub mod result;
 pub mod tag_line;

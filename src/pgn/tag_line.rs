@@ -171,6 +171,44 @@ pub(crate) fn line_end(bytes: &[u8], from: usize) -> usize {
         .map_or(bytes.len(), |at| from + at)
 }
 
+/// The tags of a game read without pgn-reader, for rejects that pgn-reader
+/// could not parse (an unterminated comment would make it read on): one
+/// tag a line, its value as written (escapes kept), a line whose name is
+/// not followed by a quote skipped.
+pub(crate) fn quick_tags(game: &[u8]) -> Vec<(String, String)> {
+    let mut tags = Vec::new();
+    for line in game.split(|&b| b == b'\n') {
+        let line = line.trim_ascii();
+        let Some(body) = line.strip_prefix(b"[") else {
+            if line.is_empty() || line.starts_with(b"%") {
+                continue;
+            }
+            break;
+        };
+        let name_len = body
+            .iter()
+            .take_while(|b| !b.is_ascii_whitespace() && **b != b'"')
+            .count();
+        let (name, rest) = body.split_at(name_len);
+        let Some(value) = rest.trim_ascii_start().strip_prefix(b"\"") else {
+            continue;
+        };
+        let (end, met) = value_end(value, 0);
+        let raw = &value[..end];
+        let raw = match met {
+            Met::Quote => raw,
+            // A value cut off after an escaped quote (`"a\"` at the line's
+            // end) has always lost that quote here.
+            _ => raw.strip_suffix(b"\"").unwrap_or(raw),
+        };
+        tags.push((
+            super::encoding::decode(name).0,
+            super::encoding::decode(raw).0,
+        ));
+    }
+    tags
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -605,7 +605,7 @@ impl BatchParser<'_> {
         let stops_at = if scanned.movetext_start == movetext_start {
             scanned.stops_at
         } else {
-            movetext::movetext_stop(bytes, movetext_start)
+            crate::pgn::lexer::movetext_stop(bytes, movetext_start)
         };
         if stops_at.is_some_and(|at| at < bytes.len()) {
             self.recycle(game);

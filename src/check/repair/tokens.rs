@@ -6,7 +6,7 @@
 
 use std::iter::Peekable;
 
-use crate::pgn::movetext::{Lexer, Token as LexedToken, TokenKind};
+use crate::pgn::lexer::{Lexer, Token as LexedToken, TokenKind};
 use crate::pgn::result::GameResult;
 
 /// One character as SAN writes it: full-width forms to ASCII, the capture,
