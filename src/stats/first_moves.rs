@@ -18,9 +18,9 @@ use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use shakmaty::packed::PackedUciMove;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Move, Position};
+use super::tree_row::{pack_move, pack_uci, unpack_move};
+
+use shakmaty::{Chess, Move, Position};
 
 /// Why a game's first moves could not give the position a row needs.
 #[derive(Debug, thiserror::Error)]
@@ -93,12 +93,7 @@ impl FirstMoves {
 
     /// Keeps game `game_id`'s moves (the first `plies` of them).
     pub(crate) fn put(&self, game_id: u64, moves: &[Move]) -> io::Result<()> {
-        self.put_packed(
-            game_id,
-            moves
-                .iter()
-                .map(|m| pack(&m.to_uci(CastlingMode::Standard))),
-        )
+        self.put_packed(game_id, moves.iter().map(|m| pack_move(*m)))
     }
 
     /// Keeps game `game_id`'s moves given as UCI separated by spaces (the
@@ -106,9 +101,9 @@ impl FirstMoves {
     pub(crate) fn put_text(&self, game_id: u64, text: &str) -> Result<(), String> {
         let mut packed = Vec::with_capacity(self.0.plies);
         for token in text.split_ascii_whitespace().take(self.0.plies) {
-            let uci = UciMove::from_ascii(token.as_bytes())
-                .map_err(|e| format!("game {game_id}: first move `{token}`: {e}"))?;
-            packed.push(pack(&uci));
+            let m = pack_uci(token)
+                .ok_or_else(|| format!("game {game_id}: first move `{token}` is not a UCI move"))?;
+            packed.push(m);
         }
         self.put_packed(game_id, packed.into_iter())
             .map_err(|e| format!("{}: {e}", self.0.path.display()))
@@ -160,7 +155,7 @@ impl FirstMoves {
             if packed == 0 {
                 return Err(wrong(at, "missing"));
             }
-            let uci = PackedUciMove::from_bytes(packed.to_le_bytes()).unpack();
+            let uci = unpack_move(packed);
             let m = uci.to_move(&pos).map_err(|_| wrong(at, "illegal"))?;
             pos.play_unchecked(m);
         }
@@ -176,11 +171,6 @@ impl Drop for Store {
             crate::interrupt::unregister(&self.path);
         }
     }
-}
-
-/// A move as 2 bytes; never 0 (a move has two different squares or a drop).
-fn pack(uci: &UciMove) -> u16 {
-    u16::from_le_bytes(PackedUciMove::pack(*uci).to_bytes())
 }
 
 #[cfg(test)]

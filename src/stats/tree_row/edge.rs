@@ -379,16 +379,19 @@ pub(crate) fn unpack_move(mv: u16) -> UciMove {
 /// None unless it is a move of standard chess.
 pub(crate) fn pack_uci(text: &str) -> Option<u16> {
     match UciMove::from_ascii(text.as_bytes()).ok()? {
-        uci @ UciMove::Normal { .. } => {
-            Some(u16::from_le_bytes(PackedUciMove::pack(uci).to_bytes()))
-        }
+        uci @ UciMove::Normal { .. } => Some(pack_uci_move(uci)),
         UciMove::Put { .. } | UciMove::Null => None,
     }
 }
 
 /// The edge key's form of a move.
 pub(crate) fn pack_move(m: Move) -> u16 {
-    u16::from_le_bytes(PackedUciMove::pack(m.to_uci(CastlingMode::Standard)).to_bytes())
+    pack_uci_move(m.to_uci(CastlingMode::Standard))
+}
+
+/// A UCI move as 2 bytes (never 0: a move has two different squares).
+fn pack_uci_move(uci: UciMove) -> u16 {
+    u16::from_le_bytes(PackedUciMove::pack(uci).to_bytes())
 }
 
 #[cfg(test)]
