@@ -25,6 +25,9 @@ pub enum Command {
     /// Show the moves played from one position, from an import's opening tree.
     #[command(after_help = "More: docs/guide.md#explore")]
     Explore(ExploreArgs),
+    /// Serve the lichess opening explorer's HTTP API and an explorer page over an import or a lake.
+    #[command(after_help = "More: docs/serve.md")]
+    Serve(ServeArgs),
     /// Print a position's key as the opening tree stores it (position_key), from a FEN or EPD.
     #[command(after_help = "More: docs/guide.md#key")]
     Key(KeyArgs),
@@ -375,6 +378,23 @@ pub struct ImportArgs {
     /// `zstd:LEVEL` (1-22), `lz4` (LZ4_RAW) or `none`.
     #[arg(long, value_name = "CODEC", default_value = "zstd:1")]
     pub compression: crate::sink::compression::Compression,
+}
+
+/// `pgnlake serve --data DIR`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The import's folder or lake that `/lichess`, `/player` and the page read.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// The import's folder or lake that `/masters` reads (default: --data).
+    #[arg(long, value_name = "DIR")]
+    pub masters: Option<PathBuf>,
+    /// Address and port to listen on (port 0: any free port, printed at start).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:9002")]
+    pub listen: std::net::SocketAddr,
+    /// Send Access-Control-Allow-Origin: * (for web pages of other origins).
+    #[arg(long)]
+    pub cors: bool,
 }
 
 /// `pgnlake key FEN`.

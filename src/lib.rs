@@ -51,5 +51,7 @@ pub mod read;
 pub mod replay;
 #[cfg(feature = "tables")]
 pub mod report;
+#[cfg(feature = "tables")]
+pub mod serve;
 pub mod sink;
 pub mod stats;

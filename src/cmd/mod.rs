@@ -12,6 +12,7 @@ mod panic;
 pub mod query;
 pub mod report;
 pub mod schema;
+pub mod serve;
 pub mod unwinnable;
 
 use std::process::ExitCode;
@@ -106,6 +107,7 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::Import(_) => "import",
         Command::Explore(_) => "explore",
+        Command::Serve(_) => "serve",
         Command::Key(_) => "key",
         Command::Clean(_) => "clean",
         Command::Export(_) => "export",
@@ -123,8 +125,10 @@ fn run_command(cli: Cli) -> ExitStatus {
         cli.command,
         Command::Import(_) | Command::Clean(_) | Command::Merge(_) | Command::Export(_)
     );
-    if reads_games {
+    if reads_games || matches!(cli.command, Command::Serve(_)) {
         limit_polars_threads();
+    }
+    if reads_games {
         raise_open_file_limit();
     }
     // Commands that change files on disk stop cleanly on SIGINT/SIGTERM:
@@ -138,6 +142,7 @@ fn run_command(cli: Cli) -> ExitStatus {
     let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Key(args) => key::run(args),
         Command::Clean(args) => clean::run(args),
         Command::Export(args) => export::run(args),

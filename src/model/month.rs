@@ -39,6 +39,14 @@ impl Month {
         i64::from(self.month)
     }
 
+    /// The month after (None past the last a key can hold).
+    pub fn next(self) -> Option<Month> {
+        match self.month() {
+            12 => Month::new(self.year() + 1, 1),
+            m => Month::new(self.year(), m + 1),
+        }
+    }
+
     /// January of the month's year (`--opening-period year` counts a game
     /// under it).
     pub fn january(self) -> Month {

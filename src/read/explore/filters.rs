@@ -89,9 +89,36 @@ impl Filters {
     }
 
     /// The filters as bounds on a table's key columns, for an import made
-    /// with `period`: with `year`, months compare by their year.
+    /// with `period`.
     pub(crate) fn bounds(&self, period: OpeningPeriod) -> Result<Bounds, ExploreError> {
-        if period == OpeningPeriod::None && (self.since.is_some() || self.until.is_some()) {
+        let bands = self.rating.into_iter().collect();
+        Bounds::new(self.speed.clone(), bands, self.since, self.until, period)
+    }
+}
+
+/// The filters as tests on a row's dimensions.
+pub(crate) struct Bounds {
+    speed: Vec<TimeClass>,
+    /// A row's band is in one of them; none: every row, rated or not.
+    bands: Vec<BandRange>,
+    /// Open at both ends when no month filter is in force; else rows
+    /// without a month are left out.
+    months: MonthRange,
+}
+
+impl Bounds {
+    /// Rows of any of `speed` (all when empty), of a band in any of
+    /// `bands` (lichess's rating groups need not touch; all rows, rated or
+    /// not, when empty) and of the months `since..=until`, in an import made
+    /// with `period`: with `year`, months compare by their year.
+    pub(crate) fn new(
+        speed: Vec<TimeClass>,
+        bands: Vec<BandRange>,
+        since: Option<Month>,
+        until: Option<Month>,
+        period: OpeningPeriod,
+    ) -> Result<Bounds, ExploreError> {
+        if period == OpeningPeriod::None && (since.is_some() || until.is_some()) {
             return Err(ExploreError::BadFilter {
                 message: "--since/--until: this import has no months \
                           (it was made with --opening-period none)"
@@ -104,33 +131,24 @@ impl Filters {
             _ => m,
         };
         let months = MonthRange {
-            since: self.since.map(of_period),
-            until: self.until.map(of_period),
+            since: since.map(of_period),
+            until: until.map(of_period),
         };
         Ok(Bounds {
-            speed: self.speed.clone(),
-            bands: self.rating,
+            speed,
+            bands,
             months,
         })
     }
-}
 
-/// The filters as tests on a row's dimensions.
-pub(crate) struct Bounds {
-    speed: Vec<TimeClass>,
-    bands: Option<BandRange>,
-    /// Open at both ends when no month filter is in force; else rows
-    /// without a month are left out.
-    months: MonthRange,
-}
-
-impl Bounds {
     pub(crate) fn keeps(&self, dims: &Dimensions) -> bool {
         if !self.speed.is_empty() && !self.speed.contains(&dims.speed()) {
             return false;
         }
-        if let Some(range) = self.bands
-            && !dims.band().is_some_and(|band| range.contains(band))
+        if !self.bands.is_empty()
+            && !dims
+                .band()
+                .is_some_and(|band| self.bands.iter().any(|range| range.contains(band)))
         {
             return false;
         }

@@ -27,6 +27,7 @@ pub(crate) use self::locate::{OpeningLabel, Target, locate, stored_key_of_fen};
 use self::position::{MoveSums, read_position};
 pub use self::top_games::TopGame;
 use self::top_games::{FoundGames, GameAt, GameIds, best_games, latest_games, read_games};
+use super::keyed::KeyedFiles;
 use super::source::Data;
 pub use crate::error::ExploreError;
 use crate::stats::dimensions::OpeningPeriod;
@@ -154,10 +155,11 @@ pub(crate) fn explore(
         .first()
         .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
     let bounds = filters.bounds(period)?;
-    let position = read_position(&data, &located.position, &bounds)?;
+    let files = KeyedFiles::default();
+    let position = read_position(&data, &located.position, &bounds, &files)?;
     let (games, position_games) = (position.games(), position.all_games);
     let mut moves: Vec<MoveLine> = position.moves.iter().map(MoveLine::from).collect();
-    let recent_games = add_games(&data, &position.moves, &mut moves, lists)?;
+    let recent_games = add_games(&data, &position.moves, &mut moves, lists, &files)?;
     Ok(Explored {
         epd: located.epd(),
         position_key: located.stored_key(),
@@ -184,6 +186,7 @@ fn add_games(
     sums: &[MoveSums],
     moves: &mut [MoveLine],
     lists: GameCounts,
+    files: &KeyedFiles,
 ) -> Result<Option<Vec<RecentGame>>, ExploreError> {
     if lists == GameCounts::default() {
         return Ok(None);
@@ -207,7 +210,7 @@ fn add_games(
         .flat_map(|(best, single)| best.iter().chain(single))
         .chain(recent.iter().map(|(_, game)| game))
         .collect();
-    let found = read_games(data, &wanted)?;
+    let found = read_games(data, &wanted, files)?;
     for (line, (best, single)) in moves.iter_mut().zip(&tops) {
         line.top_games = Some(
             best.iter()

@@ -8,9 +8,11 @@ use polars::prelude::*;
 
 use super::filters::Bounds;
 use crate::error::ExploreError;
+use crate::read::keyed::KeyedFiles;
 use crate::read::source::Data;
 use crate::replay::openings;
 use crate::sink::columns::{ColumnError, Columns};
+use crate::sink::schema::Table;
 use crate::sink::schema::openings as table;
 use crate::stats::counts::{Counts, Ratings};
 use crate::stats::dimensions::Dimensions;
@@ -62,6 +64,8 @@ pub(crate) struct RowGame {
 pub(crate) struct RatedGame {
     pub game: RowGame,
     pub rating: Option<i64>,
+    /// The row's speed, band and month (lichess ranks top games by them).
+    pub row: Dimensions,
 }
 
 /// A position's moves, each summed over the rows kept.
@@ -72,6 +76,9 @@ pub(crate) struct PositionSums {
     pub moves: Vec<MoveSums>,
     /// The games of all the position's rows, kept or not.
     pub all_games: u64,
+    /// The rows kept summed by their month (lichess's `history`; rows
+    /// without a month are in none).
+    pub by_month: std::collections::BTreeMap<crate::model::Month, Counts>,
 }
 
 impl PositionSums {
@@ -82,26 +89,54 @@ impl PositionSums {
 }
 
 /// The moves of the position `pos`, summed over the rows `bounds` keep,
-/// from the opening tree of `data` (its rows found by the position's key;
-/// the moves spelled from the position, as rows of one game are not).
+/// from the opening tree of `data` (its rows found by the position's key
+/// in the row groups that can hold it, through the footers `files`
+/// keeps; the moves spelled from the position, as rows of one game are
+/// not).
 pub(crate) fn read_position(
     data: &Data,
     pos: &Chess,
     bounds: &Bounds,
+    files: &KeyedFiles,
 ) -> Result<PositionSums, ExploreError> {
     let key = openings::stored_key(openings::position_key(pos));
     let path = data.table_path(&table::TABLE);
-    let Some(openings) = data.scan(&table::TABLE)? else {
-        return Err(ExploreError::MissingTable { path });
-    };
-    let frame = openings
-        .filter(col(table::POSITION_KEY.name).eq(lit(key)))
-        .collect()
-        .map_err(|e| ExploreError::Table {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
+    let frame = rows_of_key(data, &table::TABLE, table::POSITION_KEY.name, key, files)?
+        .ok_or(ExploreError::MissingTable { path: path.clone() })?;
     Ok(sum_rows(Columns::new(&frame, &path), pos, bounds)?)
+}
+
+/// The rows of `table` whose `key` column is `value`, from every file of
+/// `data` (in a lake with the import's name as column `import`); None
+/// when no import has the table.
+pub(crate) fn rows_of_key(
+    data: &Data,
+    table: &Table,
+    key: &str,
+    value: i64,
+    files: &KeyedFiles,
+) -> Result<Option<DataFrame>, ExploreError> {
+    let mut all: Option<DataFrame> = None;
+    for (import, path) in data.files(table) {
+        let mut rows = files.open(&path, key)?.rows_of(value, None)?;
+        if data.is_lake() {
+            let name = Column::new(crate::lake::PARTITION_COLUMN.into(), vec![import; rows.height()]);
+            rows.with_column(name).map_err(|e| ExploreError::Table {
+                path: path.clone(),
+                message: e.to_string(),
+            })?;
+        }
+        match &mut all {
+            None => all = Some(rows),
+            Some(all) => {
+                all.vstack_mut(&rows).map_err(|e| ExploreError::Table {
+                    path: path.clone(),
+                    message: e.to_string(),
+                })?;
+            }
+        }
+    }
+    Ok(all)
 }
 
 /// The rows of one position summed per move (in the order moves first
@@ -151,7 +186,10 @@ pub(crate) fn sum_rows(
                 position.moves.len() - 1
             }
         };
-        let (best, latest) = named.of_row(&rows, row, counts.games, &ratings)?;
+        if let Some(month) = dims.calendar_month() {
+            *position.by_month.entry(month).or_default() += counts;
+        }
+        let (best, latest) = named.of_row(&rows, row, counts.games, &ratings, dims)?;
         let sum = &mut position.moves[index];
         sum.counts += counts;
         sum.ratings += &ratings;
@@ -204,6 +242,7 @@ impl NamedGames {
         row: usize,
         games: u64,
         ratings: &Ratings,
+        dims: Dimensions,
     ) -> Result<(Option<RatedGame>, RowGame), ColumnError> {
         let game = |id: i64| RowGame {
             partition: self.partition.as_ref().map(|names| names[row].clone()),
@@ -217,6 +256,7 @@ impl NamedGames {
             let best = RatedGame {
                 game: one.clone(),
                 rating,
+                row: dims,
             };
             return Ok((Some(best), one));
         }
@@ -230,6 +270,7 @@ impl NamedGames {
             (Some(id), Some(rating)) => Some(RatedGame {
                 game: game(id),
                 rating: Some(rating),
+                row: dims,
             }),
             (None, None) => None,
             _ => {
@@ -302,6 +343,11 @@ mod tests {
         }
     }
 
+    /// The dimensions of a blitz row of `band`, without a month.
+    fn blitz(band: i32) -> Dimensions {
+        dimensions("blitz", Some(i64::from(band)), None).unwrap_or_else(|| panic!("{band}"))
+    }
+
     fn bounds(filters: &Filters) -> Bounds {
         filters
             .bounds(OpeningPeriod::Month)
@@ -336,10 +382,12 @@ mod tests {
                 RatedGame {
                     game: game(4),
                     rating: Some(4000),
+                    row: blitz(2000),
                 },
                 RatedGame {
                     game: game(9),
                     rating: Some(4900),
+                    row: blitz(2400),
                 },
             ],
             latest: vec![game(7), game(9)],
@@ -398,7 +446,8 @@ mod tests {
             e4.best,
             [RatedGame {
                 game: in_lake("a", 5),
-                rating: Some(4000)
+                rating: Some(4000),
+                row: blitz(2000),
             }]
         );
         assert_eq!(e4.single_game(), Some(&in_lake("a", 5)));

@@ -13,6 +13,7 @@ use serde::Serialize;
 use super::position::{RatedGame, RowGame};
 use crate::error::ExploreError;
 use crate::lake::{COMPACTED, PARTITION_COLUMN};
+use crate::read::keyed::KeyedFiles;
 use crate::read::source::Data;
 use crate::sink::columns::{ColumnError, Columns};
 use crate::sink::schema::{self, games as g};
@@ -30,6 +31,19 @@ pub struct TopGame {
     pub black_elo: Option<i32>,
     pub result: Option<String>,
     pub date: Option<String>,
+    /// Its `time_class` (lichess's speed).
+    pub time_class: String,
+    /// Its month, `YYYY-MM` (None without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub month: Option<String>,
+    /// Its year (None without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub year: Option<i32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub event: Option<String>,
+    /// The lichess game id of its `Site`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lichess_id: Option<String>,
 }
 
 /// Where a game is: its import in a lake (None in a folder) and its
@@ -234,8 +248,13 @@ impl FoundGames {
 }
 
 /// The games `wanted` read from `games.parquet` (each once, however
-/// often it is wanted).
-pub(crate) fn read_games(data: &Data, wanted: &[&GameAt]) -> Result<FoundGames, ExploreError> {
+/// often it is wanted), each from the row group of its import's file that
+/// holds its id.
+pub(crate) fn read_games(
+    data: &Data,
+    wanted: &[&GameAt],
+    files: &KeyedFiles,
+) -> Result<FoundGames, ExploreError> {
     let path = data.table_path(&g::TABLE);
     let mut wanted = wanted.to_vec();
     wanted.sort_by_key(|w| (w.import.clone(), w.id));
@@ -247,10 +266,11 @@ pub(crate) fn read_games(data: &Data, wanted: &[&GameAt]) -> Result<FoundGames, 
     if wanted.is_empty() {
         return Ok(found);
     }
-    let Some(games) = data.scan(&g::TABLE)? else {
+    let tables = data.files(&g::TABLE);
+    if tables.is_empty() {
         return Err(ExploreError::MissingTable { path });
-    };
-    let mut columns: Vec<Expr> = [
+    }
+    let columns = [
         g::GAME_ID,
         g::WHITE,
         g::BLACK,
@@ -258,54 +278,36 @@ pub(crate) fn read_games(data: &Data, wanted: &[&GameAt]) -> Result<FoundGames, 
         g::BLACK_ELO,
         g::DECLARED_RESULT,
         g::DATE,
+        g::TIME_CLASS,
+        g::MONTH,
+        g::YEAR,
+        g::EVENT,
+        g::LICHESS_ID,
     ]
-    .map(|c| col(c.name))
-    .into();
-    if data.is_lake() {
-        columns.push(col(PARTITION_COLUMN));
-    }
-    let frame = games
-        .filter(any_of(&wanted))
-        .select(columns)
-        .collect()
-        .map_err(|e| ExploreError::Table {
-            path: path.clone(),
-            message: e.to_string(),
-        })?;
-    for game in top_games(Columns::new(&frame, &path))? {
-        found
-            .games
-            .insert((game.import.clone(), game.game_id), game);
+    .map(|c| c.name);
+    for game in wanted {
+        let import = game.import.as_deref().unwrap_or("");
+        // A game of an import the lake no longer lists is not found.
+        let Some((_, file)) = tables.iter().find(|(name, _)| name == import) else {
+            continue;
+        };
+        let mut rows = files
+            .open(file, g::GAME_ID.name)?
+            .rows_of(game.id, Some(&columns))?;
+        if let Some(import) = &game.import {
+            let name = Column::new(PARTITION_COLUMN.into(), vec![import.clone(); rows.height()]);
+            rows.with_column(name).map_err(|e| ExploreError::Table {
+                path: file.clone(),
+                message: e.to_string(),
+            })?;
+        }
+        for game in top_games(Columns::new(&rows, file))? {
+            found
+                .games
+                .insert((game.import.clone(), game.game_id), game);
+        }
     }
     Ok(found)
-}
-
-/// A filter keeping the games `wanted`: equalities joined by OR as a
-/// balanced tree (a deep chain could overflow a stack in the optimizer),
-/// which row-group statistics of the sorted `game_id` can prune by.
-fn any_of(wanted: &[&GameAt]) -> Expr {
-    let mut terms: Vec<Expr> = wanted
-        .iter()
-        .map(|w| {
-            let id = col(g::GAME_ID.name).eq(lit(w.id));
-            match &w.import {
-                Some(import) => col(PARTITION_COLUMN).eq(lit(import.clone())).and(id),
-                None => id,
-            }
-        })
-        .collect();
-    while terms.len() > 1 {
-        let mut paired = Vec::with_capacity(terms.len().div_ceil(2));
-        let mut rest = terms.into_iter();
-        while let Some(a) = rest.next() {
-            paired.push(match rest.next() {
-                Some(b) => a.or(b),
-                None => a,
-            });
-        }
-        terms = paired;
-    }
-    terms.pop().unwrap_or_else(|| lit(false))
 }
 
 /// The rows read as games.
@@ -316,6 +318,12 @@ fn top_games(rows: Columns<'_>) -> Result<Vec<TopGame>, ColumnError> {
         rows.texts(g::DECLARED_RESULT.name)?,
         rows.texts(g::DATE.name)?,
     );
+    let (time_class, event, lichess_id) = (
+        rows.required_texts(g::TIME_CLASS.name)?,
+        rows.texts(g::EVENT.name)?,
+        rows.texts(g::LICHESS_ID.name)?,
+    );
+    let (month, year) = (rows.ints(g::MONTH.name)?, rows.ints(g::YEAR.name)?);
     let ids = rows.required_ints(g::GAME_ID.name)?;
     let (white_elo, black_elo) = (rows.ints(g::WHITE_ELO.name)?, rows.ints(g::BLACK_ELO.name)?);
     // Only a lake's rows name their import.
@@ -342,9 +350,27 @@ fn top_games(rows: Columns<'_>) -> Result<Vec<TopGame>, ColumnError> {
                 black_elo: elo(black_elo[row], g::BLACK_ELO.name)?,
                 result: result[row].clone(),
                 date: date[row].clone(),
+                time_class: time_class[row].clone(),
+                month: month_of(month[row], &rows)?,
+                year: year[row].and_then(|y| i32::try_from(y).ok()),
+                event: event[row].clone(),
+                lichess_id: lichess_id[row].clone(),
             })
         })
         .collect()
+}
+
+/// A `month` column's day as `YYYY-MM`; a day that is no month's first is
+/// an error naming the column.
+fn month_of(day: Option<i64>, rows: &Columns<'_>) -> Result<Option<String>, ColumnError> {
+    let Some(day) = day else {
+        return Ok(None);
+    };
+    i32::try_from(day)
+        .ok()
+        .and_then(crate::model::Month::from_column)
+        .map(|m| Some(m.to_string()))
+        .ok_or_else(|| rows.error(format!("column {:?} holds day {day}, not a month", g::MONTH.name)))
 }
 
 #[cfg(test)]
@@ -410,6 +436,7 @@ mod tests {
         let rated = |p, id, rating| RatedGame {
             game: row(Some(p), id),
             rating,
+            row: crate::stats::dimensions::Dimensions::default(),
         };
         let candidates = [
             rated("c", 1, Some(3000)),
@@ -439,26 +466,6 @@ mod tests {
     }
 
     #[test]
-    fn the_filter_keeps_each_wanted_game() {
-        let wanted = [at("a", 1, 1), at("b", 2, 12), at("a", 5, 5)];
-        let refs: Vec<&GameAt> = wanted.iter().collect();
-        let frame = df!(
-            "import" => ["a", "a", "b", "b", "a"],
-            "game_id" => [1i64, 2, 1, 2, 5],
-        )
-        .unwrap_or_else(|e| panic!("{e}"));
-        let kept = frame
-            .lazy()
-            .filter(any_of(&refs))
-            .collect()
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert_eq!(kept.height(), 3);
-        let none = df!("game_id" => [1i64]).unwrap_or_else(|e| panic!("{e}"));
-        let kept = none.lazy().filter(any_of(&[])).collect();
-        assert_eq!(kept.map(|f| f.height()).ok(), Some(0));
-    }
-
-    #[test]
     fn a_rating_out_of_range_is_an_error_naming_the_column() {
         let frame = df!(
             "white" => [Some("a")],
@@ -468,6 +475,11 @@ mod tests {
             "game_id" => [4i64],
             "white_elo" => [Some(i64::MAX)],
             "black_elo" => [None::<i64>],
+            "time_class" => ["blitz"],
+            "event" => [None::<&str>],
+            "lichess_id" => [None::<&str>],
+            "month" => [None::<i32>],
+            "year" => [Some(2020i32)],
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let rows = Columns::new(&frame, Path::new("games.parquet"));

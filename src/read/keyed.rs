@@ -1,0 +1,263 @@
+//! Reading, by key: the rows of one value of a sorted key column (a
+//! position's `position_key` in `openings`, a game's `game_id` in
+//! `games`), read from the row groups whose statistics can hold it, with
+//! each file's footer parsed once and kept. What makes an explorer answer
+//! in milliseconds on a tree of millions of rows: a footer can be tens of
+//! megabytes, and a position's rows are a few of one row group's 32,768.
+//!
+//! A file is known by its path and its identity on disk (size, change
+//! time, inode): a lake's commit or compaction puts new files in place,
+//! and the next read opens them, so a long-running reader (`pgnlake
+//! serve`) never reads a stale footer against new bytes.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use polars::prelude::*;
+use polars_parquet::parquet::statistics::Statistics;
+use polars_parquet::read::read_metadata;
+
+/// A file's identity on disk: replaced or rewritten, it is another file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    len: u64,
+    ctime_ns: i128,
+    inode: u64,
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        Identity {
+            len: meta.len(),
+            ctime_ns: i128::from(meta.ctime()) * 1_000_000_000 + i128::from(meta.ctime_nsec()),
+            inode: meta.ino(),
+        }
+    }
+}
+
+/// One row group: its first row and rows, and the key's least and
+/// greatest value there (None: no statistics, so it is always read).
+#[derive(Debug, Clone, Copy)]
+struct Group {
+    start: usize,
+    rows: usize,
+    range: Option<(i64, i64)>,
+}
+
+/// A table file with its footer read.
+#[derive(Debug)]
+pub(crate) struct KeyedFile {
+    path: PathBuf,
+    identity: Identity,
+    key: String,
+    metadata: Arc<polars_parquet::parquet::metadata::FileMetadata>,
+    groups: Vec<Group>,
+}
+
+/// What went wrong reading a file, with its path.
+#[derive(Debug)]
+pub(crate) struct KeyedError {
+    pub path: PathBuf,
+    pub message: String,
+}
+
+impl KeyedError {
+    fn of(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> KeyedError + '_ {
+        move |e| KeyedError {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        }
+    }
+}
+
+impl From<KeyedError> for crate::error::ExploreError {
+    fn from(e: KeyedError) -> Self {
+        crate::error::ExploreError::Table {
+            path: e.path,
+            message: e.message,
+        }
+    }
+}
+
+impl KeyedFile {
+    /// Reads the footer of `path`, whose rows are sorted by `key` (an
+    /// Int64 column).
+    fn open(path: &Path, key: &str) -> Result<KeyedFile, KeyedError> {
+        let error = KeyedError::of(path);
+        let mut file = File::open(path).map_err(|e| error(&e))?;
+        let identity = Identity::of(&file.metadata().map_err(|e| error(&e))?);
+        let metadata = read_metadata(&mut file).map_err(|e| error(&e))?;
+        let mut groups = Vec::with_capacity(metadata.row_groups.len());
+        let mut start = 0;
+        for group in &metadata.row_groups {
+            let chunk = group
+                .parquet_columns()
+                .iter()
+                .find(|c| c.descriptor().path_in_schema.first().map(|s| s.as_str()) == Some(key))
+                .ok_or_else(|| error(&format!("no column {key:?}")))?;
+            let range = match chunk.statistics(&metadata.footer_buf) {
+                Some(Ok(Statistics::Int64(s))) => s.min_value.zip(s.max_value),
+                _ => None,
+            };
+            groups.push(Group {
+                start,
+                rows: group.num_rows(),
+                range,
+            });
+            start += group.num_rows();
+        }
+        Ok(KeyedFile {
+            path: path.to_path_buf(),
+            identity,
+            key: key.to_owned(),
+            metadata: Arc::new(metadata),
+            groups,
+        })
+    }
+
+    /// The rows whose key is `value`, with `columns` (all without), in
+    /// the file's order.
+    pub(crate) fn rows_of(
+        &self,
+        value: i64,
+        columns: Option<&[&str]>,
+    ) -> Result<DataFrame, KeyedError> {
+        let error = KeyedError::of(&self.path);
+        let mut parts: Vec<DataFrame> = Vec::new();
+        for group in &self.groups {
+            if group.range.is_some_and(|(min, max)| value < min || value > max) {
+                continue;
+            }
+            // The key alone first (cheap), then the other columns of the
+            // rows that hold the value, and only those.
+            let keys = self.read(group.start, group.rows, Some(&[self.key.as_str()]))?;
+            let keys = keys
+                .column(&self.key)
+                .and_then(|c| c.i64().cloned())
+                .map_err(|e| error(&e))?;
+            let hits: Vec<usize> = keys
+                .iter()
+                .enumerate()
+                .filter_map(|(i, k)| (k == Some(value)).then_some(i))
+                .collect();
+            let (Some(&first), Some(&last)) = (hits.first(), hits.last()) else {
+                continue;
+            };
+            let part = self.read(group.start + first, last - first + 1, columns)?;
+            // Sorted rows hold a value in one run; kept exact all the same.
+            let mask: BooleanChunked = keys
+                .slice(first as i64, last - first + 1)
+                .iter()
+                .map(|k| Some(k == Some(value)))
+                .collect();
+            parts.push(part.filter(&mask).map_err(|e| error(&e))?);
+        }
+        match parts.len() {
+            0 => self.read(0, 0, columns),
+            _ => {
+                let mut all = parts.remove(0);
+                for part in &parts {
+                    all.vstack_mut(part).map_err(|e| error(&e))?;
+                }
+                Ok(all)
+            }
+        }
+    }
+
+    /// Rows `start..start + rows` of `columns`.
+    fn read(
+        &self,
+        start: usize,
+        rows: usize,
+        columns: Option<&[&str]>,
+    ) -> Result<DataFrame, KeyedError> {
+        let error = KeyedError::of(&self.path);
+        let file = File::open(&self.path).map_err(|e| error(&e))?;
+        let mut reader = ParquetReader::new(file);
+        reader.set_metadata(self.metadata.clone());
+        reader
+            .with_slice(Some((start, rows)))
+            .with_columns(columns.map(|names| names.iter().map(|c| c.to_string()).collect()))
+            .read_parallel(ParallelStrategy::None)
+            .finish()
+            .map_err(|e| error(&e))
+    }
+}
+
+/// Files opened by key, their footers kept while they stay the same
+/// file; at most [`OPEN_FILES`] are kept.
+#[derive(Debug, Default)]
+pub(crate) struct KeyedFiles {
+    files: Mutex<HashMap<(PathBuf, String), Arc<KeyedFile>>>,
+}
+
+/// Footers kept at most: a lake of many uncompacted imports is read a
+/// file per import, and their footers would otherwise stay forever.
+const OPEN_FILES: usize = 512;
+
+impl KeyedFiles {
+    /// `path` sorted by `key`, its footer read now or kept from before.
+    pub(crate) fn open(&self, path: &Path, key: &str) -> Result<Arc<KeyedFile>, KeyedError> {
+        let error = KeyedError::of(path);
+        let identity = Identity::of(&std::fs::metadata(path).map_err(|e| error(&e))?);
+        let name = (path.to_path_buf(), key.to_owned());
+        if let Some(file) = self.lock().get(&name)
+            && file.identity == identity
+        {
+            return Ok(file.clone());
+        }
+        let file = Arc::new(KeyedFile::open(path, key)?);
+        let mut files = self.lock();
+        if files.len() >= OPEN_FILES {
+            files.clear();
+        }
+        files.insert(name, file.clone());
+        Ok(file)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, String), Arc<KeyedFile>>> {
+        // A reader that panicked left the map whole: it only inserts.
+        self.files.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_rows_of_a_key_come_from_the_row_groups_that_can_hold_it() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("t.parquet");
+        let mut frame = df!(
+            "key" => [1i64, 1, 2, 3, 3, 3, 7, 9],
+            "value" => ["a", "b", "c", "d", "e", "f", "g", "h"],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        ParquetWriter::new(file)
+            .with_row_group_size(Some(3))
+            .finish(&mut frame)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let files = KeyedFiles::default();
+        let keyed = files.open(&path, "key").unwrap_or_else(|e| panic!("{}", e.message));
+        assert_eq!(keyed.groups.len(), 3);
+        let values = |key| {
+            let rows = keyed.rows_of(key, Some(&["value"])).unwrap_or_else(|e| panic!("{}", e.message));
+            let column = rows.column("value").unwrap_or_else(|e| panic!("{e}"));
+            let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
+            texts.into_iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
+        };
+        // Key 3 spans two row groups.
+        assert_eq!(values(3), ["d", "e", "f"]);
+        assert_eq!(values(1), ["a", "b"]);
+        assert!(values(4).is_empty());
+        assert!(values(10).is_empty());
+        // The same file again is the footer kept; a rewritten one is read anew.
+        let again = files.open(&path, "key").unwrap_or_else(|e| panic!("{}", e.message));
+        assert!(Arc::ptr_eq(&keyed, &again));
+    }
+}

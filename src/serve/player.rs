@@ -1,0 +1,4 @@
+//! Serve, `/player` (stub).
+pub(crate) async fn player() -> &'static str {
+    ""
+}
