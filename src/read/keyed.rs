@@ -167,6 +167,23 @@ impl KeyedFile {
         }
     }
 
+    /// Its row groups.
+    pub(crate) fn groups(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// Row group `index` (none past the last), with `columns`.
+    pub(crate) fn group(
+        &self,
+        index: usize,
+        columns: Option<&[&str]>,
+    ) -> Result<DataFrame, KeyedError> {
+        match self.groups.get(index) {
+            Some(group) => self.read(group.start, group.rows, columns),
+            None => self.read(0, 0, columns),
+        }
+    }
+
     /// Rows `start..start + rows` of `columns`.
     fn read(
         &self,

@@ -1,4 +1,549 @@
-//! Serve, `/player` (stub).
-pub(crate) async fn player() -> &'static str {
-    ""
+//! Serve, `/player`: the opening tree of one player's games as white or
+//! black, built on demand from `games.parquet` (each game's name, speed,
+//! mode, month, ratings, result and `first_moves`) and streamed as NDJSON
+//! the way lila-openingexplorer streams it: a first line at once, then a
+//! line at most every second while the games are read (when the games
+//! counted changed), the last when all are read; an empty line keeps a
+//! quiet connection alive. A client that goes away stops the reading.
+//!
+//! Any name the archive holds is a player (OTB names such as `Carlsen,
+//! Magnus` included), compared without regard to case. A game counts its
+//! move from the position as the tree counts it: within the tree's window
+//! (`first_moves`), a position met twice in one game counts once, with the
+//! move that left it last.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::body::Body;
+use axum::extract::{RawQuery, State as Shared};
+use axum::http::header;
+use axum::response::{IntoResponse, Response};
+use polars::prelude::DataFrame;
+use serde::Serialize;
+use shakmaty::uci::UciMove;
+use shakmaty::{Chess, Color, Position};
+use tokio::sync::mpsc;
+
+use super::api::{Asked, lichess_uci, month, speeds};
+use super::games::{ApiGame, GameWithUci, mode_of};
+use super::params::{BadRequest, Params};
+use super::state::State;
+use super::ApiError;
+use crate::lake::PARTITION_COLUMN;
+use crate::model::{Month, TimeClass};
+use crate::read::explore::TopGame;
+use crate::read::explore::top_games::games_of;
+use crate::read::explore::locate::OpeningLabel;
+use crate::read::source::Data;
+use crate::replay::openings::{self, position_key};
+use crate::sink::columns::Columns;
+use crate::sink::schema::games as g;
+use crate::stats::counts::Counts;
+
+/// lila's cap on `recentGames`.
+const PLAYER_GAMES: usize = 8;
+/// An empty line after this long without one, as lila sends it.
+const KEEP_ALIVE: Duration = Duration::from_secs(8);
+/// Lines at most this often while the games are read.
+const EVERY: Duration = Duration::from_secs(1);
+/// Bytes of a player's name at most.
+const MAX_NAME_BYTES: usize = 200;
+
+/// What `/player` asks.
+#[derive(Debug, Clone)]
+struct PlayerQuery {
+    /// Lowercased.
+    player: String,
+    color: Color,
+    asked: Asked,
+    speeds: Vec<TimeClass>,
+    /// `rated` / `casual` (none: all games, whatever their event says).
+    modes: Vec<&'static str>,
+    since: Option<Month>,
+    until: Option<Month>,
+    moves: usize,
+    recent_games: usize,
+}
+
+impl PlayerQuery {
+    fn parse(params: &Params) -> Result<PlayerQuery, BadRequest> {
+        let player = params
+            .get("player")
+            .ok_or_else(|| BadRequest::new("player: give a player's name"))?;
+        if player.len() > MAX_NAME_BYTES {
+            return Err(BadRequest::new(format!(
+                "player: a name of {} bytes; at most {MAX_NAME_BYTES}",
+                player.len()
+            )));
+        }
+        let color = match params.get("color") {
+            Some("white") => Color::White,
+            Some("black") => Color::Black,
+            other => {
+                return Err(BadRequest::new(format!(
+                    "color={:?}: expected white or black",
+                    other.unwrap_or("")
+                )));
+            }
+        };
+        let mut modes = Vec::new();
+        for mode in params.list("modes") {
+            modes.push(match mode {
+                "rated" => "rated",
+                "casual" => "casual",
+                other => {
+                    return Err(BadRequest::new(format!(
+                        "modes: {other:?} is not a mode (rated, casual)"
+                    )));
+                }
+            });
+        }
+        let most = params.count("maxGames", 0, 200)?;
+        let cap = if most == 0 { PLAYER_GAMES } else { most };
+        Ok(PlayerQuery {
+            player: player.trim().to_lowercase(),
+            color,
+            asked: Asked::parse(params)?,
+            speeds: speeds(params)?,
+            modes,
+            since: month(params, "since")?,
+            until: month(params, "until")?,
+            moves: params.count("moves", usize::MAX, usize::MAX)?,
+            recent_games: params.count("recentGames", cap, cap)?,
+        })
+    }
+}
+
+/// One line of the stream (lila's fields, in their order).
+#[derive(Debug, Clone, Serialize)]
+struct PlayerLine {
+    white: u64,
+    draws: u64,
+    black: u64,
+    moves: Vec<PlayerMove>,
+    #[serde(rename = "recentGames")]
+    recent_games: Vec<GameWithUci>,
+    opening: Option<OpeningLabel>,
+    #[serde(rename = "queuePosition")]
+    queue_position: u64,
+}
+
+#[derive(Debug, Clone, Serialize)]
+struct PlayerMove {
+    uci: String,
+    san: String,
+    #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
+    average_opponent_rating: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    performance: Option<i64>,
+    white: u64,
+    draws: u64,
+    black: u64,
+    game: Option<ApiGame>,
+    opening: Option<OpeningLabel>,
+}
+
+/// A move's games so far.
+#[derive(Debug, Clone, Default)]
+struct MoveTally {
+    counts: Counts,
+    opponent_sum: u64,
+    opponents: u64,
+    /// (order, game): the latest few, for `recentGames` and `game`.
+    latest: Vec<(u64, TopGame)>,
+}
+
+pub(crate) async fn player(Shared(state): Shared<Arc<State>>, RawQuery(query): RawQuery) -> Response {
+    match start(state, query).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+async fn start(state: Arc<State>, query: Option<String>) -> Result<Response, ApiError> {
+    let params = Params::parse(query.as_deref())?;
+    let query = PlayerQuery::parse(&params)?;
+    let permit = state
+        .readers
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("the server is stopping"))?;
+    let (tx, mut rx) = mpsc::channel::<Result<String, ApiError>>(4);
+    let reader = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let _permit = permit;
+        if let Err(e) = stream_player(&reader, &query, &tx) {
+            // Before the first line: the answer's status; after: the log.
+            let _ = tx.blocking_send(Err(e));
+        }
+    });
+    let first = match rx.recv().await {
+        Some(Ok(line)) => line,
+        Some(Err(e)) => return Err(e),
+        None => return Err(ApiError::internal("the player's reader stopped")),
+    };
+    let rest = futures_util::stream::unfold(rx, |mut rx| async move {
+        match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
+            Err(_) => Some((Ok::<String, std::io::Error>("\n".to_owned()), rx)),
+            Ok(Some(Ok(line))) => Some((Ok(line), rx)),
+            // Logged where it happened; the stream just ends.
+            Ok(Some(Err(_))) | Ok(None) => None,
+        }
+    });
+    let first = futures_util::stream::once(async move { Ok::<String, std::io::Error>(first) });
+    let body = Body::from_stream(futures_util::StreamExt::chain(first, rest));
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-ndjson"),
+            (header::HeaderName::from_static("x-accel-buffering"), "no"),
+        ],
+        body,
+    )
+        .into_response())
+}
+
+/// Reads the player's games, sending lines to `tx`; stops early when the
+/// client is gone.
+fn stream_player(
+    state: &State,
+    query: &PlayerQuery,
+    tx: &mpsc::Sender<Result<String, ApiError>>,
+) -> Result<(), ApiError> {
+    let data = Data::open(&state.data).map_err(|e| ApiError::internal(e.to_string()))?;
+    let ids = crate::read::explore::top_games::GameIds::of(&data).map_err(super::api::read_error)?;
+    let target = position_key(&query.asked.position);
+    let mut tally: HashMap<String, MoveTally> = HashMap::new();
+    let mut sent: Option<u64> = None;
+    let mut last = Instant::now();
+    let name_column = match query.color {
+        Color::White => g::WHITE.name,
+        Color::Black => g::BLACK.name,
+    };
+    for (import, path) in data.files(&g::TABLE) {
+        let file = state
+            .files
+            .open(&path, g::GAME_ID.name)
+            .map_err(|e| ApiError::internal(format!("{}: {}", e.path.display(), e.message)))?;
+        for group in 0..file.groups() {
+            let read = |columns: Option<&[&str]>| {
+                file.group(group, columns)
+                    .map_err(|e| ApiError::internal(format!("{}: {}", e.path.display(), e.message)))
+            };
+            let names = read(Some(&[name_column]))?;
+            let rows = matching_rows(&names, name_column, &query.player, &path)?;
+            if !rows.is_empty() {
+                let games = read(Some(&COLUMNS))?;
+                let rows: polars::prelude::IdxCa = rows.iter().map(|&r| Some(r as polars::prelude::IdxSize)).collect();
+                let mut games = games.take(&rows).map_err(|e| ApiError::internal(e.to_string()))?;
+                if data.is_lake() {
+                    let name = polars::prelude::Column::new(PARTITION_COLUMN.into(), vec![import.clone(); games.height()]);
+                    games.with_column(name).map_err(|e| ApiError::internal(e.to_string()))?;
+                }
+                count_games(&games, &path, query, target, &ids, &mut tally)?;
+            }
+            let total = tally.values().map(|t| t.counts.games).sum::<u64>();
+            let due = sent.is_none() || (last.elapsed() >= EVERY && sent != Some(total));
+            if due {
+                if tx.blocking_send(Ok(line(query, &tally))).is_err() {
+                    return Ok(());
+                }
+                sent = Some(total);
+                last = Instant::now();
+            }
+        }
+    }
+    let total = tally.values().map(|t| t.counts.games).sum::<u64>();
+    if sent != Some(total) {
+        let _ = tx.blocking_send(Ok(line(query, &tally)));
+    }
+    Ok(())
+}
+
+/// The columns `/player` reads of a player's games.
+const COLUMNS: [&str; 15] = [
+    g::GAME_ID.name,
+    g::FIRST_MOVES.name,
+    g::WHITE.name,
+    g::BLACK.name,
+    g::WHITE_ELO.name,
+    g::BLACK_ELO.name,
+    g::DECLARED_RESULT.name,
+    g::RESULT_CHECK.name,
+    g::RESULT_BY_RULE.name,
+    g::DATE.name,
+    g::TIME_CLASS.name,
+    g::MONTH.name,
+    g::YEAR.name,
+    g::EVENT.name,
+    g::LICHESS_ID.name,
+];
+
+/// The rows of `names` that name `player` (lowercased).
+fn matching_rows(
+    names: &DataFrame,
+    column: &str,
+    player: &str,
+    path: &std::path::Path,
+) -> Result<Vec<usize>, ApiError> {
+    let names = Columns::new(names, path)
+        .texts(column)
+        .map_err(|e| ApiError::internal(e.to_string()))?;
+    Ok(names
+        .iter()
+        .enumerate()
+        .filter(|(_, name)| name.as_deref().is_some_and(|n| n.trim().to_lowercase() == player))
+        .map(|(row, _)| row)
+        .collect())
+}
+
+/// Counts each game of `games` that reaches the position.
+fn count_games(
+    games: &DataFrame,
+    path: &std::path::Path,
+    query: &PlayerQuery,
+    target: u64,
+    ids: &crate::read::explore::top_games::GameIds,
+    tally: &mut HashMap<String, MoveTally>,
+) -> Result<(), ApiError> {
+    let rows = Columns::new(games, path);
+    let internal = |e: crate::sink::columns::ColumnError| ApiError::internal(e.to_string());
+    let facts = games_of(rows.clone()).map_err(internal)?;
+    let (check, by_rule) = (
+        rows.required_texts(g::RESULT_CHECK.name).map_err(internal)?,
+        rows.texts(g::RESULT_BY_RULE.name).map_err(internal)?,
+    );
+    let moves = rows.texts(g::FIRST_MOVES.name).map_err(internal)?;
+    for (row, game) in facts.into_iter().enumerate() {
+        if !keeps(query, &game) {
+            continue;
+        }
+        let Some(line) = moves[row].as_deref() else {
+            continue;
+        };
+        let Some(uci) = move_from(line, target) else {
+            continue;
+        };
+        let result = counted(&check[row], game.result.as_deref(), by_rule[row].as_deref());
+        let opponent = match query.color {
+            Color::White => game.black_elo,
+            Color::Black => game.white_elo,
+        };
+        let order = ids
+            .place(&crate::read::explore::position::RowGame {
+                partition: game.import.clone(),
+                id: game.game_id,
+            })
+            .map_err(super::api::read_error)?
+            .order;
+        let entry = tally.entry(uci).or_default();
+        add_result(&mut entry.counts, result);
+        if let Some(rating) = opponent.and_then(|r| u64::try_from(r).ok()) {
+            entry.opponent_sum += rating;
+            entry.opponents += 1;
+        }
+        entry.latest.push((order, game));
+        entry.latest.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
+        entry.latest.truncate(query.recent_games.max(1));
+    }
+    Ok(())
+}
+
+/// Does the game pass the speed, mode and month filters?
+fn keeps(query: &PlayerQuery, game: &TopGame) -> bool {
+    let speed = game.time_class.parse::<TimeClass>().ok();
+    if !query.speeds.is_empty() && !speed.is_some_and(|s| query.speeds.contains(&s)) {
+        return false;
+    }
+    if !query.modes.is_empty()
+        && !mode_of(game.event.as_deref()).is_some_and(|m| query.modes.contains(&m))
+    {
+        return false;
+    }
+    if query.since.is_none() && query.until.is_none() {
+        return true;
+    }
+    let Some(month) = game.month.as_deref().and_then(|m| m.parse::<Month>().ok()) else {
+        return false;
+    };
+    query.since.is_none_or(|s| month >= s) && query.until.is_none_or(|u| month <= u)
+}
+
+/// The move the game played from the position `target` within its first
+/// moves (the last, if it met the position more than once), in UCI.
+fn move_from(first_moves: &str, target: u64) -> Option<String> {
+    let mut pos = Chess::default();
+    let mut chosen = None;
+    for uci in first_moves.split_ascii_whitespace() {
+        let m = UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(&pos).ok()?;
+        if position_key(&pos) == target {
+            chosen = Some(uci.to_owned());
+        }
+        pos.play_unchecked(m);
+    }
+    chosen
+}
+
+/// The result the tree counts (`check::counted_result`): the declared one
+/// when the audit found it consistent, else what the board proves.
+fn counted(check: &str, declared: Option<&str>, by_rule: Option<&str>) -> Option<&'static str> {
+    let norm = |r: Option<&str>| match r {
+        Some("1-0") => Some("1-0"),
+        Some("0-1") => Some("0-1"),
+        Some("1/2-1/2") => Some("1/2-1/2"),
+        _ => None,
+    };
+    match check {
+        "consistent" => norm(declared).or(norm(by_rule)),
+        _ => norm(by_rule),
+    }
+}
+
+fn add_result(counts: &mut Counts, result: Option<&str>) {
+    counts.games += 1;
+    match result {
+        Some("1-0") => counts.white_wins += 1,
+        Some("0-1") => counts.black_wins += 1,
+        Some("1/2-1/2") => counts.draws += 1,
+        _ => {}
+    }
+}
+
+/// The stream's line for the games counted so far.
+fn line(query: &PlayerQuery, tally: &HashMap<String, MoveTally>) -> String {
+    let pos = &query.asked.position;
+    let mut moves: Vec<(&String, &MoveTally)> = tally.iter().collect();
+    let san = |uci: &str| {
+        UciMove::from_ascii(uci.as_bytes())
+            .ok()
+            .and_then(|u| u.to_move(pos).ok())
+            .map_or_else(|| "--".to_owned(), |m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string())
+    };
+    moves.sort_by(|a, b| b.1.counts.games.cmp(&a.1.counts.games).then_with(|| san(a.0).cmp(&san(b.0))));
+    let mut total = Counts::default();
+    for (_, t) in &moves {
+        total += t.counts;
+    }
+    let mut recent: Vec<(u64, &String, &TopGame)> = moves
+        .iter()
+        .flat_map(|(uci, t)| t.latest.iter().map(move |(order, game)| (*order, *uci, game)))
+        .collect();
+    recent.sort_by_key(|(order, _, _)| std::cmp::Reverse(*order));
+    recent.truncate(query.recent_games);
+    let index = openings::index();
+    let opening_after = |uci: &str| {
+        let m = UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(pos).ok()?;
+        let after = pos.clone().play(m).ok()?;
+        let name = index.name(index.lookup(position_key(&after))?)?;
+        Some(OpeningLabel {
+            eco: name.eco,
+            name: name.name,
+        })
+    };
+    let player_line = PlayerLine {
+        white: total.white_wins,
+        draws: total.draws,
+        black: total.black_wins,
+        moves: moves
+            .iter()
+            .take(query.moves)
+            .map(|(uci, t)| {
+                let average = (t.opponents > 0).then(|| (t.opponent_sum + t.opponents / 2) / t.opponents);
+                PlayerMove {
+                    uci: lichess_uci(pos, uci),
+                    san: san(uci),
+                    average_opponent_rating: average.and_then(|a| i64::try_from(a).ok()),
+                    performance: average.and_then(|a| performance(&t.counts, query.color, a as f64)),
+                    white: t.counts.white_wins,
+                    draws: t.counts.draws,
+                    black: t.counts.black_wins,
+                    game: (t.counts.games == 1)
+                        .then(|| t.latest.first().map(|(_, g)| ApiGame::of(g, false)))
+                        .flatten(),
+                    opening: opening_after(uci),
+                }
+            })
+            .collect(),
+        recent_games: recent
+            .into_iter()
+            .map(|(_, uci, game)| GameWithUci {
+                uci: lichess_uci(pos, uci),
+                game: ApiGame::of(game, false),
+            })
+            .collect(),
+        opening: query.asked.opening.clone(),
+        queue_position: 0,
+    };
+    // One object a line: serde_json writes no newline inside.
+    let mut text = serde_json::to_string(&player_line).unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
+}
+
+/// lila's performance rating (FIDE's table of rating differences) of
+/// `counts` for `color` against opponents averaging `average`.
+fn performance(counts: &Counts, color: Color, average: f64) -> Option<i64> {
+    const DELTAS: [f64; 101] = [
+        -800.0, -677.0, -589.0, -538.0, -501.0, -470.0, -444.0, -422.0, -401.0, -383.0, -366.0,
+        -351.0, -336.0, -322.0, -309.0, -296.0, -284.0, -273.0, -262.0, -251.0, -240.0, -230.0,
+        -220.0, -211.0, -202.0, -193.0, -184.0, -175.0, -166.0, -158.0, -149.0, -141.0, -133.0,
+        -125.0, -117.0, -110.0, -102.0, -95.0, -87.0, -80.0, -72.0, -65.0, -57.0, -50.0, -43.0,
+        -36.0, -29.0, -21.0, -14.0, -7.0, 0.0, 7.0, 14.0, 21.0, 29.0, 36.0, 43.0, 50.0, 57.0, 65.0,
+        72.0, 80.0, 87.0, 95.0, 102.0, 110.0, 117.0, 125.0, 133.0, 141.0, 149.0, 158.0, 166.0,
+        175.0, 184.0, 193.0, 202.0, 211.0, 220.0, 230.0, 240.0, 251.0, 262.0, 273.0, 284.0, 296.0,
+        309.0, 322.0, 336.0, 351.0, 366.0, 383.0, 401.0, 422.0, 444.0, 470.0, 501.0, 538.0, 589.0,
+        677.0, 800.0,
+    ];
+    let total = counts.white_wins + counts.draws + counts.black_wins;
+    if total == 0 {
+        return None;
+    }
+    let wins = match color {
+        Color::White => counts.white_wins,
+        Color::Black => counts.black_wins,
+    };
+    let p = (100 * wins + 50 * counts.draws) as f64 / total as f64;
+    let index = p.trunc() as usize;
+    let low = DELTAS.get(index).copied().unwrap_or(800.0);
+    let high = DELTAS.get(index + 1).copied().unwrap_or(800.0);
+    Some((average + low * (1.0 - p.fract()) + high * p.fract()).round() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn performance_is_lilas() {
+        let one_win = Counts {
+            games: 1,
+            white_wins: 1,
+            draws: 0,
+            black_wins: 0,
+        };
+        assert_eq!(performance(&one_win, Color::White, 1500.0), Some(2300));
+        let mostly_lost = Counts {
+            games: 100,
+            white_wins: 5,
+            draws: 0,
+            black_wins: 95,
+        };
+        assert_eq!(performance(&mostly_lost, Color::White, 0.0), Some(-470));
+    }
+
+    #[test]
+    fn a_game_counts_the_move_that_left_the_position_last() {
+        let start = position_key(&Chess::default());
+        assert_eq!(move_from("e2e4 e7e5", start).as_deref(), Some("e2e4"));
+        // Knights out and back: the start is met again, left by d2d4.
+        let back = "g1f3 g8f6 f3g1 f6g8 d2d4";
+        assert_eq!(move_from(back, start).as_deref(), Some("d2d4"));
+        assert_eq!(move_from("", start), None);
+        assert_eq!(move_from("e2e5", start), None);
+        assert_eq!(counted("consistent", Some("1-0"), None), Some("1-0"));
+        assert_eq!(counted("contradicts_checkmate", Some("1-0"), Some("0-1")), Some("0-1"));
+        assert_eq!(counted("consistent", Some("*"), None), None);
+    }
 }

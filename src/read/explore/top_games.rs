@@ -301,7 +301,7 @@ pub(crate) fn read_games(
                 message: e.to_string(),
             })?;
         }
-        for game in top_games(Columns::new(&rows, file))? {
+        for game in games_of(Columns::new(&rows, file))? {
             found
                 .games
                 .insert((game.import.clone(), game.game_id), game);
@@ -311,7 +311,7 @@ pub(crate) fn read_games(
 }
 
 /// The rows read as games.
-fn top_games(rows: Columns<'_>) -> Result<Vec<TopGame>, ColumnError> {
+pub(crate) fn games_of(rows: Columns<'_>) -> Result<Vec<TopGame>, ColumnError> {
     let (white, black, result, date) = (
         rows.texts(g::WHITE.name)?,
         rows.texts(g::BLACK.name)?,
@@ -483,7 +483,7 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let rows = Columns::new(&frame, Path::new("games.parquet"));
-        let error = top_games(rows).err().map(|e| e.to_string());
+        let error = games_of(rows).err().map(|e| e.to_string());
         assert_eq!(
             error.as_deref(),
             Some("games.parquet: column \"white_elo\" holds 9223372036854775807, not a rating")
