@@ -57,6 +57,8 @@ pub(crate) struct Asked {
     pub opening: Option<OpeningLabel>,
     /// The moves of `play`, in UCI as given.
     pub play: Vec<String>,
+    /// No `fen`: `play` is from the start position.
+    pub from_start: bool,
 }
 
 impl Asked {
@@ -107,6 +109,7 @@ impl Asked {
             position,
             opening,
             play,
+            from_start: params.get("fen").is_none(),
         })
     }
 }

@@ -172,6 +172,11 @@ impl ApiError {
         }
     }
 
+    /// Its status and message (for a page that shows it).
+    pub(crate) fn parts(self) -> (StatusCode, String) {
+        (self.status, self.message)
+    }
+
     pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
         ApiError::new(StatusCode::BAD_REQUEST, message)
     }

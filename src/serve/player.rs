@@ -53,11 +53,11 @@ const MAX_NAME_BYTES: usize = 200;
 
 /// What `/player` asks.
 #[derive(Debug, Clone)]
-struct PlayerQuery {
+pub(crate) struct PlayerQuery {
     /// Lowercased.
-    player: String,
-    color: Color,
-    asked: Asked,
+    pub player: String,
+    pub color: Color,
+    pub asked: Asked,
     speeds: Vec<TimeClass>,
     /// `rated` / `casual` (none: all games, whatever their event says).
     modes: Vec<&'static str>,
@@ -68,7 +68,7 @@ struct PlayerQuery {
 }
 
 impl PlayerQuery {
-    fn parse(params: &Params) -> Result<PlayerQuery, BadRequest> {
+    pub(crate) fn parse(params: &Params) -> Result<PlayerQuery, BadRequest> {
         let player = params
             .get("player")
             .ok_or_else(|| BadRequest::new("player: give a player's name"))?;
@@ -118,36 +118,36 @@ impl PlayerQuery {
 
 /// One line of the stream (lila's fields, in their order).
 #[derive(Debug, Clone, Serialize)]
-struct PlayerLine {
-    white: u64,
-    draws: u64,
-    black: u64,
-    moves: Vec<PlayerMove>,
+pub(crate) struct PlayerLine {
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    pub moves: Vec<PlayerMove>,
     #[serde(rename = "recentGames")]
-    recent_games: Vec<GameWithUci>,
-    opening: Option<OpeningLabel>,
+    pub recent_games: Vec<GameWithUci>,
+    pub opening: Option<OpeningLabel>,
     #[serde(rename = "queuePosition")]
     queue_position: u64,
 }
 
 #[derive(Debug, Clone, Serialize)]
-struct PlayerMove {
-    uci: String,
-    san: String,
+pub(crate) struct PlayerMove {
+    pub uci: String,
+    pub san: String,
     #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
-    average_opponent_rating: Option<i64>,
+    pub average_opponent_rating: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    performance: Option<i64>,
-    white: u64,
-    draws: u64,
-    black: u64,
-    game: Option<ApiGame>,
-    opening: Option<OpeningLabel>,
+    pub performance: Option<i64>,
+    pub white: u64,
+    pub draws: u64,
+    pub black: u64,
+    pub game: Option<ApiGame>,
+    pub opening: Option<OpeningLabel>,
 }
 
 /// A move's games so far.
 #[derive(Debug, Clone, Default)]
-struct MoveTally {
+pub(crate) struct MoveTally {
     counts: Counts,
     opponent_sum: u64,
     opponents: u64,
@@ -212,12 +212,46 @@ fn stream_player(
     query: &PlayerQuery,
     tx: &mpsc::Sender<Result<String, ApiError>>,
 ) -> Result<(), ApiError> {
+    let mut sent: Option<u64> = None;
+    let mut last = Instant::now();
+    let mut gone = false;
+    let tally = player_tree(state, query, &mut |tally| {
+        let total = games_of_tally(tally);
+        if sent.is_none() || (last.elapsed() >= EVERY && sent != Some(total)) {
+            if tx.blocking_send(Ok(text_of(&line(query, tally)))).is_err() {
+                gone = true;
+                return false;
+            }
+            sent = Some(total);
+            last = Instant::now();
+        }
+        true
+    })?;
+    if !gone && sent != Some(games_of_tally(&tally)) {
+        let _ = tx.blocking_send(Ok(text_of(&line(query, &tally))));
+    }
+    Ok(())
+}
+
+fn games_of_tally(tally: &Tally) -> u64 {
+    tally.values().map(|t| t.counts.games).sum()
+}
+
+/// One player's moves from the position, tallied by move (UCI).
+pub(crate) type Tally = HashMap<String, MoveTally>;
+
+/// The tree of the player's games from the position; `progress` is told
+/// the tally after each row group read, and stops the reading by
+/// returning false.
+pub(crate) fn player_tree(
+    state: &State,
+    query: &PlayerQuery,
+    progress: &mut dyn FnMut(&Tally) -> bool,
+) -> Result<Tally, ApiError> {
     let data = Data::open(&state.data).map_err(|e| ApiError::internal(e.to_string()))?;
     let ids = crate::read::explore::top_games::GameIds::of(&data).map_err(super::api::read_error)?;
     let target = position_key(&query.asked.position);
-    let mut tally: HashMap<String, MoveTally> = HashMap::new();
-    let mut sent: Option<u64> = None;
-    let mut last = Instant::now();
+    let mut tally = Tally::new();
     let name_column = match query.color {
         Color::White => g::WHITE.name,
         Color::Black => g::BLACK.name,
@@ -244,22 +278,12 @@ fn stream_player(
                 }
                 count_games(&games, &path, query, target, &ids, &mut tally)?;
             }
-            let total = tally.values().map(|t| t.counts.games).sum::<u64>();
-            let due = sent.is_none() || (last.elapsed() >= EVERY && sent != Some(total));
-            if due {
-                if tx.blocking_send(Ok(line(query, &tally))).is_err() {
-                    return Ok(());
-                }
-                sent = Some(total);
-                last = Instant::now();
+            if !progress(&tally) {
+                return Ok(tally);
             }
         }
     }
-    let total = tally.values().map(|t| t.counts.games).sum::<u64>();
-    if sent != Some(total) {
-        let _ = tx.blocking_send(Ok(line(query, &tally)));
-    }
-    Ok(())
+    Ok(tally)
 }
 
 /// The columns `/player` reads of a player's games.
@@ -306,7 +330,7 @@ fn count_games(
     query: &PlayerQuery,
     target: u64,
     ids: &crate::read::explore::top_games::GameIds,
-    tally: &mut HashMap<String, MoveTally>,
+    tally: &mut Tally,
 ) -> Result<(), ApiError> {
     let rows = Columns::new(games, path);
     let internal = |e: crate::sink::columns::ColumnError| ApiError::internal(e.to_string());
@@ -411,8 +435,16 @@ fn add_result(counts: &mut Counts, result: Option<&str>) {
     }
 }
 
+/// A line as the stream sends it: one object on one line (serde_json
+/// writes no newline inside).
+fn text_of(line: &PlayerLine) -> String {
+    let mut text = serde_json::to_string(line).unwrap_or_else(|_| "{}".to_owned());
+    text.push('\n');
+    text
+}
+
 /// The stream's line for the games counted so far.
-fn line(query: &PlayerQuery, tally: &HashMap<String, MoveTally>) -> String {
+pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
     let pos = &query.asked.position;
     let mut moves: Vec<(&String, &MoveTally)> = tally.iter().collect();
     let san = |uci: &str| {
@@ -442,7 +474,7 @@ fn line(query: &PlayerQuery, tally: &HashMap<String, MoveTally>) -> String {
             name: name.name,
         })
     };
-    let player_line = PlayerLine {
+    PlayerLine {
         white: total.white_wins,
         draws: total.draws,
         black: total.black_wins,
@@ -475,11 +507,7 @@ fn line(query: &PlayerQuery, tally: &HashMap<String, MoveTally>) -> String {
             .collect(),
         opening: query.asked.opening.clone(),
         queue_position: 0,
-    };
-    // One object a line: serde_json writes no newline inside.
-    let mut text = serde_json::to_string(&player_line).unwrap_or_else(|_| "{}".to_owned());
-    text.push('\n');
-    text
+    }
 }
 
 /// lila's performance rating (FIDE's table of rating differences) of
