@@ -38,8 +38,13 @@ use shakmaty::{Chess, Color, Position};
 
 /// Games generated in parallel before being written out, in order.
 const CHUNK: u64 = 4096;
-/// Distinct player names (`player0` … `player3999`).
-const PLAYERS: u64 = 4000;
+/// Distinct player names (`player0` … `player3999`; `--players N` for
+/// another number, as `benches/serve.sh` asks a player of 5,000 games).
+static PLAYERS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(4000);
+
+fn players() -> u64 {
+    PLAYERS.load(std::sync::atomic::Ordering::Relaxed)
+}
 const MIN_PLIES: u64 = 20;
 const MAX_PLIES: u64 = 120;
 const LINE_WIDTH: usize = 80;
@@ -202,8 +207,8 @@ fn game(seed: u64, index: u64) -> String {
         rng.below(60),
         rng.below(60)
     );
-    let white = rng.below(PLAYERS);
-    let black = (white + rng.range(1, PLAYERS - 1)) % PLAYERS;
+    let white = rng.below(players());
+    let black = (white + rng.range(1, players() - 1)) % players();
     let (white_elo, black_elo) = (elo(&mut rng), elo(&mut rng));
     let (white_diff, black_diff) = rating_diffs(white_elo, black_elo, result);
 
@@ -413,8 +418,8 @@ fn lichess_game(seed: u64, index: u64, book: &Book, month: (u64, u64)) -> String
         second / 60 % 60,
         second % 60
     );
-    let white = rng.below(PLAYERS);
-    let black = (white + rng.range(1, PLAYERS - 1)) % PLAYERS;
+    let white = rng.below(players());
+    let black = (white + rng.range(1, players() - 1)) % players();
     let (white_elo, black_elo) = (elo(&mut rng), elo(&mut rng));
     let (white_diff, black_diff) = rating_diffs(white_elo, black_elo, result);
 
@@ -492,7 +497,7 @@ fn lichess_game(seed: u64, index: u64, book: &Book, month: (u64, u64)) -> String
 }
 
 fn usage() -> ! {
-    eprintln!("usage: gen_games N [--seed S] [--lichess [--month YYYY.MM]] [-o FILE]");
+    eprintln!("usage: gen_games N [--seed S] [--lichess [--month YYYY.MM]] [--players N] [-o FILE]");
     std::process::exit(2);
 }
 
@@ -525,6 +530,14 @@ fn run() -> io::Result<()> {
             }
             "-o" | "--output" => output = Some(args.next().unwrap_or_else(|| usage())),
             "--lichess" => lichess = true,
+            "--players" => {
+                let n = args
+                    .next()
+                    .and_then(|s| s.parse::<u64>().ok())
+                    .filter(|&n| n >= 3)
+                    .unwrap_or_else(|| usage());
+                PLAYERS.store(n, std::sync::atomic::Ordering::Relaxed);
+            }
             "--month" => {
                 month = args
                     .next()

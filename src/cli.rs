@@ -26,7 +26,7 @@ pub enum Command {
     #[command(after_help = "More: docs/guide.md#explore")]
     Explore(ExploreArgs),
     /// Serve the lichess opening explorer's HTTP API and an explorer page over an import or a lake.
-    #[command(after_help = "More: docs/serve.md")]
+    #[command(after_help = "More: docs/guide.md#serve, docs/serve.md")]
     Serve(ServeArgs),
     /// Print a position's key as the opening tree stores it (position_key), from a FEN or EPD.
     #[command(after_help = "More: docs/guide.md#key")]

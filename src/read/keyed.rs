@@ -45,6 +45,23 @@ struct Group {
     start: usize,
     rows: usize,
     range: Option<(i64, i64)>,
+    /// The key is the file's unique one (`game_id`): a group whose range
+    /// spans as many values as rows holds each once, in order.
+    unique: bool,
+}
+
+impl Group {
+    /// The only row that can hold `value` when the group's keys are
+    /// consecutive (as many distinct values as rows, sorted: a games
+    /// file's ids between rejected games).
+    fn dense_row(&self, value: i64) -> Option<usize> {
+        let (min, max) = self.range?;
+        let span = max.checked_sub(min)?.checked_add(1)?;
+        if usize::try_from(span).ok()? != self.rows || !self.unique {
+            return None;
+        }
+        usize::try_from(value.checked_sub(min)?).ok()
+    }
 }
 
 /// A table file with its footer read.
@@ -85,7 +102,7 @@ impl From<KeyedError> for crate::error::ExploreError {
 impl KeyedFile {
     /// Reads the footer of `path`, whose rows are sorted by `key` (an
     /// Int64 column).
-    fn open(path: &Path, key: &str) -> Result<KeyedFile, KeyedError> {
+    fn open(path: &Path, key: &str, unique: bool) -> Result<KeyedFile, KeyedError> {
         let error = KeyedError::of(path);
         let mut file = File::open(path).map_err(|e| error(&e))?;
         let identity = Identity::of(&file.metadata().map_err(|e| error(&e))?);
@@ -106,6 +123,7 @@ impl KeyedFile {
                 start,
                 rows: group.num_rows(),
                 range,
+                unique,
             });
             start += group.num_rows();
         }
@@ -129,6 +147,20 @@ impl KeyedFile {
         let mut parts: Vec<DataFrame> = Vec::new();
         for group in &self.groups {
             if group.range.is_some_and(|(min, max)| value < min || value > max) {
+                continue;
+            }
+            if let Some(row) = group.dense_row(value) {
+                // One row can hold the value (a group of consecutive game
+                // ids): read it alone, and check its key.
+                let mut wanted: Vec<&str> = columns.map(<[&str]>::to_vec).unwrap_or_default();
+                if columns.is_some() && !wanted.contains(&self.key.as_str()) {
+                    wanted.push(&self.key);
+                }
+                let one = self.read(group.start + row, 1, columns.map(|_| wanted.as_slice()))?;
+                let keys = one.column(&self.key).and_then(|c| c.i64().cloned()).map_err(|e| error(&e))?;
+                if keys.get(0) == Some(value) {
+                    parts.push(one);
+                }
                 continue;
             }
             // The key alone first (cheap), then the other columns of the
@@ -216,8 +248,14 @@ pub(crate) struct KeyedFiles {
 const OPEN_FILES: usize = 512;
 
 impl KeyedFiles {
-    /// `path` sorted by `key`, its footer read now or kept from before.
-    pub(crate) fn open(&self, path: &Path, key: &str) -> Result<Arc<KeyedFile>, KeyedError> {
+    /// `path` sorted by `key`, its footer read now or kept from before;
+    /// `unique`: no two rows have the same key (a games file's ids).
+    pub(crate) fn open(
+        &self,
+        path: &Path,
+        key: &str,
+        unique: bool,
+    ) -> Result<Arc<KeyedFile>, KeyedError> {
         let error = KeyedError::of(path);
         let identity = Identity::of(&std::fs::metadata(path).map_err(|e| error(&e))?);
         let name = (path.to_path_buf(), key.to_owned());
@@ -226,7 +264,7 @@ impl KeyedFiles {
         {
             return Ok(file.clone());
         }
-        let file = Arc::new(KeyedFile::open(path, key)?);
+        let file = Arc::new(KeyedFile::open(path, key, unique)?);
         let mut files = self.lock();
         if files.len() >= OPEN_FILES {
             files.clear();
@@ -260,13 +298,13 @@ mod tests {
             .finish(&mut frame)
             .unwrap_or_else(|e| panic!("{e}"));
         let files = KeyedFiles::default();
-        let keyed = files.open(&path, "key").unwrap_or_else(|e| panic!("{}", e.message));
+        let keyed = files.open(&path, "key", false).unwrap_or_else(|e| panic!("{}", e.message));
         assert_eq!(keyed.groups.len(), 3);
         let values = |key| {
             let rows = keyed.rows_of(key, Some(&["value"])).unwrap_or_else(|e| panic!("{}", e.message));
             let column = rows.column("value").unwrap_or_else(|e| panic!("{e}"));
             let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
-            texts.into_iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
+            texts.iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
         };
         // Key 3 spans two row groups.
         assert_eq!(values(3), ["d", "e", "f"]);
@@ -274,7 +312,38 @@ mod tests {
         assert!(values(4).is_empty());
         assert!(values(10).is_empty());
         // The same file again is the footer kept; a rewritten one is read anew.
-        let again = files.open(&path, "key").unwrap_or_else(|e| panic!("{}", e.message));
+        let again = files.open(&path, "key", false).unwrap_or_else(|e| panic!("{}", e.message));
         assert!(Arc::ptr_eq(&keyed, &again));
+    }
+
+    #[test]
+    fn a_group_of_consecutive_unique_keys_is_read_one_row() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("games.parquet");
+        let mut frame = df!(
+            "game_id" => [1i64, 2, 3, 10, 11, 13, 20],
+            "white" => ["a", "b", "c", "d", "e", "f", "g"],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
+        ParquetWriter::new(file)
+            .with_row_group_size(Some(3))
+            .finish(&mut frame)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let files = KeyedFiles::default();
+        let keyed = files.open(&path, "game_id", true).unwrap_or_else(|e| panic!("{}", e.message));
+        let dense: Vec<Option<usize>> = keyed.groups.iter().map(|g| g.dense_row(2)).collect();
+        assert_eq!(dense, [Some(1), None, None]);
+        let white = |id| {
+            let rows = keyed.rows_of(id, Some(&["white"])).unwrap_or_else(|e| panic!("{}", e.message));
+            let column = rows.column("white").unwrap_or_else(|e| panic!("{e}"));
+            let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
+            texts.iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
+        };
+        assert_eq!(white(2), ["b"]);
+        assert_eq!(white(13), ["f"]);
+        assert_eq!(white(20), ["g"]);
+        assert!(white(12).is_empty());
+        assert!(white(4).is_empty());
     }
 }

@@ -180,6 +180,15 @@ impl Wanted {
     }
 
     fn bounds(&self, period: OpeningPeriod) -> Result<Bounds, ApiError> {
+        // A tree counted by year cannot keep part of a year: say so rather
+        // than widen the months.
+        let partial = self.since.is_some_and(|m| m.month() != 1) || self.until.is_some_and(|m| m.month() != 12);
+        if period == OpeningPeriod::Year && partial {
+            return Err(ApiError::bad_request(
+                "since/until: this import counts its tree by year (--opening-period year): \
+                 give since as YYYY-01 and until as YYYY-12",
+            ));
+        }
         let bands = self
             .groups
             .iter()
@@ -294,6 +303,19 @@ pub(crate) async fn lichess(
     Ok(Json(answer))
 }
 
+/// lila's older `/lichess/history`: `/lichess` with `history` and no
+/// moves or games.
+pub(crate) async fn lichess_history(
+    Shared(state): Shared<Arc<State>>,
+    RawQuery(query): RawQuery,
+) -> Result<Json<Explorer>, ApiError> {
+    let params = Params::parse(query.as_deref())?;
+    let (asked, mut wanted) = (Asked::parse(&params)?, Wanted::lichess(&params)?);
+    (wanted.history, wanted.moves, wanted.top_games, wanted.recent_games) = (true, 0, 0, 0);
+    let answer = blocking(&state, move |s| explore(s, &s.data, &asked, &wanted)).await?;
+    Ok(Json(answer))
+}
+
 pub(crate) async fn masters(
     Shared(state): Shared<Arc<State>>,
     RawQuery(query): RawQuery,
@@ -332,8 +354,14 @@ pub(crate) fn explore(
     let lists = Lists::choose(&sums, &ids, wanted).map_err(read_error)?;
     let found = read_games(&data, &lists.wanted(), &state.files).map_err(read_error)?;
     let mut total = Counts::default();
+    // lila's order: by the games with a result (those it counts), ties by
+    // SAN here (lila leaves them in any order).
+    let mut order: Vec<usize> = (0..sums.moves.len()).collect();
+    let decided = |i: &usize| sums.moves[*i].counts.finished();
+    order.sort_by(|a, b| decided(b).cmp(&decided(a)).then_with(|| sums.moves[*a].san.cmp(&sums.moves[*b].san)));
     let mut moves = Vec::new();
-    for (index, sum) in sums.moves.iter().enumerate() {
+    for index in order {
+        let sum = &sums.moves[index];
         total += sum.counts;
         if moves.len() < wanted.moves {
             let single = lists.single.get(index).and_then(Option::as_ref);
@@ -480,6 +508,9 @@ fn masters_top(sums: &PositionSums, ids: &GameIds, n: usize) -> Result<Vec<(usiz
     for (index, m) in sums.moves.iter().enumerate() {
         all.extend(m.best.iter().map(|b| (index, b.clone())));
     }
+    // lila's masters games all have both ratings: unrated games are no
+    // top games (as on /lichess, where they have no group).
+    all.retain(|(_, b)| b.rating.is_some());
     let candidates: Vec<RatedGame> = all.iter().map(|(_, b)| b.clone()).collect();
     let best = best_games(&candidates, ids, n)?;
     Ok(best
@@ -565,17 +596,17 @@ fn high_score(speed: TimeClass) -> i32 {
     }
 }
 
-/// lila's `history`: the months from `since` (else the first with games)
-/// to the last with games, empty ones as zeros; without `until`, the last
-/// month is left out (lila's may be half imported).
+/// lila's `history`: the months from `since` (else the first with games
+/// of the position) to the last with games of the position, filtered out
+/// or not, empty ones as zeros; without `until`, the last month is left
+/// out (lila's may be half imported).
 fn history(sums: &PositionSums, since: Option<Month>, until: Option<Month>) -> Vec<HistoryMonth> {
-    let (Some(first), Some(last)) = (sums.by_month.keys().next(), sums.by_month.keys().last())
-    else {
+    let Some((first, last)) = sums.months else {
         return Vec::new();
     };
-    let mut month = since.unwrap_or(*first);
+    let mut month = since.unwrap_or(first);
     let mut out = Vec::new();
-    while month <= *last {
+    while month <= last {
         let counts = sums.by_month.get(&month).copied().unwrap_or_default();
         out.push(HistoryMonth {
             month: month.to_string(),

@@ -1,5 +1,5 @@
 //! Serve, games as lila-openingexplorer names them: a game's id in a URL
-//! (`ID` in an import's folder, `IMPORT~ID` in a lake), and the JSON of a
+//! (`ID` in an import's folder, `IMPORT:ID` in a lake, as `explore` writes it), and the JSON of a
 //! game in `topGames`, `recentGames` and `moves[].game`.
 
 use serde::Serialize;
@@ -16,10 +16,10 @@ pub(crate) struct GameRef {
 }
 
 impl GameRef {
-    /// A game's id as a URL names it: `17`, or `2024-01~17` in a lake (an
-    /// import's name never holds `~`).
+    /// A game's id as a URL names it: `17`, or `2024-01:17` in a lake (an
+    /// import's name never holds `:`).
     pub(crate) fn parse(text: &str, lake: bool) -> Option<GameRef> {
-        let (import, id) = match (lake, text.rsplit_once('~')) {
+        let (import, id) = match (lake, text.rsplit_once(':')) {
             (true, Some((import, id))) => {
                 crate::lake::check_name(import).ok()?;
                 (Some(import.to_owned()), id)
@@ -35,7 +35,7 @@ impl GameRef {
 impl std::fmt::Display for GameRef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match &self.import {
-            Some(import) => write!(f, "{import}~{}", self.id),
+            Some(import) => write!(f, "{import}:{}", self.id),
             None => write!(f, "{}", self.id),
         }
     }
@@ -149,7 +149,7 @@ mod tests {
 
     #[test]
     fn ids_name_the_import_in_a_lake_only() {
-        let lake = GameRef::parse("2024-01~17", true);
+        let lake = GameRef::parse("2024-01:17", true);
         assert_eq!(
             lake,
             Some(GameRef {
@@ -157,12 +157,12 @@ mod tests {
                 id: 17
             })
         );
-        assert_eq!(lake.map(|g| g.to_string()).as_deref(), Some("2024-01~17"));
+        assert_eq!(lake.map(|g| g.to_string()).as_deref(), Some("2024-01:17"));
         assert_eq!(GameRef::parse("17", false).map(|g| g.id), Some(17));
-        for bad in ["17", "../x~1", "a~-1", "a~b", "_compacted~3"] {
+        for bad in ["17", "../x:1", "a:-1", "a:b", "_compacted:3"] {
             assert_eq!(GameRef::parse(bad, true), None, "{bad}");
         }
-        assert_eq!(GameRef::parse("a~1", false), None);
+        assert_eq!(GameRef::parse("a:1", false), None);
     }
 
     #[test]

@@ -81,7 +81,7 @@ async fn run(state: Arc<State>, options: &ServeOptions) -> Result<(), Error> {
         .map_err(|e| Error::Usage(format!("{}: cannot listen: {e}", options.listen)))?;
     if !options.quiet {
         // The line scripts and tests wait for (with the port a `:0` got).
-        println!("pgnlake serve: listening on http://{address}/");
+        say(&format!("pgnlake serve: listening on http://{address}/"));
     }
     let app = router(state, options.cors);
     let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
@@ -102,9 +102,17 @@ async fn run(state: Arc<State>, options: &ServeOptions) -> Result<(), Error> {
         () = signals => {}
     }
     if !options.quiet {
-        println!("pgnlake serve: stopped");
+        say("pgnlake serve: stopped");
     }
     Ok(())
+}
+
+/// A line on stdout; a reader that went away (a script that read the
+/// address and closed the pipe) changes nothing.
+fn say(line: &str) {
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
 }
 
 /// SIGINT or SIGTERM.
@@ -128,6 +136,7 @@ fn router(state: Arc<State>, cors: bool) -> Router {
         .route("/", get(page::index))
         .route("/game/{id}", get(page::game))
         .route("/lichess", get(api::lichess))
+        .route("/lichess/history", get(api::lichess_history))
         .route("/masters", get(api::masters))
         .route("/masters/pgn/{id}", get(pgn::masters_pgn))
         // lila-openingexplorer's own path, which clients (berserk) use.

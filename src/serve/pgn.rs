@@ -30,8 +30,14 @@ async fn answer(state: &Arc<State>, id: String, masters: bool) -> Response {
         game_pgn(dir, &id)
     })
     .await;
+    // lila's type for its API; the page's link shows the text in the
+    // browser (which would download `x-chess-pgn`).
+    let kind = match masters {
+        true => "application/x-chess-pgn; charset=utf-8",
+        false => "text/plain; charset=utf-8",
+    };
     match pgn {
-        Ok(text) => ([(header::CONTENT_TYPE, "application/x-chess-pgn; charset=utf-8")], text).into_response(),
+        Ok(text) => ([(header::CONTENT_TYPE, kind)], text).into_response(),
         Err(e) => e.into_response(),
     }
 }
@@ -40,7 +46,7 @@ async fn answer(state: &Arc<State>, id: String, masters: bool) -> Response {
 pub(crate) fn game_pgn(dir: &std::path::Path, id: &str) -> Result<String, ApiError> {
     let data = Data::open(dir).map_err(|e| ApiError::internal(e.to_string()))?;
     let game = GameRef::parse(id, data.is_lake()).ok_or_else(|| {
-        let form = if data.is_lake() { "IMPORT~GAME_ID" } else { "GAME_ID" };
+        let form = if data.is_lake() { "IMPORT:GAME_ID" } else { "GAME_ID" };
         ApiError::new(StatusCode::NOT_FOUND, format!("{id:?} is not a game id here ({form})"))
     })?;
     // The import's name is letters, digits, `.`, `_` and `-` (checked in

@@ -259,7 +259,7 @@ pub(crate) fn player_tree(
     for (import, path) in data.files(&g::TABLE) {
         let file = state
             .files
-            .open(&path, g::GAME_ID.name)
+            .open(&path, g::GAME_ID.name, true)
             .map_err(|e| ApiError::internal(format!("{}: {}", e.path.display(), e.message)))?;
         for group in 0..file.groups() {
             let read = |columns: Option<&[&str]>| {
@@ -453,7 +453,11 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
             .and_then(|u| u.to_move(pos).ok())
             .map_or_else(|| "--".to_owned(), |m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string())
     };
-    moves.sort_by(|a, b| b.1.counts.games.cmp(&a.1.counts.games).then_with(|| san(a.0).cmp(&san(b.0))));
+    // lila's order: by the games with a result, ties by SAN.
+    moves.sort_by(|a, b| {
+        let decided = |t: &MoveTally| t.counts.finished();
+        decided(b.1).cmp(&decided(a.1)).then_with(|| san(a.0).cmp(&san(b.0)))
+    });
     let mut total = Counts::default();
     for (_, t) in &moves {
         total += t.counts;

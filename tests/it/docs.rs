@@ -712,6 +712,7 @@ fn every_help_names_its_guide_section() {
         "import",
         "merge",
         "explore",
+        "serve",
         "key",
         "clean",
         "query",

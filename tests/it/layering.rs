@@ -32,6 +32,9 @@ const LAYERS: &[&[&str]] = &[
     // The report draws what `read` reads (the opening tree's positions);
     // export writes what `read` selects as `clean` writes it.
     &["report", "export"],
+    // The explorer's HTTP server answers from `read`, and gives a game's
+    // PGN as `export` writes it.
+    &["serve"],
     // Fuzz entry points, the command line, and its wiring.
     &["fuzzing", "cli"],
     &["cmd"],

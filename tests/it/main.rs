@@ -29,6 +29,7 @@ mod query;
 mod repair;
 mod report;
 mod roundtrip;
+mod serve;
 mod shard;
 mod shipped_queries;
 mod spark;

@@ -32,13 +32,27 @@ The rules are pgnlake's tree rules, written here independently:
   out when either is given); /masters: since/until years; /player: the name
   (case-insensitive) on the queried colour, speeds, modes (event `Rated ...`
   / `Casual ...`), since/until months;
-- moves sorted by games played (unfinished ones included), ties in any
+- moves sorted by games with a result (white + draws + black, lila's total), ties in any
   order; `averageRating` the rounded (half up) average rating of the side to
   move over the move's games that have it; /player's
-  `averageOpponentRating` the opponent's; `moves[].game` exactly when the
-  move has one game; top and recent games must be games of the position and
-  the move they name, passing the filters, with fields as games.parquet has
-  them.
+  `averageOpponentRating` the opponent's (of the queried colour); totals the
+  sums over all moves; `moves[].game` exactly when the move has one game;
+  top and recent games must be games of the position and the move they
+  name, passing the filters, with fields as games.parquet has them (a null
+  name may be written "?"), within lila's caps (/lichess 4 top and 8 in all,
+  /masters 15, /player 8 recent), recent games latest first (greatest game
+  id, within each import of a lake), /lichess's top games of rating groups
+  2000 and up, /masters' by the sum of both ratings with the best first.
+
+Imports made with `--opening-period year` are asked whole years only, plus
+a few months inside a year, for which an exact answer or a refusal (HTTP 400
+with an "error") is right; with `--opening-period none` a since/until of
+/lichess or /masters may be refused.
+
+`warn` lines (no failure) note where the answer differs from lila's own
+behaviour beyond those rules: `performance`, `history`, the latest game
+missing from recentGames, topGames with ratings lacking 2500, the missing
+/lichess/history alias.
 """
 
 import collections
@@ -138,7 +152,7 @@ def read_games(data_dir):
             g = Game()
             g.import_name = name
             g.game_id = row["game_id"]
-            g.api_id = f"{name}~{row['game_id']}" if is_lake else str(row["game_id"])
+            g.api_id = f"{name}:{row['game_id']}" if is_lake else str(row["game_id"])
             g.white, g.black = row["white"], row["black"]
             g.white_elo, g.black_elo = row["white_elo"], row["black_elo"]
             g.time_class = row["time_class"]
@@ -157,6 +171,23 @@ def read_games(data_dir):
             g.visits = None
             games.append(g)
     return games, is_lake
+
+
+def opening_periods(data_dir, is_lake):
+    """The `--opening-period` of the import, or of each import of the lake."""
+    if is_lake:
+        folder = os.path.join(data_dir, "_imports")
+        paths = [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".json")]
+    else:
+        paths = [os.path.join(data_dir, "summary.json")]
+    periods = set()
+    for path in paths:
+        try:
+            with open(path) as f:
+                periods.add(json.load(f)["opening_tree"]["period"])
+        except (OSError, ValueError, KeyError, TypeError):
+            periods.add("month")
+    return periods
 
 
 def replay(games):
@@ -296,6 +327,7 @@ class Checker:
         self.games, self.is_lake = read_games(data_dir)
         self.by_id = {g.api_id: g for g in self.games}
         self.index = replay(self.games)
+        self.periods = opening_periods(data_dir, self.is_lake)
         self.load_seconds = time.time() - t0
         self.client = berserk.Client(explorer_url=self.base)
         self.explorer = self.client.opening_explorer
@@ -317,6 +349,17 @@ class Checker:
                 print(f"    {e}")
         else:
             print(f"ok {label}")
+
+    def failure(self, label, exc, may_refuse):
+        """A request berserk raised on: a mismatch, unless a refusal (HTTP 400 with
+        an error) is an acceptable answer to it."""
+        cause = getattr(exc, "cause", None)
+        if (may_refuse and getattr(exc, "status_code", None) == 400
+                and isinstance(cause, dict) and "error" in cause):
+            self.checked += 1
+            print(f"ok {label} (refused: {cause['error']})")
+            return
+        self.report(label, [f"request failed: {type(exc).__name__}: {exc}"])
 
     # -- game JSON
 
@@ -427,26 +470,69 @@ class Checker:
                     self.check_game_json(game, f"{where}.game", endpoint, errors)
             elif m.get("game") is not None:
                 errors.append(f"{where}: {st.n} games but game is set: {m.get('game')!r}")
-            if last_n is not None and st.n > last_n:
-                errors.append(f"{where}: played in {st.n} games, after a move of {last_n}: "
-                              f"not sorted by games")
-            last_n = st.n
+            # lila's order: by the games with a result (white + draws + black).
+            if last_n is not None and st.decided > last_n:
+                errors.append(f"{where}: {st.decided} games with a result, after a move of "
+                              f"{last_n}: not sorted as lila sorts")
+            last_n = st.decided
         if limit is not None and len(got) > limit:
             errors.append(f"{len(got)} moves listed, the limit is {limit}")
         truncated = limit is not None and len(got) >= limit
-        floor = min((exp[m.get("uci")].n for m in got if m.get("uci") in exp), default=0)
+        if limit == 0:
+            return
+        floor = min((exp[m.get("uci")].decided for m in got if m.get("uci") in exp), default=0)
         for uci, st in exp.items():
             if uci in seen or st.decided == 0:
                 continue
-            if not truncated or st.n > floor:
+            if not truncated or st.decided > floor:
                 errors.append(f"move {uci} ({st.san}) missing: {st.n} games, "
                               f"{st.white}/{st.draws}/{st.black}")
 
-    def moves_of(self, board, keep):
-        """api id -> lichess uci of the move each kept game played at board."""
+    def check_history(self, got, board, keep, since, until, warnings):
+        """lila's history (only warnings: the brief's rules do not cover it): one
+        segment per month from `since` (else the first month with a game of the
+        position) to the last month with one, counts of the filtered games; the
+        last segment left out when `until` is absent."""
+        lo = month_tuple(since) if since else None
+        hi = month_tuple(until) if until else None
+        counts = collections.defaultdict(lambda: [0, 0, 0])
+        data = set()
+        for g, _ in self.index.get(pos_key(board), ()):
+            if g.month is None or (lo and g.month < lo) or (hi and g.month > hi):
+                continue
+            data.add(g.month)
+            if keep(g):
+                col = {"1-0": 0, "1/2-1/2": 1, "0-1": 2}.get(g.counted)
+                if col is not None:
+                    counts[g.month][col] += 1
+        expected = []
+        if data:
+            y, m = lo or min(data)
+            while (y, m) <= max(data):
+                w, d, b = counts[(y, m)]
+                expected.append({"month": f"{y:04}-{m:02}", "white": w, "draws": d, "black": b})
+                y, m = (y + 1, 1) if m == 12 else (y, m + 1)
+            if hi is None:
+                expected.pop()
+        # Leading and trailing zero segments may differ (lila counts the months of
+        # any game of the position, the filter's or not): compare the others, and
+        # that the months follow each other.
+        def nonzero(segments):
+            return [x for x in segments if x["white"] or x["draws"] or x["black"]]
+        months = [x.get("month") for x in got or []]
+        if not isinstance(got, list) or nonzero(got) != nonzero(expected):
+            warnings.append(f"history differs from lila's rules: {nonzero(got or [])} "
+                            f"(non-zero segments), expected {nonzero(expected)}")
+        elif any(month_tuple(b) != ((month_tuple(a)[0] + 1, 1) if month_tuple(a)[1] == 12 else
+                                    (month_tuple(a)[0], month_tuple(a)[1] + 1))
+                 for a, b in zip(months, months[1:])):
+            warnings.append(f"history months do not follow each other: {months}")
+
+    def moves_of(self, board, keep=None):
+        """api id -> lichess uci of the move each (kept) game played at board."""
         out = {}
         for g, move in self.index.get(pos_key(board), ()):
-            if keep(g):
+            if keep is None or keep(g):
                 out[g.api_id] = board.uci(move, chess960=True)
         return out
 
@@ -483,26 +569,30 @@ class Checker:
         return f"/{endpoint} " + " ".join(parts) if parts else f"/{endpoint}"
 
     def lichess(self, play=None, fen=None, speeds=None, ratings=None, since=None, until=None,
-                moves=None, top_games=None, recent_games=None, expect_board=None):
+                moves=None, top_games=None, recent_games=None, expect_board=None,
+                may_refuse=False, history=None):
         label = self.label("lichess", play=play, fen=fen, speeds=speeds, ratings=ratings,
                            since=since, until=until, moves=moves, topGames=top_games,
-                           recentGames=recent_games)
+                           recentGames=recent_games, history=history)
         errors, warnings = [], []
         try:
             ans = self.explorer.get_lichess_games(
                 play=play, position=fen, speeds=speeds,
                 ratings=None if ratings is None else [str(r) for r in ratings],
                 since=since, until=until, moves=moves, top_games=top_games,
-                recent_games=recent_games)
+                recent_games=recent_games, history=history)
         except Exception as e:  # noqa: BLE001 - any failure is a mismatch
-            self.report(label, [f"request failed: {type(e).__name__}: {e}"])
+            self.failure(label, e, may_refuse)
             return None
         board = expect_board or self.board_of(play, fen)
         keep = lichess_filter(speeds, ratings, since, until)
         exp = expected_moves(self.index, board, keep, "mover")
         self.check_moves(ans, exp, 12 if moves is None else moves, "averageRating", "lichess",
                          errors, warnings)
+        if history and self.periods == {"month"}:  # a tree of years has yearly history
+            self.check_history(ans.get("history"), board, keep, since, until, warnings)
         played = self.moves_of(board, keep)
+        here = self.moves_of(board)
         top = ans.get("topGames")
         recent = ans.get("recentGames")
         if not isinstance(top, list) or not isinstance(recent, list):
@@ -518,13 +608,13 @@ class Checker:
                 errors.append(f"{len(recent)} recentGames, at most {recent_cap} "
                               f"(8 - {len(top)} top games)")
             for i, gj in enumerate(top):
-                g = self.check_game_json(gj, f"topGames[{i}]", "lichess", errors, keep, played)
+                g = self.check_game_json(gj, f"topGames[{i}]", "lichess", errors, keep, here)
                 if g is not None and not (g.both_elos()
                                           and (g.white_elo + g.black_elo) // 2 >= 2000):
                     errors.append(f"topGames[{i}]: game {g.api_id} is not of a rating group "
                                   f"2000 and up (elos {g.white_elo}/{g.black_elo})")
             for i, gj in enumerate(recent):
-                self.check_game_json(gj, f"recentGames[{i}]", "lichess", errors, keep, played)
+                self.check_game_json(gj, f"recentGames[{i}]", "lichess", errors, keep, here)
             ids = [gj.get("id") for gj in top + recent]
             if len(ids) != len(set(ids)):
                 errors.append(f"a game listed twice in topGames + recentGames: {ids}")
@@ -548,7 +638,8 @@ class Checker:
         self.report(label, errors, warnings)
         return ans
 
-    def masters(self, play=None, fen=None, since=None, until=None, moves=None, top_games=None):
+    def masters(self, play=None, fen=None, since=None, until=None, moves=None, top_games=None,
+                may_refuse=False):
         label = self.label("masters", play=play, fen=fen, since=since, until=until, moves=moves,
                            topGames=top_games)
         errors, warnings = [], []
@@ -556,7 +647,7 @@ class Checker:
             ans = self.explorer.get_masters_games(play=play, position=fen, since=since,
                                                   until=until, moves=moves, top_games=top_games)
         except Exception as e:  # noqa: BLE001
-            self.report(label, [f"request failed: {type(e).__name__}: {e}"])
+            self.failure(label, e, may_refuse)
             return None
         board = self.board_of(play, fen)
         keep = masters_filter(since, until)
@@ -564,6 +655,7 @@ class Checker:
         self.check_moves(ans, exp, 12 if moves is None else moves, "averageRating", "masters",
                          errors, warnings)
         played = self.moves_of(board, keep)
+        here = self.moves_of(board)
         if "recentGames" in ans:
             errors.append("/masters answer has a recentGames key")
         top = ans.get("topGames")
@@ -575,7 +667,7 @@ class Checker:
                 errors.append(f"{len(top)} topGames, at most {cap}")
             sums = []
             for i, gj in enumerate(top):
-                g = self.check_game_json(gj, f"topGames[{i}]", "masters", errors, keep, played)
+                g = self.check_game_json(gj, f"topGames[{i}]", "masters", errors, keep, here)
                 if g is not None:
                     sums.append(g.white_elo + g.black_elo if g.both_elos() else -1)
             ids = [gj.get("id") for gj in top]
@@ -608,6 +700,7 @@ class Checker:
         self.check_moves(ans, exp, moves, "averageOpponentRating", "player", errors, warnings,
                          player_color=color)
         played = self.moves_of(board, keep)
+        here = self.moves_of(board)
         recent = ans.get("recentGames")
         if not isinstance(recent, list):
             errors.append(f"recentGames not a list: {recent!r}")
@@ -617,7 +710,7 @@ class Checker:
             if len(recent) > cap:
                 errors.append(f"{len(recent)} recentGames, at most {cap}")
             for i, gj in enumerate(recent):
-                self.check_game_json(gj, f"recentGames[{i}]", "player", errors, keep, played)
+                self.check_game_json(gj, f"recentGames[{i}]", "player", errors, keep, here)
             ids = [gj.get("id") for gj in recent]
             if len(ids) != len(set(ids)):
                 errors.append(f"a game listed twice in recentGames: {ids}")
@@ -770,6 +863,15 @@ def main():
     months = months_of(ck.games)
     since = fmt_month(months[len(months) // 4]) if months else "2020-01"
     until = fmt_month(months[(3 * len(months)) // 4]) if months else "2020-12"
+    # The tree's months: with --opening-period year they are January 1st, so only
+    # whole years are asked (a month inside a year is asked once, below, where an
+    # exact answer or a refusal is right); with `none` there are none, and a
+    # since/until of /lichess or /masters may be refused (HTTP 400 with an error).
+    by_year = "year" in ck.periods
+    refuse = "none" in ck.periods
+    if by_year:
+        since, until = since[:4] + "-01", until[:4] + "-12"
+    print(f"# opening periods {sorted(ck.periods)}; since {since}, until {until}")
     speed_count = collections.Counter(g.speed for g in in_tree if g.speed)
     main_speed = speed_count.most_common(1)[0][0] if speed_count else "blitz"
 
@@ -781,14 +883,29 @@ def main():
         if main_speed != "blitz":
             ck.lichess(play=play, speeds=[main_speed])
         ck.lichess(play=play, ratings=[1600, 1800])
-        ck.lichess(play=play, since=since, until=until)
-        ck.lichess(play=play, since=since)
+        ck.lichess(play=play, since=since, until=until, may_refuse=refuse)
+        ck.lichess(play=play, since=since, may_refuse=refuse)
         ck.lichess(play=play, speeds=["blitz", "rapid", "classical"],
                    ratings=[1500, 2000, 2200, 2500])
         ck.lichess(play=play, ratings=[2500])
     ck.lichess(moves=2, top_games=1, recent_games=2)
     ck.lichess(play=["e2e4"], moves=1, top_games=0, recent_games=3)
-    ck.lichess(since="3000-01")
+    ck.lichess(since="3000-01", may_refuse=refuse)
+    ck.lichess(moves=0)
+    ck.lichess(play=["e2e4"], history=True, moves=0, top_games=0, recent_games=0)
+    ck.lichess(play=["e2e4"], history=True, speeds=["blitz"])
+    if not refuse:
+        ck.lichess(history=True, since=since, until=until)
+    # fen and play together: play is applied from the fen
+    ck.lichess(fen=chess.STARTING_FEN, play=["e2e4", "e7e5"])
+    if by_year and months:
+        # inside a year: exact (from the games' months) or refused; never the
+        # tree's January months taken for the games'
+        mid = months[len(months) // 2]
+        ck.lichess(since=f"{mid[0]:04}-{min(mid[1], 11) + 1:02}", may_refuse=True)
+        ck.lichess(until=f"{mid[0]:04}-{max(mid[1], 2) - 1:02}", may_refuse=True)
+        ck.lichess(play=["e2e4"], since=f"{mid[0]:04}-03", until=f"{mid[0]:04}-10",
+                   may_refuse=True)
     # the FEN form: the position after 1.e4, without and with the e3 square
     after_e4 = chess.Board()
     after_e4.push_uci("e2e4")
@@ -823,8 +940,8 @@ def main():
     for play in lines:
         play = play or None
         ck.masters(play=play)
-        ck.masters(play=play, since=ysince, until=yuntil)
-        ck.masters(play=play, since=ysince)
+        ck.masters(play=play, since=ysince, until=yuntil, may_refuse=refuse)
+        ck.masters(play=play, since=ysince, may_refuse=refuse)
     ck.masters(moves=3, top_games=2)
     ck.masters(fen=fen)
 
@@ -838,10 +955,7 @@ def main():
         first = collections.Counter(g.first_moves.split()[0] for g in mine)
         ck.player(name, color)
         ck.player(name, color, stream=True)
-        if color == "white":
-            ck.player(name, color, play=[first.most_common(1)[0][0]])
-        else:
-            ck.player(name, color, play=[first.most_common(1)[0][0]])
+        ck.player(name, color, play=[first.most_common(1)[0][0]])
         spd = collections.Counter(g.speed for g in mine if g.speed)
         if spd:
             ck.player(name, color, speeds=[spd.most_common(1)[0][0]])
@@ -877,6 +991,12 @@ def main():
                    None, {"play": "e2e4"})
     ck.expect_same("/masters with Authorization: Bearer x", "/masters", {},
                    {"Authorization": "Bearer x"}, {})
+    # lila's legacy alias /lichess/history (history only): a warning when missing
+    status, body, _ = ck.get("/lichess/history", {"play": "e2e4"})
+    if status != 200:
+        ck.warnings.append(f"/lichess/history: HTTP {status} (lila serves it as /lichess "
+                           f"with history=true, moves=0, no games)")
+        print(f"warn /lichess/history play=e2e4: HTTP {status} {body[:100]!r}")
 
     print(f"# {len(ck.warnings)} warnings; {time.time() - t0:.1f}s")
     print(f"checked {ck.checked} answers" + (f", {ck.failed} WRONG" if ck.failed else ""))

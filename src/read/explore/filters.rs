@@ -141,6 +141,11 @@ impl Bounds {
         })
     }
 
+    /// Is `month` within the months kept (any month when none are set)?
+    pub(crate) fn keeps_month(&self, month: Month) -> bool {
+        self.months.is_open() || self.months.contains(month)
+    }
+
     pub(crate) fn keeps(&self, dims: &Dimensions) -> bool {
         if !self.speed.is_empty() && !self.speed.contains(&dims.speed()) {
             return false;

@@ -79,6 +79,10 @@ pub(crate) struct PositionSums {
     /// The rows kept summed by their month (lichess's `history`; rows
     /// without a month are in none).
     pub by_month: std::collections::BTreeMap<crate::model::Month, Counts>,
+    /// The first and last month of any of the position's rows within the
+    /// months kept, whatever else the filters say (lila's `history` runs
+    /// over the months with games of the position).
+    pub months: Option<(crate::model::Month, crate::model::Month)>,
 }
 
 impl PositionSums {
@@ -118,7 +122,7 @@ pub(crate) fn rows_of_key(
 ) -> Result<Option<DataFrame>, ExploreError> {
     let mut all: Option<DataFrame> = None;
     for (import, path) in data.files(table) {
-        let mut rows = files.open(&path, key)?.rows_of(value, None)?;
+        let mut rows = files.open(&path, key, false)?.rows_of(value, None)?;
         if data.is_lake() {
             let name = Column::new(crate::lake::PARTITION_COLUMN.into(), vec![import; rows.height()]);
             rows.with_column(name).map_err(|e| ExploreError::Table {
@@ -169,6 +173,12 @@ pub(crate) fn sum_rows(
                 time_class[row], band[row]
             ))
         })?;
+        if let Some(month) = dims.calendar_month().filter(|&m| bounds.keeps_month(m)) {
+            position.months = Some(match position.months {
+                Some((first, last)) => (first.min(month), last.max(month)),
+                None => (month, month),
+            });
+        }
         if !bounds.keeps(&dims) {
             continue;
         }

@@ -292,7 +292,7 @@ pub(crate) fn read_games(
             continue;
         };
         let mut rows = files
-            .open(file, g::GAME_ID.name)?
+            .open(file, g::GAME_ID.name, true)?
             .rows_of(game.id, Some(&columns))?;
         if let Some(import) = &game.import {
             let name = Column::new(PARTITION_COLUMN.into(), vec![import.clone(); rows.height()]);
