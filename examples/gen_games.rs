@@ -497,7 +497,9 @@ fn lichess_game(seed: u64, index: u64, book: &Book, month: (u64, u64)) -> String
 }
 
 fn usage() -> ! {
-    eprintln!("usage: gen_games N [--seed S] [--lichess [--month YYYY.MM]] [--players N] [-o FILE]");
+    eprintln!(
+        "usage: gen_games N [--seed S] [--lichess [--month YYYY.MM]] [--players N] [-o FILE]"
+    );
     std::process::exit(2);
 }
 

@@ -146,7 +146,10 @@ impl KeyedFile {
         let error = KeyedError::of(&self.path);
         let mut parts: Vec<DataFrame> = Vec::new();
         for group in &self.groups {
-            if group.range.is_some_and(|(min, max)| value < min || value > max) {
+            if group
+                .range
+                .is_some_and(|(min, max)| value < min || value > max)
+            {
                 continue;
             }
             if let Some(row) = group.dense_row(value) {
@@ -157,7 +160,10 @@ impl KeyedFile {
                     wanted.push(&self.key);
                 }
                 let one = self.read(group.start + row, 1, columns.map(|_| wanted.as_slice()))?;
-                let keys = one.column(&self.key).and_then(|c| c.i64().cloned()).map_err(|e| error(&e))?;
+                let keys = one
+                    .column(&self.key)
+                    .and_then(|c| c.i64().cloned())
+                    .map_err(|e| error(&e))?;
                 if keys.get(0) == Some(value) {
                     parts.push(one);
                 }
@@ -275,7 +281,9 @@ impl KeyedFiles {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, String), Arc<KeyedFile>>> {
         // A reader that panicked left the map whole: it only inserts.
-        self.files.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+        self.files
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
@@ -298,13 +306,20 @@ mod tests {
             .finish(&mut frame)
             .unwrap_or_else(|e| panic!("{e}"));
         let files = KeyedFiles::default();
-        let keyed = files.open(&path, "key", false).unwrap_or_else(|e| panic!("{}", e.message));
+        let keyed = files
+            .open(&path, "key", false)
+            .unwrap_or_else(|e| panic!("{}", e.message));
         assert_eq!(keyed.groups.len(), 3);
         let values = |key| {
-            let rows = keyed.rows_of(key, Some(&["value"])).unwrap_or_else(|e| panic!("{}", e.message));
+            let rows = keyed
+                .rows_of(key, Some(&["value"]))
+                .unwrap_or_else(|e| panic!("{}", e.message));
             let column = rows.column("value").unwrap_or_else(|e| panic!("{e}"));
             let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
-            texts.iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
+            texts
+                .iter()
+                .map(|t| t.unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
         };
         // Key 3 spans two row groups.
         assert_eq!(values(3), ["d", "e", "f"]);
@@ -312,7 +327,9 @@ mod tests {
         assert!(values(4).is_empty());
         assert!(values(10).is_empty());
         // The same file again is the footer kept; a rewritten one is read anew.
-        let again = files.open(&path, "key", false).unwrap_or_else(|e| panic!("{}", e.message));
+        let again = files
+            .open(&path, "key", false)
+            .unwrap_or_else(|e| panic!("{}", e.message));
         assert!(Arc::ptr_eq(&keyed, &again));
     }
 
@@ -331,14 +348,21 @@ mod tests {
             .finish(&mut frame)
             .unwrap_or_else(|e| panic!("{e}"));
         let files = KeyedFiles::default();
-        let keyed = files.open(&path, "game_id", true).unwrap_or_else(|e| panic!("{}", e.message));
+        let keyed = files
+            .open(&path, "game_id", true)
+            .unwrap_or_else(|e| panic!("{}", e.message));
         let dense: Vec<Option<usize>> = keyed.groups.iter().map(|g| g.dense_row(2)).collect();
         assert_eq!(dense, [Some(1), None, None]);
         let white = |id| {
-            let rows = keyed.rows_of(id, Some(&["white"])).unwrap_or_else(|e| panic!("{}", e.message));
+            let rows = keyed
+                .rows_of(id, Some(&["white"]))
+                .unwrap_or_else(|e| panic!("{}", e.message));
             let column = rows.column("white").unwrap_or_else(|e| panic!("{e}"));
             let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
-            texts.iter().map(|t| t.unwrap_or("").to_owned()).collect::<Vec<_>>()
+            texts
+                .iter()
+                .map(|t| t.unwrap_or("").to_owned())
+                .collect::<Vec<_>>()
         };
         assert_eq!(white(2), ["b"]);
         assert_eq!(white(13), ["f"]);

@@ -182,7 +182,8 @@ impl Wanted {
     fn bounds(&self, period: OpeningPeriod) -> Result<Bounds, ApiError> {
         // A tree counted by year cannot keep part of a year: say so rather
         // than widen the months.
-        let partial = self.since.is_some_and(|m| m.month() != 1) || self.until.is_some_and(|m| m.month() != 12);
+        let partial = self.since.is_some_and(|m| m.month() != 1)
+            || self.until.is_some_and(|m| m.month() != 12);
         if period == OpeningPeriod::Year && partial {
             return Err(ApiError::bad_request(
                 "since/until: this import counts its tree by year (--opening-period year): \
@@ -194,8 +195,9 @@ impl Wanted {
             .iter()
             .filter_map(|&g| BandRange::lichess_group(g))
             .collect();
-        Bounds::new(self.speeds.clone(), bands, self.since, self.until, period)
-            .map_err(|e| ApiError::bad_request(e.to_string().replace("--since/--until", "since/until")))
+        Bounds::new(self.speeds.clone(), bands, self.since, self.until, period).map_err(|e| {
+            ApiError::bad_request(e.to_string().replace("--since/--until", "since/until"))
+        })
     }
 }
 
@@ -311,7 +313,12 @@ pub(crate) async fn lichess_history(
 ) -> Result<Json<Explorer>, ApiError> {
     let params = Params::parse(query.as_deref())?;
     let (asked, mut wanted) = (Asked::parse(&params)?, Wanted::lichess(&params)?);
-    (wanted.history, wanted.moves, wanted.top_games, wanted.recent_games) = (true, 0, 0, 0);
+    (
+        wanted.history,
+        wanted.moves,
+        wanted.top_games,
+        wanted.recent_games,
+    ) = (true, 0, 0, 0);
     let answer = blocking(&state, move |s| explore(s, &s.data, &asked, &wanted)).await?;
     Ok(Json(answer))
 }
@@ -358,7 +365,11 @@ pub(crate) fn explore(
     // SAN here (lila leaves them in any order).
     let mut order: Vec<usize> = (0..sums.moves.len()).collect();
     let decided = |i: &usize| sums.moves[*i].counts.finished();
-    order.sort_by(|a, b| decided(b).cmp(&decided(a)).then_with(|| sums.moves[*a].san.cmp(&sums.moves[*b].san)));
+    order.sort_by(|a, b| {
+        decided(b)
+            .cmp(&decided(a))
+            .then_with(|| sums.moves[*a].san.cmp(&sums.moves[*b].san))
+    });
     let mut moves = Vec::new();
     for index in order {
         let sum = &sums.moves[index];
@@ -386,7 +397,9 @@ pub(crate) fn explore(
         draws: total.draws,
         black: total.black_wins,
         moves,
-        recent_games: (!wanted.masters).then(|| listed(&lists.recent)).transpose()?,
+        recent_games: (!wanted.masters)
+            .then(|| listed(&lists.recent))
+            .transpose()?,
         top_games: Some(listed(&lists.top)?),
         opening: asked.opening.clone(),
         history: wanted
@@ -402,7 +415,11 @@ fn api_game(found: &FoundGames, game: &GameAt, wanted: &Wanted) -> Result<ApiGam
 
 /// A move's line: its counts, the mover's average rating, its game when
 /// it was played once, and the opening of the position it leads to.
-fn explorer_move(pos: &Chess, sum: &MoveSums, game: Option<ApiGame>) -> Result<ExplorerMove, ApiError> {
+fn explorer_move(
+    pos: &Chess,
+    sum: &MoveSums,
+    game: Option<ApiGame>,
+) -> Result<ExplorerMove, ApiError> {
     let (rating_sum, rated) = match pos.turn() {
         shakmaty::Color::White => (sum.ratings.white_sum, sum.ratings.white_count),
         shakmaty::Color::Black => (sum.ratings.black_sum, sum.ratings.black_count),
@@ -414,8 +431,7 @@ fn explorer_move(pos: &Chess, sum: &MoveSums, game: Option<ApiGame>) -> Result<E
     let after = UciMove::from_ascii(sum.uci.as_bytes())
         .ok()
         .and_then(|u| u.to_move(pos).ok())
-        .map(|m| pos.clone().play(m).ok())
-        .flatten();
+        .and_then(|m| pos.clone().play(m).ok());
     let index = openings::index();
     let opening = after
         .and_then(|p| index.lookup(position_key(&p)))
@@ -442,7 +458,10 @@ pub(crate) fn lichess_uci(pos: &Chess, uci: &str) -> String {
     UciMove::from_ascii(uci.as_bytes())
         .ok()
         .and_then(|u| u.to_move(pos).ok())
-        .map_or_else(|| uci.to_owned(), |m| m.to_uci(CastlingMode::Chess960).to_string())
+        .map_or_else(
+            || uci.to_owned(),
+            |m| m.to_uci(CastlingMode::Chess960).to_string(),
+        )
 }
 
 /// The games an answer lists, each with the index of its move.
@@ -478,7 +497,9 @@ impl Lists {
             let room = match wanted.top_games > LICHESS_TOP {
                 // `maxGames`: each list its own cap.
                 true => wanted.recent_games,
-                false => LICHESS_GAMES.saturating_sub(top.len()).min(wanted.recent_games),
+                false => LICHESS_GAMES
+                    .saturating_sub(top.len())
+                    .min(wanted.recent_games),
             };
             recent.truncate(room);
         }
@@ -503,7 +524,11 @@ impl Lists {
 
 /// `/masters`' top games: the best-rated of each move's rows, highest
 /// sum of both ratings first.
-fn masters_top(sums: &PositionSums, ids: &GameIds, n: usize) -> Result<Vec<(usize, GameAt)>, ExploreError> {
+fn masters_top(
+    sums: &PositionSums,
+    ids: &GameIds,
+    n: usize,
+) -> Result<Vec<(usize, GameAt)>, ExploreError> {
     let mut all: Vec<(usize, RatedGame)> = Vec::new();
     for (index, m) in sums.moves.iter().enumerate() {
         all.extend(m.best.iter().map(|b| (index, b.clone())));
@@ -530,7 +555,11 @@ fn masters_top(sums: &PositionSums, ids: &GameIds, n: usize) -> Result<Vec<(usiz
 /// a gap up to 2500 (2000 when `ratings` is absent; none without 2500),
 /// by the speed's best score less the group's lower bound (strong slow
 /// games first), then latest first; up to lila's 4 (or `maxGames`).
-fn lichess_top(sums: &PositionSums, ids: &GameIds, wanted: &Wanted) -> Result<Vec<(usize, GameAt)>, ExploreError> {
+fn lichess_top(
+    sums: &PositionSums,
+    ids: &GameIds,
+    wanted: &Wanted,
+) -> Result<Vec<(usize, GameAt)>, ExploreError> {
     let Some(lowest) = top_group(&wanted.groups) else {
         return Ok(Vec::new());
     };
@@ -579,7 +608,12 @@ fn top_group(groups: &[i32]) -> Option<i32> {
 /// The lichess group a band falls in (by its lower bound).
 pub(crate) fn group_of_band(band: RatingBand) -> i32 {
     let low = band.lower_bound();
-    RATING_GROUPS.iter().rev().find(|&&g| g <= low).copied().unwrap_or(0)
+    RATING_GROUPS
+        .iter()
+        .rev()
+        .find(|&&g| g <= low)
+        .copied()
+        .unwrap_or(0)
 }
 
 /// lila's best score of a speed (`Speed::highscore`); an unknown speed
@@ -633,7 +667,8 @@ mod tests {
 
     #[test]
     fn a_position_is_the_fen_then_the_moves_of_play_named_along_the_line() {
-        let asked = Asked::parse(&params("play=e2e4,c7c5,g1f3")).unwrap_or_else(|e| panic!("{}", e.0));
+        let asked =
+            Asked::parse(&params("play=e2e4,c7c5,g1f3")).unwrap_or_else(|e| panic!("{}", e.0));
         assert_eq!(asked.opening.map(|o| o.eco), Some("B27"));
         let bad = Asked::parse(&params("play=e2e4,e2e4")).err().map(|e| e.0);
         assert_eq!(
@@ -648,8 +683,19 @@ mod tests {
         // Castling as the king taking its rook is read, and written so.
         let castle = "fen=r3k2r/8/8/8/8/8/8/R3K2R_w_KQkq_-&play=e1h1";
         let castled = Asked::parse(&params(castle)).unwrap_or_else(|e| panic!("{}", e.0));
-        assert_eq!(castled.position.board().king_of(shakmaty::Color::White), Some(shakmaty::Square::G1));
-        assert_eq!(lichess_uci(&Asked::parse(&params(&castle[..castle.len() - 10])).map(|a| a.position).unwrap_or_default(), "e1g1"), "e1h1");
+        assert_eq!(
+            castled.position.board().king_of(shakmaty::Color::White),
+            Some(shakmaty::Square::G1)
+        );
+        assert_eq!(
+            lichess_uci(
+                &Asked::parse(&params(&castle[..castle.len() - 10]))
+                    .map(|a| a.position)
+                    .unwrap_or_default(),
+                "e1g1"
+            ),
+            "e1h1"
+        );
     }
 
     #[test]
@@ -658,17 +704,40 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}", e.0));
         assert_eq!(wanted.groups, [0, 1400, 2500]);
         assert_eq!(wanted.speeds, [TimeClass::Blitz, TimeClass::UltraBullet]);
-        assert_eq!(wanted.since.map(|m| m.to_string()).as_deref(), Some("2020-01"));
-        assert_eq!(wanted.until.map(|m| m.to_string()).as_deref(), Some("2021-03"));
-        assert_eq!((wanted.top_games, wanted.recent_games, wanted.moves), (4, 8, 12));
-        for bad in ["ratings=abc", "speeds=fast", "since=2020", "moves=-1", "history=maybe"] {
+        assert_eq!(
+            wanted.since.map(|m| m.to_string()).as_deref(),
+            Some("2020-01")
+        );
+        assert_eq!(
+            wanted.until.map(|m| m.to_string()).as_deref(),
+            Some("2021-03")
+        );
+        assert_eq!(
+            (wanted.top_games, wanted.recent_games, wanted.moves),
+            (4, 8, 12)
+        );
+        for bad in [
+            "ratings=abc",
+            "speeds=fast",
+            "since=2020",
+            "moves=-1",
+            "history=maybe",
+        ] {
             assert!(Wanted::lichess(&params(bad)).is_err(), "{bad}");
         }
-        let masters = Wanted::masters(&params("since=1990&until=2000")).unwrap_or_else(|e| panic!("{}", e.0));
-        assert_eq!(masters.since.map(|m| m.to_string()).as_deref(), Some("1990-01"));
-        assert_eq!(masters.until.map(|m| m.to_string()).as_deref(), Some("2000-12"));
+        let masters =
+            Wanted::masters(&params("since=1990&until=2000")).unwrap_or_else(|e| panic!("{}", e.0));
+        assert_eq!(
+            masters.since.map(|m| m.to_string()).as_deref(),
+            Some("1990-01")
+        );
+        assert_eq!(
+            masters.until.map(|m| m.to_string()).as_deref(),
+            Some("2000-12")
+        );
         assert_eq!(masters.top_games, 15);
-        let uncapped = Wanted::lichess(&params("maxGames=50&topGames=30")).unwrap_or_else(|e| panic!("{}", e.0));
+        let uncapped = Wanted::lichess(&params("maxGames=50&topGames=30"))
+            .unwrap_or_else(|e| panic!("{}", e.0));
         assert_eq!((uncapped.top_games, uncapped.recent_games), (30, 100));
     }
 

@@ -99,7 +99,12 @@ impl ApiGame {
             id: reference.to_string(),
             winner,
             speed: (!masters)
-                .then(|| game.time_class.parse::<TimeClass>().ok().and_then(lichess_speed))
+                .then(|| {
+                    game.time_class
+                        .parse::<TimeClass>()
+                        .ok()
+                        .and_then(lichess_speed)
+                })
                 .flatten(),
             mode: (!masters).then(|| mode_of(game.event.as_deref())).flatten(),
             black: player(&game.black, game.black_elo),

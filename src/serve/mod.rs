@@ -9,7 +9,7 @@
 //! the milliseconds of one answer), while the tables' footers stay in
 //! memory (`read::keyed`): one answer reads the row groups of its position
 //! and of its games, nothing else. The reading runs on tokio's blocking
-//! threads, at most [`READERS`] at a time; the connections are async, so a
+//! threads, at most `READERS` at a time; the connections are async, so a
 //! slow or vanished client holds no reader.
 //!
 //! The rooms: `params` reads a query string as lichess does, `api` answers
@@ -161,7 +161,11 @@ async fn allow_any_origin(mut response: Response) -> Response {
 }
 
 async fn not_found(uri: axum::http::Uri) -> Response {
-    ApiError::new(StatusCode::NOT_FOUND, format!("no such page: {}", uri.path())).into_response()
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        format!("no such page: {}", uri.path()),
+    )
+    .into_response()
 }
 
 /// An answer that is not the one asked for: 400 for a bad request, 404

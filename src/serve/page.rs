@@ -20,7 +20,14 @@ use super::player::{PlayerQuery, line, player_tree};
 use super::{ApiError, blocking};
 
 /// lila's speeds, as the filters offer them.
-const SPEEDS: [&str; 6] = ["ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence"];
+const SPEEDS: [&str; 6] = [
+    "ultraBullet",
+    "bullet",
+    "blitz",
+    "rapid",
+    "classical",
+    "correspondence",
+];
 
 /// One move's line on the page, from `/lichess` or `/player`.
 struct Row {
@@ -136,15 +143,26 @@ fn render(params: &Params, asked: &Asked, view: &View) -> String {
         ),
         None => "Opening explorer".to_owned(),
     };
-    let _ = write!(out, "<header><h1><a href=\"/\">pgnlake</a> · {title}</h1></header><main><section class=\"left\">");
+    let _ = write!(
+        out,
+        "<header><h1><a href=\"/\">pgnlake</a> · {title}</h1></header><main><section class=\"left\">"
+    );
     board(&mut out, &asked.position);
     out.push_str("<nav class=\"steps\">");
-    let _ = write!(out, "<a id=\"first\" href=\"{}\">« start</a>", link.with_play(&[], &[]));
+    let _ = write!(
+        out,
+        "<a id=\"first\" href=\"{}\">« start</a>",
+        link.with_play(&[], &[])
+    );
     match asked.play.split_last() {
         Some((last, before)) => {
             let mut forward = vec![last.clone()];
             forward.extend(link.forward.iter().cloned());
-            let _ = write!(out, "<a id=\"back\" href=\"{}\">◀ back</a>", link.with_play(before, &forward));
+            let _ = write!(
+                out,
+                "<a id=\"back\" href=\"{}\">◀ back</a>",
+                link.with_play(before, &forward)
+            );
         }
         None => out.push_str("<span class=\"off\">◀ back</span>"),
     }
@@ -152,7 +170,11 @@ fn render(params: &Params, asked: &Asked, view: &View) -> String {
         Some((next, rest)) => {
             let mut play = asked.play.clone();
             play.push(next.clone());
-            let _ = write!(out, "<a id=\"forward\" href=\"{}\">forward ▶</a>", link.with_play(&play, rest));
+            let _ = write!(
+                out,
+                "<a id=\"forward\" href=\"{}\">forward ▶</a>",
+                link.with_play(&play, rest)
+            );
         }
         None => out.push_str("<span class=\"off\">forward ▶</span>"),
     }
@@ -167,8 +189,16 @@ fn render(params: &Params, asked: &Asked, view: &View) -> String {
         out,
         "<form class=\"player\" method=\"get\" action=\"/\"><label>Player <input name=\"player\" value=\"{}\"></label> <select name=\"color\"><option value=\"white\"{}>as white</option><option value=\"black\"{}>as black</option></select> <button>Explore</button></form>",
         escape(player.unwrap_or("")),
-        if params.get("color") != Some("black") { " selected" } else { "" },
-        if params.get("color") == Some("black") { " selected" } else { "" },
+        if params.get("color") != Some("black") {
+            " selected"
+        } else {
+            ""
+        },
+        if params.get("color") == Some("black") {
+            " selected"
+        } else {
+            ""
+        },
     );
     out.push_str("</section><section class=\"right\">");
     let opening = view.opening.as_deref().unwrap_or("");
@@ -202,7 +232,9 @@ struct Links {
 impl Links {
     fn of(params: &Params, asked: &Asked) -> Links {
         let mut keep = Vec::new();
-        for name in ["fen", "speeds", "ratings", "since", "until", "player", "color", "modes"] {
+        for name in [
+            "fen", "speeds", "ratings", "since", "until", "player", "color", "modes",
+        ] {
             let value = match name {
                 "speeds" | "ratings" | "modes" => params.list(name).join(","),
                 _ => params.get(name).unwrap_or("").to_owned(),
@@ -254,7 +286,7 @@ fn san_line(asked: &Asked) -> Vec<String> {
         else {
             break;
         };
-        let san = SanPlus::from_move(pos.clone(), m.clone()).to_string();
+        let san = SanPlus::from_move(pos.clone(), m).to_string();
         if i % 2 == 0 {
             out.push(format!("{}.", i / 2 + 1));
         }
@@ -266,21 +298,39 @@ fn san_line(asked: &Asked) -> Vec<String> {
 
 fn filters(out: &mut String, params: &Params, asked: &Asked) {
     out.push_str("<form class=\"filters\" method=\"get\" action=\"/\">");
-    for (name, value) in [("fen", params.get("fen").unwrap_or("")), ("play", &asked.play.join(","))] {
+    for (name, value) in [
+        ("fen", params.get("fen").unwrap_or("")),
+        ("play", &asked.play.join(",")),
+    ] {
         if !value.is_empty() {
-            let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", escape(value));
+            let _ = write!(
+                out,
+                "<input type=\"hidden\" name=\"{name}\" value=\"{}\">",
+                escape(value)
+            );
         }
     }
     for name in ["player", "color"] {
         if let Some(value) = params.get(name) {
-            let _ = write!(out, "<input type=\"hidden\" name=\"{name}\" value=\"{}\">", escape(value));
+            let _ = write!(
+                out,
+                "<input type=\"hidden\" name=\"{name}\" value=\"{}\">",
+                escape(value)
+            );
         }
     }
     let speeds = params.list("speeds");
     out.push_str("<fieldset><legend>Speeds</legend>");
     for speed in SPEEDS {
-        let checked = if speeds.contains(&speed) { " checked" } else { "" };
-        let _ = write!(out, "<label><input type=\"checkbox\" name=\"speeds[]\" value=\"{speed}\"{checked}> {speed}</label> ");
+        let checked = if speeds.contains(&speed) {
+            " checked"
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "<label><input type=\"checkbox\" name=\"speeds[]\" value=\"{speed}\"{checked}> {speed}</label> "
+        );
     }
     out.push_str("</fieldset>");
     if params.get("player").is_none() {
@@ -288,8 +338,15 @@ fn filters(out: &mut String, params: &Params, asked: &Asked) {
         out.push_str("<fieldset><legend>Average rating</legend>");
         for group in RATING_GROUPS {
             let value = group.to_string();
-            let checked = if ratings.contains(&value.as_str()) { " checked" } else { "" };
-            let _ = write!(out, "<label><input type=\"checkbox\" name=\"ratings[]\" value=\"{group}\"{checked}> {group}</label> ");
+            let checked = if ratings.contains(&value.as_str()) {
+                " checked"
+            } else {
+                ""
+            };
+            let _ = write!(
+                out,
+                "<label><input type=\"checkbox\" name=\"ratings[]\" value=\"{group}\"{checked}> {group}</label> "
+            );
         }
         out.push_str("</fieldset>");
     }
@@ -307,8 +364,18 @@ fn moves_table(out: &mut String, view: &View, link: &Links) {
     out.push_str("<table id=\"moves\"><thead><tr><th>Move</th><th>Games</th><th>%</th><th>White / Draw / Black</th><th>Rating</th></tr></thead><tbody>");
     for row in &view.rows {
         let games = row.white + row.draws + row.black;
-        let share = if total > 0 { 100.0 * games as f64 / total as f64 } else { 0.0 };
-        let pct = |n: u64| if games > 0 { 100.0 * n as f64 / games as f64 } else { 0.0 };
+        let share = if total > 0 {
+            100.0 * games as f64 / total as f64
+        } else {
+            0.0
+        };
+        let pct = |n: u64| {
+            if games > 0 {
+                100.0 * n as f64 / games as f64
+            } else {
+                0.0
+            }
+        };
         let mut play = link.play.clone();
         play.push(row.uci.clone());
         let _ = write!(
@@ -327,9 +394,14 @@ fn moves_table(out: &mut String, view: &View, link: &Links) {
         );
     }
     if view.rows.is_empty() {
-        out.push_str("<tr><td colspan=\"5\">No games reach this position with these filters.</td></tr>");
+        out.push_str(
+            "<tr><td colspan=\"5\">No games reach this position with these filters.</td></tr>",
+        );
     }
-    let _ = write!(out, "</tbody><tfoot><tr><td>Σ</td><td class=\"n\" id=\"total\">{total}</td><td></td><td></td><td></td></tr></tfoot></table>");
+    let _ = write!(
+        out,
+        "</tbody><tfoot><tr><td>Σ</td><td class=\"n\" id=\"total\">{total}</td><td></td><td></td><td></td></tr></tfoot></table>"
+    );
 }
 
 fn label(percent: f64) -> String {
@@ -341,7 +413,10 @@ fn label(percent: f64) -> String {
 }
 
 fn games_table(out: &mut String, title: &str, id: &str, games: &[GameWithUci]) {
-    let _ = write!(out, "<h3>{title}</h3><table id=\"{id}\" class=\"games\"><tbody>");
+    let _ = write!(
+        out,
+        "<h3>{title}</h3><table id=\"{id}\" class=\"games\"><tbody>"
+    );
     for g in games {
         let game: &ApiGame = &g.game;
         let result = match game.winner {
@@ -372,9 +447,19 @@ fn board(out: &mut String, pos: &Chess) {
         out.push_str("<tr>");
         for file in 0..8 {
             let square = Square::from_coords(shakmaty::File::new(file), shakmaty::Rank::new(rank));
-            let shade = if (file + rank) % 2 == 0 { "dark" } else { "light" };
-            let piece = pos.board().piece_at(square).map_or("", |p| glyph(p.color, p.role));
-            let _ = write!(out, "<td class=\"{shade}\" data-square=\"{square}\">{piece}</td>");
+            let shade = if (file + rank) % 2 == 0 {
+                "dark"
+            } else {
+                "light"
+            };
+            let piece = pos
+                .board()
+                .piece_at(square)
+                .map_or("", |p| glyph(p.color, p.role));
+            let _ = write!(
+                out,
+                "<td class=\"{shade}\" data-square=\"{square}\">{piece}</td>"
+            );
         }
         out.push_str("</tr>");
     }
@@ -441,7 +526,9 @@ pub(crate) async fn game(
     RawQuery(query): RawQuery,
 ) -> Response {
     let params = Params::parse(query.as_deref()).unwrap_or_default();
-    let ply = params.count("ply", usize::MAX, usize::MAX).unwrap_or(usize::MAX);
+    let ply = params
+        .count("ply", usize::MAX, usize::MAX)
+        .unwrap_or(usize::MAX);
     let shown = id.clone();
     let pgn = blocking(&state, move |s| super::pgn::game_pgn(&s.data, &id)).await;
     match pgn {
@@ -476,7 +563,12 @@ fn game_page(id: &str, pgn: &str, ply: usize) -> String {
     let ply = ply.min(played.len());
     let mut out = String::with_capacity(16 * 1024);
     head(&mut out, &format!("Game {id}"));
-    let title = |name: &str| tags.iter().find(|(k, _)| k == name).map(|(_, v)| v.as_str()).unwrap_or("?");
+    let title = |name: &str| {
+        tags.iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .unwrap_or("?")
+    };
     let _ = write!(
         out,
         "<header><h1><a href=\"/\">pgnlake</a> · {} – {}</h1></header><main><section class=\"left\">",
@@ -490,25 +582,55 @@ fn game_page(id: &str, pgn: &str, ply: usize) -> String {
     out.push_str("<nav class=\"steps\">");
     let _ = write!(out, "<a id=\"first\" href=\"{}\">« start</a>", href(0));
     match ply.checked_sub(1) {
-        Some(back) => { let _ = write!(out, "<a id=\"back\" href=\"{}\">◀ back</a>", href(back)); }
+        Some(back) => {
+            let _ = write!(out, "<a id=\"back\" href=\"{}\">◀ back</a>", href(back));
+        }
         None => out.push_str("<span class=\"off\">◀ back</span>"),
     }
     match ply < played.len() {
-        true => { let _ = write!(out, "<a id=\"forward\" href=\"{}\">forward ▶</a>", href(ply + 1)); }
+        true => {
+            let _ = write!(
+                out,
+                "<a id=\"forward\" href=\"{}\">forward ▶</a>",
+                href(ply + 1)
+            );
+        }
         false => out.push_str("<span class=\"off\">forward ▶</span>"),
     }
-    let _ = write!(out, "<a id=\"last\" href=\"{}\">end »</a>", href(played.len()));
-    let _ = write!(out, "</nav><p><a class=\"pgn\" href=\"/pgn/{}\">PGN</a></p></section><section class=\"right\"><table class=\"tags\">", escape(id));
+    let _ = write!(
+        out,
+        "<a id=\"last\" href=\"{}\">end »</a>",
+        href(played.len())
+    );
+    let _ = write!(
+        out,
+        "</nav><p><a class=\"pgn\" href=\"/pgn/{}\">PGN</a></p></section><section class=\"right\"><table class=\"tags\">",
+        escape(id)
+    );
     for (name, value) in &tags {
-        let _ = write!(out, "<tr><th>{}</th><td>{}</td></tr>", escape(name), escape(value));
+        let _ = write!(
+            out,
+            "<tr><th>{}</th><td>{}</td></tr>",
+            escape(name),
+            escape(value)
+        );
     }
     out.push_str("</table><p class=\"moves\">");
     for (i, san) in played.iter().enumerate() {
         if i % 2 == 0 {
             let _ = write!(out, "<span class=\"number\">{}.</span>", i / 2 + 1);
         }
-        let current = if i + 1 == ply { " class=\"current\"" } else { "" };
-        let _ = write!(out, "<a{current} href=\"{}\">{}</a> ", href(i + 1), escape(san));
+        let current = if i + 1 == ply {
+            " class=\"current\""
+        } else {
+            ""
+        };
+        let _ = write!(
+            out,
+            "<a{current} href=\"{}\">{}</a> ",
+            href(i + 1),
+            escape(san)
+        );
     }
     out.push_str("</p></section></main>");
     out.push_str(KEYS);
@@ -525,7 +647,11 @@ fn read_pgn(pgn: &str) -> (Vec<(String, String)>, Vec<String>) {
         let trimmed = line.trim();
         if let Some(inner) = trimmed.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
             if let Some((name, value)) = inner.split_once(' ') {
-                let value = value.trim().trim_matches('"').replace("\\\"", "\"").replace("\\\\", "\\");
+                let value = value
+                    .trim()
+                    .trim_matches('"')
+                    .replace("\\\"", "\"")
+                    .replace("\\\\", "\\");
                 tags.push((name.to_owned(), value));
             }
         } else {

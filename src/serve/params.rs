@@ -66,7 +66,12 @@ impl Params {
 
     /// `name` as a count: `default` when absent, at most `max` (a larger
     /// value is taken as `max`, as lichess caps it).
-    pub(crate) fn count(&self, name: &str, default: usize, max: usize) -> Result<usize, BadRequest> {
+    pub(crate) fn count(
+        &self,
+        name: &str,
+        default: usize,
+        max: usize,
+    ) -> Result<usize, BadRequest> {
         let Some(text) = self.get(name) else {
             return Ok(default);
         };

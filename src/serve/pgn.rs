@@ -16,11 +16,17 @@ use crate::export::{ExportOptions, run_export};
 use crate::read::query::split_statements;
 use crate::read::source::Data;
 
-pub(crate) async fn masters_pgn(Shared(state): Shared<Arc<State>>, Path(id): Path<String>) -> Response {
+pub(crate) async fn masters_pgn(
+    Shared(state): Shared<Arc<State>>,
+    Path(id): Path<String>,
+) -> Response {
     answer(&state, id, true).await
 }
 
-pub(crate) async fn data_pgn(Shared(state): Shared<Arc<State>>, Path(id): Path<String>) -> Response {
+pub(crate) async fn data_pgn(
+    Shared(state): Shared<Arc<State>>,
+    Path(id): Path<String>,
+) -> Response {
     answer(&state, id, false).await
 }
 
@@ -46,13 +52,23 @@ async fn answer(state: &Arc<State>, id: String, masters: bool) -> Response {
 pub(crate) fn game_pgn(dir: &std::path::Path, id: &str) -> Result<String, ApiError> {
     let data = Data::open(dir).map_err(|e| ApiError::internal(e.to_string()))?;
     let game = GameRef::parse(id, data.is_lake()).ok_or_else(|| {
-        let form = if data.is_lake() { "IMPORT:GAME_ID" } else { "GAME_ID" };
-        ApiError::new(StatusCode::NOT_FOUND, format!("{id:?} is not a game id here ({form})"))
+        let form = if data.is_lake() {
+            "IMPORT:GAME_ID"
+        } else {
+            "GAME_ID"
+        };
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("{id:?} is not a game id here ({form})"),
+        )
     })?;
     // The import's name is letters, digits, `.`, `_` and `-` (checked in
     // parsing): nothing to quote.
     let sql = match &game.import {
-        Some(import) => format!("SELECT game_id FROM games WHERE import = '{import}' AND game_id = {}", game.id),
+        Some(import) => format!(
+            "SELECT game_id FROM games WHERE import = '{import}' AND game_id = {}",
+            game.id
+        ),
         None => format!("SELECT game_id FROM games WHERE game_id = {}", game.id),
     };
     let statement = split_statements(&sql)
@@ -76,11 +92,16 @@ pub(crate) fn game_pgn(dir: &std::path::Path, id: &str) -> Result<String, ApiErr
     };
     let summary = run_export(&options).map_err(|e| ApiError::internal(e.to_string()))?;
     if summary.selected == 0 {
-        return Err(ApiError::new(StatusCode::NOT_FOUND, format!("no game {id}")));
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            format!("no game {id}"),
+        ));
     }
     if summary.written == 0 {
         let why = summary.problems.join("; ");
-        return Err(ApiError::internal(format!("game {id} could not be re-read: {why}")));
+        return Err(ApiError::internal(format!(
+            "game {id} could not be re-read: {why}"
+        )));
     }
     std::fs::read_to_string(spill.path())
         .map_err(|e| ApiError::internal(format!("{}: {e}", spill.path().display())))

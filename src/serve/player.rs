@@ -26,16 +26,16 @@ use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 use tokio::sync::mpsc;
 
+use super::ApiError;
 use super::api::{Asked, lichess_uci, month, speeds};
 use super::games::{ApiGame, GameWithUci, mode_of};
 use super::params::{BadRequest, Params};
 use super::state::State;
-use super::ApiError;
 use crate::lake::PARTITION_COLUMN;
 use crate::model::{Month, TimeClass};
 use crate::read::explore::TopGame;
-use crate::read::explore::top_games::games_of;
 use crate::read::explore::locate::OpeningLabel;
+use crate::read::explore::top_games::games_of;
 use crate::read::source::Data;
 use crate::replay::openings::{self, position_key};
 use crate::sink::columns::Columns;
@@ -134,7 +134,10 @@ pub(crate) struct PlayerLine {
 pub(crate) struct PlayerMove {
     pub uci: String,
     pub san: String,
-    #[serde(rename = "averageOpponentRating", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        rename = "averageOpponentRating",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub average_opponent_rating: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub performance: Option<i64>,
@@ -155,7 +158,10 @@ pub(crate) struct MoveTally {
     latest: Vec<(u64, TopGame)>,
 }
 
-pub(crate) async fn player(Shared(state): Shared<Arc<State>>, RawQuery(query): RawQuery) -> Response {
+pub(crate) async fn player(
+    Shared(state): Shared<Arc<State>>,
+    RawQuery(query): RawQuery,
+) -> Response {
     match start(state, query).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
@@ -249,7 +255,8 @@ pub(crate) fn player_tree(
     progress: &mut dyn FnMut(&Tally) -> bool,
 ) -> Result<Tally, ApiError> {
     let data = Data::open(&state.data).map_err(|e| ApiError::internal(e.to_string()))?;
-    let ids = crate::read::explore::top_games::GameIds::of(&data).map_err(super::api::read_error)?;
+    let ids =
+        crate::read::explore::top_games::GameIds::of(&data).map_err(super::api::read_error)?;
     let target = position_key(&query.asked.position);
     let mut tally = Tally::new();
     let name_column = match query.color {
@@ -270,11 +277,21 @@ pub(crate) fn player_tree(
             let rows = matching_rows(&names, name_column, &query.player, &path)?;
             if !rows.is_empty() {
                 let games = read(Some(&COLUMNS))?;
-                let rows: polars::prelude::IdxCa = rows.iter().map(|&r| Some(r as polars::prelude::IdxSize)).collect();
-                let mut games = games.take(&rows).map_err(|e| ApiError::internal(e.to_string()))?;
+                let rows: polars::prelude::IdxCa = rows
+                    .iter()
+                    .map(|&r| Some(r as polars::prelude::IdxSize))
+                    .collect();
+                let mut games = games
+                    .take(&rows)
+                    .map_err(|e| ApiError::internal(e.to_string()))?;
                 if data.is_lake() {
-                    let name = polars::prelude::Column::new(PARTITION_COLUMN.into(), vec![import.clone(); games.height()]);
-                    games.with_column(name).map_err(|e| ApiError::internal(e.to_string()))?;
+                    let name = polars::prelude::Column::new(
+                        PARTITION_COLUMN.into(),
+                        vec![import.clone(); games.height()],
+                    );
+                    games
+                        .with_column(name)
+                        .map_err(|e| ApiError::internal(e.to_string()))?;
                 }
                 count_games(&games, &path, query, target, &ids, &mut tally)?;
             }
@@ -318,7 +335,10 @@ fn matching_rows(
     Ok(names
         .iter()
         .enumerate()
-        .filter(|(_, name)| name.as_deref().is_some_and(|n| n.trim().to_lowercase() == player))
+        .filter(|(_, name)| {
+            name.as_deref()
+                .is_some_and(|n| n.trim().to_lowercase() == player)
+        })
         .map(|(row, _)| row)
         .collect())
 }
@@ -334,9 +354,10 @@ fn count_games(
 ) -> Result<(), ApiError> {
     let rows = Columns::new(games, path);
     let internal = |e: crate::sink::columns::ColumnError| ApiError::internal(e.to_string());
-    let facts = games_of(rows.clone()).map_err(internal)?;
+    let facts = games_of(rows).map_err(internal)?;
     let (check, by_rule) = (
-        rows.required_texts(g::RESULT_CHECK.name).map_err(internal)?,
+        rows.required_texts(g::RESULT_CHECK.name)
+            .map_err(internal)?,
         rows.texts(g::RESULT_BY_RULE.name).map_err(internal)?,
     );
     let moves = rows.texts(g::FIRST_MOVES.name).map_err(internal)?;
@@ -369,7 +390,9 @@ fn count_games(
             entry.opponents += 1;
         }
         entry.latest.push((order, game));
-        entry.latest.sort_by_key(|(order, _)| std::cmp::Reverse(*order));
+        entry
+            .latest
+            .sort_by_key(|(order, _)| std::cmp::Reverse(*order));
         entry.latest.truncate(query.recent_games.max(1));
     }
     Ok(())
@@ -401,7 +424,10 @@ fn move_from(first_moves: &str, target: u64) -> Option<String> {
     let mut pos = Chess::default();
     let mut chosen = None;
     for uci in first_moves.split_ascii_whitespace() {
-        let m = UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(&pos).ok()?;
+        let m = UciMove::from_ascii(uci.as_bytes())
+            .ok()?
+            .to_move(&pos)
+            .ok()?;
         if position_key(&pos) == target {
             chosen = Some(uci.to_owned());
         }
@@ -451,12 +477,17 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
         UciMove::from_ascii(uci.as_bytes())
             .ok()
             .and_then(|u| u.to_move(pos).ok())
-            .map_or_else(|| "--".to_owned(), |m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string())
+            .map_or_else(
+                || "--".to_owned(),
+                |m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string(),
+            )
     };
     // lila's order: by the games with a result, ties by SAN.
     moves.sort_by(|a, b| {
         let decided = |t: &MoveTally| t.counts.finished();
-        decided(b.1).cmp(&decided(a.1)).then_with(|| san(a.0).cmp(&san(b.0)))
+        decided(b.1)
+            .cmp(&decided(a.1))
+            .then_with(|| san(a.0).cmp(&san(b.0)))
     });
     let mut total = Counts::default();
     for (_, t) in &moves {
@@ -464,13 +495,20 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
     }
     let mut recent: Vec<(u64, &String, &TopGame)> = moves
         .iter()
-        .flat_map(|(uci, t)| t.latest.iter().map(move |(order, game)| (*order, *uci, game)))
+        .flat_map(|(uci, t)| {
+            t.latest
+                .iter()
+                .map(move |(order, game)| (*order, *uci, game))
+        })
         .collect();
     recent.sort_by_key(|(order, _, _)| std::cmp::Reverse(*order));
     recent.truncate(query.recent_games);
     let index = openings::index();
     let opening_after = |uci: &str| {
-        let m = UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(pos).ok()?;
+        let m = UciMove::from_ascii(uci.as_bytes())
+            .ok()?
+            .to_move(pos)
+            .ok()?;
         let after = pos.clone().play(m).ok()?;
         let name = index.name(index.lookup(position_key(&after))?)?;
         Some(OpeningLabel {
@@ -486,12 +524,14 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
             .iter()
             .take(query.moves)
             .map(|(uci, t)| {
-                let average = (t.opponents > 0).then(|| (t.opponent_sum + t.opponents / 2) / t.opponents);
+                let average =
+                    (t.opponents > 0).then(|| (t.opponent_sum + t.opponents / 2) / t.opponents);
                 PlayerMove {
                     uci: lichess_uci(pos, uci),
                     san: san(uci),
                     average_opponent_rating: average.and_then(|a| i64::try_from(a).ok()),
-                    performance: average.and_then(|a| performance(&t.counts, query.color, a as f64)),
+                    performance: average
+                        .and_then(|a| performance(&t.counts, query.color, a as f64)),
                     white: t.counts.white_wins,
                     draws: t.counts.draws,
                     black: t.counts.black_wins,
@@ -575,7 +615,10 @@ mod tests {
         assert_eq!(move_from("", start), None);
         assert_eq!(move_from("e2e5", start), None);
         assert_eq!(counted("consistent", Some("1-0"), None), Some("1-0"));
-        assert_eq!(counted("contradicts_checkmate", Some("1-0"), Some("0-1")), Some("0-1"));
+        assert_eq!(
+            counted("contradicts_checkmate", Some("1-0"), Some("0-1")),
+            Some("0-1")
+        );
         assert_eq!(counted("consistent", Some("*"), None), None);
     }
 }

@@ -25,7 +25,10 @@ impl State {
     /// Checks that each folder is an import or a lake with an opening tree
     /// and games: a wrong path is one line at start, not a 500 per request.
     pub(crate) fn open(options: &ServeOptions) -> Result<State, Error> {
-        let masters = options.masters.clone().unwrap_or_else(|| options.data.clone());
+        let masters = options
+            .masters
+            .clone()
+            .unwrap_or_else(|| options.data.clone());
         for dir in [&options.data, &masters] {
             check_folder(dir)?;
         }

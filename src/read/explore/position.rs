@@ -124,7 +124,10 @@ pub(crate) fn rows_of_key(
     for (import, path) in data.files(table) {
         let mut rows = files.open(&path, key, false)?.rows_of(value, None)?;
         if data.is_lake() {
-            let name = Column::new(crate::lake::PARTITION_COLUMN.into(), vec![import; rows.height()]);
+            let name = Column::new(
+                crate::lake::PARTITION_COLUMN.into(),
+                vec![import; rows.height()],
+            );
             rows.with_column(name).map_err(|e| ExploreError::Table {
                 path: path.clone(),
                 message: e.to_string(),

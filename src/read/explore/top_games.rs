@@ -370,7 +370,12 @@ fn month_of(day: Option<i64>, rows: &Columns<'_>) -> Result<Option<String>, Colu
         .ok()
         .and_then(crate::model::Month::from_column)
         .map(|m| Some(m.to_string()))
-        .ok_or_else(|| rows.error(format!("column {:?} holds day {day}, not a month", g::MONTH.name)))
+        .ok_or_else(|| {
+            rows.error(format!(
+                "column {:?} holds day {day}, not a month",
+                g::MONTH.name
+            ))
+        })
 }
 
 #[cfg(test)]
