@@ -291,6 +291,22 @@ impl KeyedFiles {
 mod tests {
     use super::*;
 
+    /// `frame` written to `path` in row groups of `rows` (a batched
+    /// writer makes each batch a row group).
+    fn write_groups(path: &Path, frame: &mut DataFrame, rows: usize) {
+        let file = File::create(path).unwrap_or_else(|e| panic!("{e}"));
+        let mut writer = ParquetWriter::new(file)
+            .batched(&frame.schema())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut start = 0;
+        while start < frame.height() {
+            let batch = frame.slice(start as i64, rows);
+            writer.write_batch(&batch).unwrap_or_else(|e| panic!("{e}"));
+            start += rows;
+        }
+        writer.finish().unwrap_or_else(|e| panic!("{e}"));
+    }
+
     #[test]
     fn the_rows_of_a_key_come_from_the_row_groups_that_can_hold_it() {
         let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -300,11 +316,7 @@ mod tests {
             "value" => ["a", "b", "c", "d", "e", "f", "g", "h"],
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
-        ParquetWriter::new(file)
-            .with_row_group_size(Some(3))
-            .finish(&mut frame)
-            .unwrap_or_else(|e| panic!("{e}"));
+        write_groups(&path, &mut frame, 3);
         let files = KeyedFiles::default();
         let keyed = files
             .open(&path, "key", false)
@@ -342,11 +354,7 @@ mod tests {
             "white" => ["a", "b", "c", "d", "e", "f", "g"],
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        let file = File::create(&path).unwrap_or_else(|e| panic!("{e}"));
-        ParquetWriter::new(file)
-            .with_row_group_size(Some(3))
-            .finish(&mut frame)
-            .unwrap_or_else(|e| panic!("{e}"));
+        write_groups(&path, &mut frame, 3);
         let files = KeyedFiles::default();
         let keyed = files
             .open(&path, "game_id", true)
