@@ -33,7 +33,8 @@ fn games_after_e4(data: &Path) -> Vec<Game> {
     let import = if lake { "import, " } else { "" };
     let sql = format!(
         "SELECT {import}game_id, white, black, white_elo, black_elo, \
-         declared_result AS result, date, first_moves FROM games \
+         declared_result AS result, date, time_class, month, year, event, lichess_id, \
+         first_moves FROM games \
          WHERE first_moves LIKE 'e2e4 %'"
     );
     let json = ok(pgnlake(&[
@@ -56,6 +57,16 @@ fn games_after_e4(data: &Path) -> Vec<Game> {
             let mut shown = row.clone();
             if let Some(fields) = shown.as_object_mut() {
                 fields.remove("first_moves");
+                // explore leaves out what a game lacks of these, and
+                // writes its month as `YYYY-MM`.
+                for optional in ["month", "year", "event", "lichess_id"] {
+                    if fields.get(optional).is_some_and(Value::is_null) {
+                        fields.remove(optional);
+                    }
+                }
+                if let Some(Value::String(month)) = fields.get_mut("month") {
+                    month.truncate(7);
+                }
             }
             Game {
                 import: row["import"].as_str().map(str::to_owned),
