@@ -296,7 +296,7 @@ mod tests {
     fn write_groups(path: &Path, frame: &mut DataFrame, rows: usize) {
         let file = File::create(path).unwrap_or_else(|e| panic!("{e}"));
         let mut writer = ParquetWriter::new(file)
-            .batched(&frame.schema())
+            .batched(frame.schema())
             .unwrap_or_else(|e| panic!("{e}"));
         let mut start = 0;
         while start < frame.height() {

@@ -299,10 +299,7 @@ pub(crate) async fn lichess(
     Shared(state): Shared<Arc<State>>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Explorer>, ApiError> {
-    let params = Params::parse(query.as_deref())?;
-    let (asked, wanted) = (Asked::parse(&params)?, Wanted::lichess(&params)?);
-    let answer = blocking(&state, move |s| explore(s, &s.data, &asked, &wanted)).await?;
-    Ok(Json(answer))
+    answer(&state, query, Wanted::lichess, false).await
 }
 
 /// lila's older `/lichess/history`: `/lichess` with `history` and no
@@ -311,25 +308,41 @@ pub(crate) async fn lichess_history(
     Shared(state): Shared<Arc<State>>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Explorer>, ApiError> {
-    let params = Params::parse(query.as_deref())?;
-    let (asked, mut wanted) = (Asked::parse(&params)?, Wanted::lichess(&params)?);
-    (
-        wanted.history,
-        wanted.moves,
-        wanted.top_games,
-        wanted.recent_games,
-    ) = (true, 0, 0, 0);
-    let answer = blocking(&state, move |s| explore(s, &s.data, &asked, &wanted)).await?;
-    Ok(Json(answer))
+    let history_only = |params: &Params| {
+        let wanted = Wanted::lichess(params)?;
+        Ok(Wanted {
+            history: true,
+            moves: 0,
+            top_games: 0,
+            recent_games: 0,
+            ..wanted
+        })
+    };
+    answer(&state, query, history_only, false).await
 }
 
 pub(crate) async fn masters(
     Shared(state): Shared<Arc<State>>,
     RawQuery(query): RawQuery,
 ) -> Result<Json<Explorer>, ApiError> {
+    answer(&state, query, Wanted::masters, true).await
+}
+
+/// The answer to `query` read as `wanted` reads it, from `--masters` or
+/// `--data`.
+async fn answer(
+    state: &Arc<State>,
+    query: Option<String>,
+    wanted: impl Fn(&Params) -> Result<Wanted, BadRequest>,
+    masters: bool,
+) -> Result<Json<Explorer>, ApiError> {
     let params = Params::parse(query.as_deref())?;
-    let (asked, wanted) = (Asked::parse(&params)?, Wanted::masters(&params)?);
-    let answer = blocking(&state, move |s| explore(s, &s.masters, &asked, &wanted)).await?;
+    let (asked, wanted) = (Asked::parse(&params)?, wanted(&params)?);
+    let answer = blocking(state, move |s| {
+        let dir = if masters { &s.masters } else { &s.data };
+        explore(s, dir, &asked, &wanted)
+    })
+    .await?;
     Ok(Json(answer))
 }
 

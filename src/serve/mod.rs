@@ -215,17 +215,24 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// One of the [`READERS`], when one is free.
+pub(crate) async fn reader(
+    state: &Arc<State>,
+) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    state
+        .readers
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("the server is stopping"))
+}
+
 /// Runs `work` on a blocking thread, when one of the [`READERS`] is free.
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     work: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let permit = state
-        .readers
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::internal("the server is stopping"))?;
+    let permit = reader(state).await?;
     let state = state.clone();
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;

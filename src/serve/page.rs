@@ -47,20 +47,26 @@ struct View {
     opening: Option<String>,
 }
 
+impl Row {
+    fn new(uci: String, san: String, [white, draws, black]: [u64; 3], rating: Option<i64>) -> Row {
+        Row {
+            uci,
+            san,
+            white,
+            draws,
+            black,
+            rating,
+        }
+    }
+}
+
 impl View {
     fn of_explorer(answer: Explorer) -> View {
         View {
             rows: answer
                 .moves
                 .into_iter()
-                .map(|m| Row {
-                    uci: m.uci,
-                    san: m.san,
-                    white: m.white,
-                    draws: m.draws,
-                    black: m.black,
-                    rating: m.average_rating,
-                })
+                .map(|m| Row::new(m.uci, m.san, [m.white, m.draws, m.black], m.average_rating))
                 .collect(),
             top: answer.top_games.unwrap_or_default(),
             recent: answer.recent_games.unwrap_or_default(),
@@ -95,13 +101,9 @@ pub(crate) async fn index(
                     rows: answer
                         .moves
                         .into_iter()
-                        .map(|m| Row {
-                            uci: m.uci,
-                            san: m.san,
-                            white: m.white,
-                            draws: m.draws,
-                            black: m.black,
-                            rating: m.average_opponent_rating,
+                        .map(|m| {
+                            let counts = [m.white, m.draws, m.black];
+                            Row::new(m.uci, m.san, counts, m.average_opponent_rating)
                         })
                         .collect(),
                     top: Vec::new(),

@@ -171,12 +171,7 @@ pub(crate) async fn player(
 async fn start(state: Arc<State>, query: Option<String>) -> Result<Response, ApiError> {
     let params = Params::parse(query.as_deref())?;
     let query = PlayerQuery::parse(&params)?;
-    let permit = state
-        .readers
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::internal("the server is stopping"))?;
+    let permit = super::reader(&state).await?;
     let (tx, mut rx) = mpsc::channel::<Result<String, ApiError>>(4);
     let reader = state.clone();
     tokio::task::spawn_blocking(move || {

@@ -275,6 +275,17 @@ fn explore_json(data: &Path, args: &[&str]) -> Value {
     serde_json::from_str(&crate::common::stdout_of(&output)).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// Each move of `answer` with its counts, named `names`.
+fn move_counts(answer: &Value, names: [&str; 3]) -> Vec<(String, [u64; 3])> {
+    let moves = answer["moves"].as_array().into_iter().flatten();
+    moves
+        .map(|m| {
+            let san = m["san"].as_str().unwrap_or("").to_owned();
+            (san, names.map(|k| m[k].as_u64().unwrap_or(u64::MAX)))
+        })
+        .collect()
+}
+
 #[test]
 fn explore_and_serve_give_the_same_counts_for_the_same_filters() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
@@ -296,34 +307,8 @@ fn explore_and_serve_give_the_same_counts_for_the_same_filters() {
     for (args, query) in cases {
         let explored = explore_json(&data, args);
         let served = server.json(query);
-        let mut ours: Vec<(String, u64, u64, u64)> = explored["moves"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                let n = |k: &str| m[k].as_u64().unwrap_or(u64::MAX);
-                (
-                    m["san"].as_str().unwrap_or("").to_owned(),
-                    n("white_wins"),
-                    n("draws"),
-                    n("black_wins"),
-                )
-            })
-            .collect();
-        let mut theirs: Vec<(String, u64, u64, u64)> = served["moves"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .map(|m| {
-                let n = |k: &str| m[k].as_u64().unwrap_or(u64::MAX);
-                (
-                    m["san"].as_str().unwrap_or("").to_owned(),
-                    n("white"),
-                    n("draws"),
-                    n("black"),
-                )
-            })
-            .collect();
+        let mut ours = move_counts(&explored, ["white_wins", "draws", "black_wins"]);
+        let mut theirs = move_counts(&served, ["white", "draws", "black"]);
         assert!(!ours.is_empty(), "{query}");
         // explore ranks by all games, /lichess by those with a result.
         ours.sort();
