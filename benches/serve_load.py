@@ -24,6 +24,8 @@ import threading
 import time
 import urllib.parse
 
+# `--no-games` (for profiling): no top or recent games asked.
+NO_GAMES = False
 SPEEDS = ["bullet", "blitz", "rapid", "classical"]
 GROUPS = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500]
 
@@ -45,6 +47,8 @@ def query(rng, lines, plies):
         params["until"] = f"2025-{rng.randint(since, 12):02d}"
     params["topGames"] = str(rng.choice([0, 4]))
     params["recentGames"] = str(rng.choice([0, 4]))
+    if NO_GAMES:
+        params["topGames"] = params["recentGames"] = "0"
     return "/lichess?" + urllib.parse.urlencode(params)
 
 
@@ -87,7 +91,10 @@ def main():
     parser.add_argument("--requests", type=int, default=10**12)
     parser.add_argument("--plies", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-games", action="store_true")
     args = parser.parse_args()
+    global NO_GAMES
+    NO_GAMES = args.no_games
     with open(args.lines) as f:
         lines = [l.split() for l in f if l.strip()]
     latencies, statuses, lock = [], {}, threading.Lock()

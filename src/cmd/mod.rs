@@ -125,10 +125,8 @@ fn run_command(cli: Cli) -> ExitStatus {
         cli.command,
         Command::Import(_) | Command::Clean(_) | Command::Merge(_) | Command::Export(_)
     );
-    if reads_games || matches!(cli.command, Command::Serve(_)) {
-        limit_polars_threads();
-    }
     if reads_games {
+        limit_polars_threads();
         raise_open_file_limit();
     }
     // Commands that change files on disk stop cleanly on SIGINT/SIGTERM:

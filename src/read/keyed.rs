@@ -236,7 +236,10 @@ impl KeyedFile {
         reader
             .with_slice(Some((start, rows)))
             .with_columns(columns.map(|names| names.iter().map(|c| c.to_string()).collect()))
-            .read_parallel(ParallelStrategy::None)
+            // By row group: polars' other strategies decode every row
+            // group before the slice's (to an empty frame), which made a
+            // read of the last row group read the whole file.
+            .read_parallel(ParallelStrategy::RowGroups)
             .finish()
             .map_err(|e| error(&e))
     }

@@ -105,24 +105,48 @@ pub(crate) fn read_position(
 ) -> Result<PositionSums, ExploreError> {
     let key = openings::stored_key(openings::position_key(pos));
     let path = data.table_path(&table::TABLE);
-    let frame = rows_of_key(data, &table::TABLE, table::POSITION_KEY.name, key, files)?
+    let key_column = table::POSITION_KEY.name;
+    let frame = rows_of_key(data, &table::TABLE, key_column, key, Some(&SUMMED), files)?
         .ok_or(ExploreError::MissingTable { path: path.clone() })?;
     Ok(sum_rows(Columns::new(&frame, &path), pos, bounds)?)
 }
 
-/// The rows of `table` whose `key` column is `value`, from every file of
-/// `data` (in a lake with the import's name as column `import`); None
-/// when no import has the table.
+/// The columns of the tree [`sum_rows`] reads (not the spelling: the text
+/// columns are most of a row group's bytes).
+const SUMMED: [&str; 17] = [
+    table::MOVE_UCI.name,
+    table::TIME_CLASS.name,
+    table::RATING_BAND.name,
+    table::MONTH.name,
+    table::LAST_YEAR.name,
+    "games",
+    "white_wins",
+    "draws",
+    "black_wins",
+    table::WHITE_ELO_SUM.name,
+    table::WHITE_ELO_COUNT.name,
+    table::BLACK_ELO_SUM.name,
+    table::BLACK_ELO_COUNT.name,
+    table::GAME_ID.name,
+    table::TOP_GAME_ID.name,
+    table::TOP_GAME_ELO_SUM.name,
+    table::LAST_GAME_ID.name,
+];
+
+/// The rows of `table` whose `key` column is `value`, with `columns` (all
+/// without), from every file of `data` (in a lake with the import's name
+/// as column `import`); None when no import has the table.
 pub(crate) fn rows_of_key(
     data: &Data,
     table: &Table,
     key: &str,
     value: i64,
+    columns: Option<&[&str]>,
     files: &KeyedFiles,
 ) -> Result<Option<DataFrame>, ExploreError> {
     let mut all: Option<DataFrame> = None;
     for (import, path) in data.files(table) {
-        let mut rows = files.open(&path, key, false)?.rows_of(value, None)?;
+        let mut rows = files.open(&path, key, false)?.rows_of(value, columns)?;
         if data.is_lake() {
             let name = Column::new(
                 crate::lake::PARTITION_COLUMN.into(),
