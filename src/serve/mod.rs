@@ -9,8 +9,10 @@
 //! the milliseconds of one answer), while the tables' footers stay in
 //! memory (`read::keyed`): one answer reads the row groups of its position
 //! and of its games, nothing else. The reading runs on tokio's blocking
-//! threads, at most `READERS` at a time; the connections are async, so a
-//! slow or vanished client holds no reader.
+//! threads, at most `READERS` at a time (measured: fewer, one per core,
+//! answered a fifth fewer requests a second, as reads wait on the disk's
+//! pages too), `/player` streams on their own few; the connections are
+//! async, so a slow or vanished client holds no reader.
 //!
 //! The rooms: `params` reads a query string as lichess does, `api` answers
 //! `/lichess` and `/masters` in lila-openingexplorer's JSON, `player`
@@ -37,8 +39,12 @@ use axum::routing::get;
 use self::state::State;
 use crate::error::Error;
 
-/// Readers of the tables at once: more requests wait their turn (the
-/// machine's cores are the limit, not the connections).
+/// `/player` streams read at once, beside the other answers' readers
+/// (one per core): a long stream never holds up `/lichess`.
+const PLAYER_READERS: usize = 2;
+
+/// Readers of the tables at once for the other answers; more requests
+/// wait their turn asynchronously.
 const READERS: usize = 8;
 
 /// How long a stop waits for answers under way (a `/player` stream
@@ -64,7 +70,7 @@ pub fn serve(options: &ServeOptions) -> Result<(), Error> {
     let state = Arc::new(State::open(options)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .max_blocking_threads(READERS + 4)
+        .max_blocking_threads(READERS + PLAYER_READERS + 4)
         .thread_name("pgnlake-serve")
         .enable_all()
         .build()
@@ -215,24 +221,23 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// One of the [`READERS`], when one is free.
+/// A permit of `readers`, when one is free.
 pub(crate) async fn reader(
-    state: &Arc<State>,
+    readers: &Arc<tokio::sync::Semaphore>,
 ) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-    state
-        .readers
+    readers
         .clone()
         .acquire_owned()
         .await
         .map_err(|_| ApiError::internal("the server is stopping"))
 }
 
-/// Runs `work` on a blocking thread, when one of the [`READERS`] is free.
+/// Runs `work` on a blocking thread, when a reader is free.
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     work: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let permit = reader(state).await?;
+    let permit = reader(&state.readers).await?;
     let state = state.clone();
     let joined = tokio::task::spawn_blocking(move || {
         let _permit = permit;

@@ -171,7 +171,7 @@ pub(crate) async fn player(
 async fn start(state: Arc<State>, query: Option<String>) -> Result<Response, ApiError> {
     let params = Params::parse(query.as_deref())?;
     let query = PlayerQuery::parse(&params)?;
-    let permit = super::reader(&state).await?;
+    let permit = super::reader(&state.players).await?;
     let (tx, mut rx) = mpsc::channel::<Result<String, ApiError>>(4);
     let reader = state.clone();
     tokio::task::spawn_blocking(move || {

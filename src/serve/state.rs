@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use super::{READERS, ServeOptions};
+use super::{PLAYER_READERS, READERS, ServeOptions};
 use crate::error::Error;
 use crate::read::keyed::KeyedFiles;
 use crate::read::source::Data;
@@ -19,6 +19,8 @@ pub(crate) struct State {
     pub masters: PathBuf,
     pub files: KeyedFiles,
     pub readers: Arc<Semaphore>,
+    /// `/player`'s own readers.
+    pub players: Arc<Semaphore>,
 }
 
 impl State {
@@ -37,6 +39,7 @@ impl State {
             masters,
             files: KeyedFiles::default(),
             readers: Arc::new(Semaphore::new(READERS)),
+            players: Arc::new(Semaphore::new(PLAYER_READERS)),
         })
     }
 }
