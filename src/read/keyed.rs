@@ -21,7 +21,7 @@ use polars_parquet::parquet::statistics::Statistics;
 use polars_parquet::read::read_metadata;
 
 /// A file's identity on disk: replaced or rewritten, it is another file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 struct Identity {
     len: u64,
     ctime_ns: i128,
@@ -250,6 +250,50 @@ impl KeyedFile {
 #[derive(Debug, Default)]
 pub(crate) struct KeyedFiles {
     files: Mutex<HashMap<(PathBuf, String), Arc<KeyedFile>>>,
+    /// Rows read before, by file (as it was on disk), key value and
+    /// columns: an explorer's users ask for the same positions and games
+    /// again and again (the start, 1.e4, the top games of both).
+    answers: Mutex<Answers>,
+}
+
+/// Rows kept, at most [`ANSWER_BYTES`] of them.
+#[derive(Debug, Default)]
+struct Answers {
+    rows: HashMap<AnswerKey, DataFrame>,
+    bytes: usize,
+}
+
+/// A file as it was on disk, a key value, the columns read.
+type AnswerKey = (PathBuf, Identity, i64, Option<Vec<String>>);
+
+/// Bytes of rows kept at most; past it, all are let go at once (a bound,
+/// not an LRU: what is asked often is soon read again).
+const ANSWER_BYTES: usize = 32 << 20;
+
+/// `rows` in memory of their own: a frame polars reads from a file holds
+/// the file's memory map, which a kept frame would keep whole.
+fn owned(rows: &DataFrame) -> PolarsResult<DataFrame> {
+    let columns = rows
+        .columns()
+        .iter()
+        .map(|column| {
+            let name = column.name().clone();
+            let copied = match column.dtype() {
+                DataType::String => {
+                    let texts = column.str()?;
+                    Column::new(name, texts.iter().collect::<Vec<Option<&str>>>())
+                }
+                DataType::Boolean => Column::new(name, column.bool()?.iter().collect::<Vec<_>>()),
+                dtype => {
+                    let ints = column.cast(&DataType::Int64)?;
+                    let values: Vec<Option<i64>> = ints.i64()?.iter().collect();
+                    Column::new(name, values).cast(dtype)?
+                }
+            };
+            Ok(copied)
+        })
+        .collect::<PolarsResult<Vec<Column>>>()?;
+    DataFrame::new(rows.height(), columns)
 }
 
 /// Footers kept at most: a lake of many uncompacted imports is read a
@@ -280,6 +324,44 @@ impl KeyedFiles {
         }
         files.insert(name, file.clone());
         Ok(file)
+    }
+
+    /// The rows of `path` (sorted by `key`, unique or not) whose key is
+    /// `value`, with `columns`: kept from an earlier read of the same file
+    /// as it still is, or read now.
+    pub(crate) fn rows_of(
+        &self,
+        path: &Path,
+        key: &str,
+        unique: bool,
+        value: i64,
+        columns: Option<&[&str]>,
+    ) -> Result<DataFrame, KeyedError> {
+        let file = self.open(path, key, unique)?;
+        let wanted = columns.map(|names| names.iter().map(|c| c.to_string()).collect());
+        let name: AnswerKey = (path.to_path_buf(), file.identity, value, wanted);
+        if let Some(rows) = self.answers().rows.get(&name) {
+            return Ok(rows.clone());
+        }
+        let rows = owned(&file.rows_of(value, columns)?).map_err(|e| KeyedError::of(path)(&e))?;
+        let size = rows.estimated_size();
+        let mut answers = self.answers();
+        if answers.bytes + size > ANSWER_BYTES {
+            answers.rows.clear();
+            answers.bytes = 0;
+        }
+        if size <= ANSWER_BYTES / 16 {
+            answers.bytes += size;
+            answers.rows.insert(name, rows.clone());
+        }
+        Ok(rows)
+    }
+
+    fn answers(&self) -> std::sync::MutexGuard<'_, Answers> {
+        // A reader that panicked left the map whole: it only inserts.
+        self.answers
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(PathBuf, String), Arc<KeyedFile>>> {

@@ -146,7 +146,7 @@ pub(crate) fn rows_of_key(
 ) -> Result<Option<DataFrame>, ExploreError> {
     let mut all: Option<DataFrame> = None;
     for (import, path) in data.files(table) {
-        let mut rows = files.open(&path, key, false)?.rows_of(value, columns)?;
+        let mut rows = files.rows_of(&path, key, false, value, columns)?;
         if data.is_lake() {
             let name = Column::new(
                 crate::lake::PARTITION_COLUMN.into(),

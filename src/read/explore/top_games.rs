@@ -291,9 +291,7 @@ pub(crate) fn read_games(
         let Some((_, file)) = tables.iter().find(|(name, _)| name == import) else {
             continue;
         };
-        let mut rows = files
-            .open(file, g::GAME_ID.name, true)?
-            .rows_of(game.id, Some(&columns))?;
+        let mut rows = files.rows_of(file, g::GAME_ID.name, true, game.id, Some(&columns))?;
         if let Some(import) = &game.import {
             let name = Column::new(PARTITION_COLUMN.into(), vec![import.clone(); rows.height()]);
             rows.with_column(name).map_err(|e| ExploreError::Table {
