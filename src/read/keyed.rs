@@ -284,10 +284,14 @@ fn owned(rows: &DataFrame) -> PolarsResult<DataFrame> {
                     Column::new(name, texts.iter().collect::<Vec<Option<&str>>>())
                 }
                 DataType::Boolean => Column::new(name, column.bool()?.iter().collect::<Vec<_>>()),
-                dtype => {
+                // The tables' other types: integers and dates (days).
+                dtype if dtype.is_integer() || *dtype == DataType::Date => {
                     let ints = column.cast(&DataType::Int64)?;
                     let values: Vec<Option<i64>> = ints.i64()?.iter().collect();
                     Column::new(name, values).cast(dtype)?
+                }
+                dtype => {
+                    polars_bail!(ComputeError: "column {name:?} of type {dtype} cannot be kept")
                 }
             };
             Ok(copied)
@@ -376,6 +380,14 @@ impl KeyedFiles {
 mod tests {
     use super::*;
 
+    /// The texts of `column` of rows read.
+    fn texts(rows: Result<DataFrame, KeyedError>, column: &str) -> Vec<String> {
+        let rows = rows.unwrap_or_else(|e| panic!("{}", e.message));
+        let column = rows.column(column).unwrap_or_else(|e| panic!("{e}"));
+        let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
+        texts.iter().map(|t| t.unwrap_or("").to_owned()).collect()
+    }
+
     /// `frame` written to `path` in row groups of `rows` (a batched
     /// writer makes each batch a row group).
     fn write_groups(path: &Path, frame: &mut DataFrame, rows: usize) {
@@ -407,17 +419,7 @@ mod tests {
             .open(&path, "key", false)
             .unwrap_or_else(|e| panic!("{}", e.message));
         assert_eq!(keyed.groups.len(), 3);
-        let values = |key| {
-            let rows = keyed
-                .rows_of(key, Some(&["value"]))
-                .unwrap_or_else(|e| panic!("{}", e.message));
-            let column = rows.column("value").unwrap_or_else(|e| panic!("{e}"));
-            let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
-            texts
-                .iter()
-                .map(|t| t.unwrap_or("").to_owned())
-                .collect::<Vec<_>>()
-        };
+        let values = |key| texts(keyed.rows_of(key, Some(&["value"])), "value");
         // Key 3 spans two row groups.
         assert_eq!(values(3), ["d", "e", "f"]);
         assert_eq!(values(1), ["a", "b"]);
@@ -428,6 +430,29 @@ mod tests {
             .open(&path, "key", false)
             .unwrap_or_else(|e| panic!("{}", e.message));
         assert!(Arc::ptr_eq(&keyed, &again));
+    }
+
+    #[test]
+    fn rows_read_are_kept_until_their_file_changes() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("t.parquet");
+        let mut frame = df!("key" => [1i64, 3, 3], "value" => ["a", "d", "e"])
+            .unwrap_or_else(|e| panic!("{e}"));
+        write_groups(&path, &mut frame, 3);
+        let files = KeyedFiles::default();
+        let kept = |files: &KeyedFiles| {
+            texts(
+                files.rows_of(&path, "key", false, 3, Some(&["value"])),
+                "value",
+            )
+        };
+        assert_eq!(kept(&files), ["d", "e"]);
+        assert_eq!(kept(&files), ["d", "e"]);
+        assert_eq!(files.answers().rows.len(), 1);
+        let mut other = df!("key" => [3i64], "value" => ["z"]).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::remove_file(&path).unwrap_or_else(|e| panic!("{e}"));
+        write_groups(&path, &mut other, 3);
+        assert_eq!(kept(&files), ["z"], "a file written anew is read anew");
     }
 
     #[test]
@@ -446,17 +471,7 @@ mod tests {
             .unwrap_or_else(|e| panic!("{}", e.message));
         let dense: Vec<Option<usize>> = keyed.groups.iter().map(|g| g.dense_row(2)).collect();
         assert_eq!(dense, [Some(1), None, None]);
-        let white = |id| {
-            let rows = keyed
-                .rows_of(id, Some(&["white"]))
-                .unwrap_or_else(|e| panic!("{}", e.message));
-            let column = rows.column("white").unwrap_or_else(|e| panic!("{e}"));
-            let texts = column.str().unwrap_or_else(|e| panic!("{e}"));
-            texts
-                .iter()
-                .map(|t| t.unwrap_or("").to_owned())
-                .collect::<Vec<_>>()
-        };
+        let white = |id| texts(keyed.rows_of(id, Some(&["white"])), "white");
         assert_eq!(white(2), ["b"]);
         assert_eq!(white(13), ["f"]);
         assert_eq!(white(20), ["g"]);

@@ -15,8 +15,9 @@ use std::sync::Arc;
 use axum::Json;
 use axum::extract::{RawQuery, State as Shared};
 use serde::Serialize;
+use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, Position};
+use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use super::games::{ApiGame, GameWithUci, speed_of_name};
 use super::params::{BadRequest, Params};
@@ -31,7 +32,6 @@ use crate::read::explore::top_games::{
     FoundGames, GameAt, GameIds, best_games, latest_games, read_games,
 };
 use crate::read::source::Data;
-use crate::replay::openings::{self, position_key};
 use crate::stats::counts::Counts;
 use crate::stats::dimensions::OpeningPeriod;
 
@@ -57,8 +57,8 @@ pub(crate) struct Asked {
     pub opening: Option<OpeningLabel>,
     /// The moves of `play`, in UCI as given.
     pub play: Vec<String>,
-    /// No `fen`: `play` is from the start position.
-    pub from_start: bool,
+    /// The same moves in SAN with their numbers (`1.`, `3...`).
+    pub line: Vec<String>,
 }
 
 impl Asked {
@@ -80,38 +80,40 @@ impl Asked {
             })?,
             None => Chess::default(),
         };
-        let index = openings::index();
-        let named = |pos: &Chess| index.lookup(position_key(pos));
-        let mut name = named(&position);
+        let mut opening = OpeningLabel::of_position(&position);
         let play: Vec<String> = params.list("play").into_iter().map(str::to_owned).collect();
+        let mut line = Vec::new();
         for (ply, uci) in play.iter().enumerate() {
-            let m = UciMove::from_ascii(uci.as_bytes())
-                .ok()
-                .and_then(|u| u.to_move(&position).ok())
-                .ok_or_else(|| {
-                    BadRequest::new(format!(
-                        "play: {uci:?} (move {}) is not a legal move in {}",
-                        ply + 1,
-                        shakmaty::fen::Fen::from_position(
-                            &position,
-                            shakmaty::EnPassantMode::Legal
-                        )
-                    ))
-                })?;
+            let m = legal(&position, uci).ok_or_else(|| {
+                BadRequest::new(format!(
+                    "play: {uci:?} (move {}) is not a legal move in {}",
+                    ply + 1,
+                    shakmaty::fen::Fen::from_position(&position, shakmaty::EnPassantMode::Legal)
+                ))
+            })?;
+            let number = position.fullmoves();
+            match position.turn() {
+                shakmaty::Color::White => line.push(format!("{number}.")),
+                shakmaty::Color::Black if ply == 0 => line.push(format!("{number}...")),
+                shakmaty::Color::Black => {}
+            }
+            line.push(SanPlus::from_move(position.clone(), m).to_string());
             position.play_unchecked(m);
-            name = named(&position).or(name);
+            opening = OpeningLabel::of_position(&position).or(opening);
         }
-        let opening = name.and_then(|id| index.name(id)).map(|n| OpeningLabel {
-            eco: n.eco,
-            name: n.name,
-        });
         Ok(Asked {
             position,
             opening,
             play,
-            from_start: params.get("fen").is_none(),
+            line,
         })
     }
+}
+
+/// The move `uci` from `pos` (castling king to square or king takes
+/// rook); None unless legal.
+pub(crate) fn legal(pos: &Chess, uci: &str) -> Option<Move> {
+    UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(pos).ok()
 }
 
 /// What `/lichess` (or `/masters`) keeps and lists.
@@ -195,9 +197,9 @@ impl Wanted {
             .iter()
             .filter_map(|&g| BandRange::lichess_group(g))
             .collect();
-        Bounds::new(self.speeds.clone(), bands, self.since, self.until, period).map_err(|e| {
-            ApiError::bad_request(e.to_string().replace("--since/--until", "since/until"))
-        })
+        let months = (self.since, self.until, "since/until");
+        Bounds::new(self.speeds.clone(), bands, months, period)
+            .map_err(|e| ApiError::bad_request(e.to_string()))
     }
 }
 
@@ -397,7 +399,10 @@ pub(crate) fn explore(
         games
             .iter()
             .map(|(index, game)| {
-                let uci = sums.moves.get(*index).map(|m| lichess_uci(pos, &m.uci));
+                let uci = sums
+                    .moves
+                    .get(*index)
+                    .map(|m| legal(pos, &m.uci).map_or_else(|| m.uci.clone(), lichess_uci));
                 Ok(GameWithUci {
                     uci: uci.unwrap_or_default(),
                     game: api_game(&found, game, wanted)?,
@@ -441,20 +446,12 @@ fn explorer_move(
     let average_rating = (rated > 0)
         .then(|| i64::try_from((rating_sum + rated / 2) / rated).ok())
         .flatten();
-    let after = UciMove::from_ascii(sum.uci.as_bytes())
-        .ok()
-        .and_then(|u| u.to_move(pos).ok())
-        .and_then(|m| pos.clone().play(m).ok());
-    let index = openings::index();
-    let opening = after
-        .and_then(|p| index.lookup(position_key(&p)))
-        .and_then(|id| index.name(id))
-        .map(|n| OpeningLabel {
-            eco: n.eco,
-            name: n.name,
-        });
+    let played = legal(pos, &sum.uci);
+    let opening = played
+        .and_then(|m| pos.clone().play(m).ok())
+        .and_then(|after| OpeningLabel::of_position(&after));
     Ok(ExplorerMove {
-        uci: lichess_uci(pos, &sum.uci),
+        uci: played.map_or_else(|| sum.uci.clone(), lichess_uci),
         san: sum.san.clone(),
         average_rating,
         white: sum.counts.white_wins,
@@ -467,14 +464,8 @@ fn explorer_move(
 
 /// A move as lila writes it: castling as the king taking its rook
 /// (`e1h1`), every other move as UCI.
-pub(crate) fn lichess_uci(pos: &Chess, uci: &str) -> String {
-    UciMove::from_ascii(uci.as_bytes())
-        .ok()
-        .and_then(|u| u.to_move(pos).ok())
-        .map_or_else(
-            || uci.to_owned(),
-            |m| m.to_uci(CastlingMode::Chess960).to_string(),
-        )
+pub(crate) fn lichess_uci(m: Move) -> String {
+    m.to_uci(CastlingMode::Chess960).to_string()
 }
 
 /// The games an answer lists, each with the index of its move.
@@ -549,17 +540,15 @@ fn masters_top(
     // lila's masters games all have both ratings: unrated games are no
     // top games (as on /lichess, where they have no group).
     all.retain(|(_, b)| b.rating.is_some());
-    let candidates: Vec<RatedGame> = all.iter().map(|(_, b)| b.clone()).collect();
+    let mut move_of = std::collections::HashMap::new();
+    for (index, best) in &all {
+        move_of.entry(ids.place(&best.game)?).or_insert(*index);
+    }
+    let candidates: Vec<RatedGame> = all.into_iter().map(|(_, b)| b).collect();
     let best = best_games(&candidates, ids, n)?;
     Ok(best
         .into_iter()
-        .filter_map(|game| {
-            let index = all
-                .iter()
-                .find(|(_, b)| ids.place(&b.game).ok().as_ref() == Some(&game))?
-                .0;
-            Some((index, game))
-        })
+        .filter_map(|game| Some((*move_of.get(&game)?, game)))
         .collect())
 }
 
@@ -700,15 +689,14 @@ mod tests {
             castled.position.board().king_of(shakmaty::Color::White),
             Some(shakmaty::Square::G1)
         );
+        let before = Asked::parse(&params(&castle[..castle.len() - 10]))
+            .map(|a| a.position)
+            .unwrap_or_default();
         assert_eq!(
-            lichess_uci(
-                &Asked::parse(&params(&castle[..castle.len() - 10]))
-                    .map(|a| a.position)
-                    .unwrap_or_default(),
-                "e1g1"
-            ),
-            "e1h1"
+            legal(&before, "e1g1").map(lichess_uci).as_deref(),
+            Some("e1h1")
         );
+        assert_eq!(castled.line, ["1.", "O-O"]);
     }
 
     #[test]

@@ -205,8 +205,11 @@ fn render(params: &Params, asked: &Asked, view: &View) -> String {
     out.push_str("</section><section class=\"right\">");
     let opening = view.opening.as_deref().unwrap_or("");
     let _ = write!(out, "<h2 id=\"opening\">{}</h2>", escape(opening));
-    let line: Vec<String> = san_line(asked);
-    let _ = write!(out, "<p class=\"line\">{}</p>", escape(&line.join(" ")));
+    let _ = write!(
+        out,
+        "<p class=\"line\">{}</p>",
+        escape(&asked.line.join(" "))
+    );
     filters(&mut out, params, asked);
     moves_table(&mut out, view, &link);
     if !view.top.is_empty() {
@@ -263,39 +266,6 @@ impl Links {
         let query = serde_urlencoded::to_string(&pairs).unwrap_or_default();
         escape(&format!("/?{query}"))
     }
-}
-
-/// The moves of `play` in SAN with move numbers.
-fn san_line(asked: &Asked) -> Vec<String> {
-    // Replayed from the position before `play` (the FEN, or the start).
-    let mut pos = Chess::default();
-    let mut out = Vec::new();
-    let fen_start = asked.play.is_empty();
-    if fen_start {
-        return out;
-    }
-    // The position before play: undo is not possible, so replay from the
-    // start only when no FEN was given (the usual case); else list UCI.
-    let from_start = asked.from_start;
-    for (i, uci) in asked.play.iter().enumerate() {
-        if !from_start {
-            out.push(uci.clone());
-            continue;
-        }
-        let Some(m) = shakmaty::uci::UciMove::from_ascii(uci.as_bytes())
-            .ok()
-            .and_then(|u| u.to_move(&pos).ok())
-        else {
-            break;
-        };
-        let san = SanPlus::from_move(pos.clone(), m).to_string();
-        if i % 2 == 0 {
-            out.push(format!("{}.", i / 2 + 1));
-        }
-        out.push(san);
-        pos.play_unchecked(m);
-    }
-    out
 }
 
 fn filters(out: &mut String, params: &Params, asked: &Asked) {

@@ -22,12 +22,11 @@ use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use polars::prelude::DataFrame;
 use serde::Serialize;
-use shakmaty::uci::UciMove;
 use shakmaty::{Chess, Color, Position};
 use tokio::sync::mpsc;
 
 use super::ApiError;
-use super::api::{Asked, lichess_uci, month, speeds};
+use super::api::{Asked, legal, lichess_uci, month, speeds};
 use super::games::{ApiGame, GameWithUci, mode_of};
 use super::params::{BadRequest, Params};
 use super::state::State;
@@ -35,9 +34,10 @@ use crate::lake::PARTITION_COLUMN;
 use crate::model::{Month, TimeClass};
 use crate::read::explore::TopGame;
 use crate::read::explore::locate::OpeningLabel;
+use crate::read::explore::position::san_of;
 use crate::read::explore::top_games::games_of;
 use crate::read::source::Data;
-use crate::replay::openings::{self, position_key};
+use crate::replay::openings::position_key;
 use crate::sink::columns::Columns;
 use crate::sink::schema::games as g;
 use crate::stats::counts::Counts;
@@ -419,10 +419,7 @@ fn move_from(first_moves: &str, target: u64) -> Option<String> {
     let mut pos = Chess::default();
     let mut chosen = None;
     for uci in first_moves.split_ascii_whitespace() {
-        let m = UciMove::from_ascii(uci.as_bytes())
-            .ok()?
-            .to_move(&pos)
-            .ok()?;
+        let m = legal(&pos, uci)?;
         if position_key(&pos) == target {
             chosen = Some(uci.to_owned());
         }
@@ -467,30 +464,22 @@ fn text_of(line: &PlayerLine) -> String {
 /// The stream's line for the games counted so far.
 pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
     let pos = &query.asked.position;
-    let mut moves: Vec<(&String, &MoveTally)> = tally.iter().collect();
-    let san = |uci: &str| {
-        UciMove::from_ascii(uci.as_bytes())
-            .ok()
-            .and_then(|u| u.to_move(pos).ok())
-            .map_or_else(
-                || "--".to_owned(),
-                |m| shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string(),
-            )
-    };
+    // Each move spelled once ("--" for one not legal here, as lila).
+    let mut moves: Vec<(&String, String, &MoveTally)> = tally
+        .iter()
+        .map(|(uci, t)| (uci, san_of(pos, uci).unwrap_or_else(|| "--".to_owned()), t))
+        .collect();
     // lila's order: by the games with a result, ties by SAN.
     moves.sort_by(|a, b| {
-        let decided = |t: &MoveTally| t.counts.finished();
-        decided(b.1)
-            .cmp(&decided(a.1))
-            .then_with(|| san(a.0).cmp(&san(b.0)))
+        (b.2.counts.finished().cmp(&a.2.counts.finished())).then_with(|| a.1.cmp(&b.1))
     });
     let mut total = Counts::default();
-    for (_, t) in &moves {
+    for (_, _, t) in &moves {
         total += t.counts;
     }
     let mut recent: Vec<(u64, &String, &TopGame)> = moves
         .iter()
-        .flat_map(|(uci, t)| {
+        .flat_map(|(uci, _, t)| {
             t.latest
                 .iter()
                 .map(move |(order, game)| (*order, *uci, game))
@@ -498,18 +487,11 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
         .collect();
     recent.sort_by_key(|(order, _, _)| std::cmp::Reverse(*order));
     recent.truncate(query.recent_games);
-    let index = openings::index();
+    // As lila writes it (castling as king takes rook).
+    let written = |uci: &str| legal(pos, uci).map_or_else(|| uci.to_owned(), lichess_uci);
     let opening_after = |uci: &str| {
-        let m = UciMove::from_ascii(uci.as_bytes())
-            .ok()?
-            .to_move(pos)
-            .ok()?;
-        let after = pos.clone().play(m).ok()?;
-        let name = index.name(index.lookup(position_key(&after))?)?;
-        Some(OpeningLabel {
-            eco: name.eco,
-            name: name.name,
-        })
+        let after = pos.clone().play(legal(pos, uci)?).ok()?;
+        OpeningLabel::of_position(&after)
     };
     PlayerLine {
         white: total.white_wins,
@@ -518,12 +500,12 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
         moves: moves
             .iter()
             .take(query.moves)
-            .map(|(uci, t)| {
+            .map(|(uci, san, t)| {
                 let average =
                     (t.opponents > 0).then(|| (t.opponent_sum + t.opponents / 2) / t.opponents);
                 PlayerMove {
-                    uci: lichess_uci(pos, uci),
-                    san: san(uci),
+                    uci: written(uci),
+                    san: san.clone(),
                     average_opponent_rating: average.and_then(|a| i64::try_from(a).ok()),
                     performance: average
                         .and_then(|a| performance(&t.counts, query.color, a as f64)),
@@ -540,7 +522,7 @@ pub(crate) fn line(query: &PlayerQuery, tally: &Tally) -> PlayerLine {
         recent_games: recent
             .into_iter()
             .map(|(_, uci, game)| GameWithUci {
-                uci: lichess_uci(pos, uci),
+                uci: written(uci),
                 game: ApiGame::of(game, false),
             })
             .collect(),

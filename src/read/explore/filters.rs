@@ -92,7 +92,8 @@ impl Filters {
     /// with `period`.
     pub(crate) fn bounds(&self, period: OpeningPeriod) -> Result<Bounds, ExploreError> {
         let bands = self.rating.into_iter().collect();
-        Bounds::new(self.speed.clone(), bands, self.since, self.until, period)
+        let months = (self.since, self.until, "--since/--until");
+        Bounds::new(self.speed.clone(), bands, months, period)
     }
 }
 
@@ -110,19 +111,20 @@ impl Bounds {
     /// Rows of any of `speed` (all when empty), of a band in any of
     /// `bands` (lichess's rating groups need not touch; all rows, rated or
     /// not, when empty) and of the months `since..=until`, in an import made
-    /// with `period`: with `year`, months compare by their year.
+    /// with `period`: with `year`, months compare by their year. `months`
+    /// names the options they came from (for the message refusing them).
     pub(crate) fn new(
         speed: Vec<TimeClass>,
         bands: Vec<BandRange>,
-        since: Option<Month>,
-        until: Option<Month>,
+        (since, until, options): (Option<Month>, Option<Month>, &str),
         period: OpeningPeriod,
     ) -> Result<Bounds, ExploreError> {
         if period == OpeningPeriod::None && (since.is_some() || until.is_some()) {
             return Err(ExploreError::BadFilter {
-                message: "--since/--until: this import has no months \
-                          (it was made with --opening-period none)"
-                    .to_owned(),
+                message: format!(
+                    "{options}: this import has no months \
+                     (it was made with --opening-period none)"
+                ),
             });
         }
         // A row of a year-split import holds January of its year.

@@ -26,6 +26,22 @@ pub(crate) struct OpeningLabel {
     pub name: &'static str,
 }
 
+impl OpeningLabel {
+    /// The name of id `id` in the opening table.
+    pub(crate) fn of_id(id: u16) -> Option<OpeningLabel> {
+        let name = openings::index().name(id)?;
+        Some(OpeningLabel {
+            eco: name.eco,
+            name: name.name,
+        })
+    }
+
+    /// The name of exactly the position `pos`, if the table has one.
+    pub(crate) fn of_position(pos: &Chess) -> Option<OpeningLabel> {
+        OpeningLabel::of_id(openings::index().lookup(position_key(pos))?)
+    }
+}
+
 /// A position found, with its opening.
 #[derive(Debug, Clone)]
 pub(crate) struct Located {
@@ -100,10 +116,7 @@ pub(crate) fn locate(target: &Target) -> Result<Located, ExploreError> {
             (pos, name)
         }
     };
-    let opening = name_id.and_then(|id| index.name(id)).map(|n| OpeningLabel {
-        eco: n.eco,
-        name: n.name,
-    });
+    let opening = name_id.and_then(OpeningLabel::of_id);
     Ok(Located { position, opening })
 }
 

@@ -323,7 +323,7 @@ impl NamedGames {
 }
 
 /// The move `uci` from `pos` in SAN with `+` / `#`; None unless legal.
-fn san_of(pos: &Chess, uci: &str) -> Option<String> {
+pub(crate) fn san_of(pos: &Chess, uci: &str) -> Option<String> {
     let m = UciMove::from_ascii(uci.as_bytes())
         .ok()?
         .to_move(pos)
