@@ -64,6 +64,7 @@ import subprocess
 import sys
 import tempfile
 import uuid
+import zlib
 
 # The tables of an import without --moves; their columns come from the
 # binary (`pgnlake schema --format json`).
@@ -529,6 +530,22 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compress
     return rows, dropped
 
 
+def table_digest(folder):
+    """A table's content as summary.json records it (`table_digests`): the
+    bytes and CRC-32 of its part files read in name order, as `pgnlake lake
+    --add` reads them (files starting with . or _ are not parts)."""
+    crc, size = 0, 0
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        if name.startswith((".", "_")) or not name.endswith(".parquet") or not os.path.isfile(path):
+            continue
+        with open(path, "rb") as f:
+            while chunk := f.read(1 << 20):
+                crc = zlib.crc32(chunk, crc)
+                size += len(chunk)
+    return {"bytes": size, "crc32": f"{crc:08x}"}
+
+
 def merged_summary(summaries, rows, min_games, dropped):
     """The shards' summaries as one run's (the same fields `pgnlake merge` writes)."""
     first = dict(summaries[0])
@@ -633,6 +650,8 @@ def main(argv=None):
     rows, dropped = merge(spark, shards_dir, summaries, out, args.opening_min_games, tables, schema,
                           args.compression)
     summary = merged_summary(summaries, rows, args.opening_min_games, dropped)
+    summary["table_digests"] = {f"{name}.parquet": table_digest(os.path.join(out, name))
+                                for name in sorted(rows)}
     with open(os.path.join(out, "summary.json"), "w", encoding="utf-8") as f:
         json.dump(summary, f, indent=2)
         f.write("\n")

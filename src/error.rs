@@ -107,6 +107,9 @@ pub enum QueryError {
     },
     #[error("{place}: {message}")]
     Sql { place: String, message: String },
+    /// The folder's summary is missing beside its tables, or damaged.
+    #[error(transparent)]
+    Summary(#[from] crate::sink::summary::SummaryError),
 }
 
 /// Why `pgnlake explore` could not show the position.

@@ -67,6 +67,12 @@ pub(crate) fn commit<T, E: From<Interrupted>>(
     check()?;
     let result = rename_all();
     *committed = result.is_ok();
+    if result.is_ok() && interrupted() {
+        eprintln!(
+            "pgnlake: a signal came during the commit, which is never cut: \
+             the run finished and its outputs are in place"
+        );
+    }
     result
 }
 
@@ -94,6 +100,26 @@ pub(crate) fn remove_temporaries() {
     let paths = std::mem::take(&mut *registered);
     drop(registered);
     for path in paths {
+        if path.is_dir() {
+            let _ = std::fs::remove_dir_all(&path);
+        } else {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+}
+
+/// Removes the temporary files and folders registered under `dir` (a
+/// failed run's, before it removes the folder it made).
+pub(crate) fn remove_temporaries_under(dir: &Path) {
+    let mut registered = TEMPORARIES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let (under, others): (Vec<PathBuf>, Vec<PathBuf>) = std::mem::take(&mut *registered)
+        .into_iter()
+        .partition(|p| p.starts_with(dir) && p != dir);
+    *registered = others;
+    drop(registered);
+    for path in under {
         if path.is_dir() {
             let _ = std::fs::remove_dir_all(&path);
         } else {

@@ -18,7 +18,8 @@ pub enum DedupeMode {
     None,
     /// Same tags (in any order) and same moves.
     Exact,
-    /// Same start position and same mainline, whatever the tags.
+    /// Same start position and same mainline, whatever the tags (a game
+    /// without moves: as `exact`).
     Moves,
     /// As `moves`, and also a game whose mainline is a strict prefix of
     /// another game's with the same players (a truncated copy).
@@ -98,7 +99,14 @@ impl DupFacts {
         });
         DupFacts {
             exact: exact.0,
-            moves: moves.0,
+            // A game without moves has no line to be the same by (every
+            // forfeit would be one game): it is a duplicate of its exact
+            // copies only.
+            moves: if game.moves.is_empty() {
+                exact.0
+            } else {
+                moves.0
+            },
             players: players.0,
             line,
             richness,

@@ -16,6 +16,7 @@ use crate::clean::report::ReportWriter;
 use crate::error::Error;
 use crate::pipeline;
 use crate::sink::output::FileOutput;
+use crate::sink::staged::Staged;
 
 /// Opens an output file (`-` is stdout).
 pub(super) fn create(path: &Path) -> Result<FileOutput, Error> {
@@ -29,10 +30,10 @@ fn emit(output: &mut FileOutput, bytes: &[u8]) -> Result<(), Error> {
         .map_err(|e| Error::write(output.path())(e))
 }
 
-/// Flushes `output` and gives the file its final name.
-pub(super) fn finish(output: FileOutput) -> Result<(), Error> {
+/// Flushes and closes `output`: a file waits for the commit.
+pub(super) fn close(output: FileOutput) -> Result<Option<Staged>, Error> {
     let path = output.path().to_path_buf();
-    output.finish().map_err(Error::write(&path))
+    output.close().map_err(Error::write(&path))
 }
 
 /// The clean output: one file, or (`--split-by`) one per key or chunk,
@@ -93,23 +94,20 @@ impl Outputs {
         }
     }
 
-    /// Every file renamed into place; the files written.
-    pub(super) fn finish(self) -> Result<Vec<std::path::PathBuf>, Error> {
-        match self {
-            Outputs::One(output) => {
-                let path = output.path().to_path_buf();
-                finish(*output)?;
-                Ok(vec![path])
-            }
-            Outputs::Split { files, .. } => {
-                let mut paths = Vec::with_capacity(files.len());
-                for output in files.into_values() {
-                    paths.push(output.path().to_path_buf());
-                    finish(output)?;
-                }
-                Ok(paths)
-            }
+    /// Every file closed, waiting for the commit (see `sink::staged`);
+    /// the files written.
+    pub(super) fn close(self) -> Result<(Vec<Staged>, Vec<std::path::PathBuf>), Error> {
+        let outputs: Vec<FileOutput> = match self {
+            Outputs::One(output) => vec![*output],
+            Outputs::Split { files, .. } => files.into_values().collect(),
+        };
+        let mut staged = Vec::with_capacity(outputs.len());
+        let mut paths = Vec::with_capacity(outputs.len());
+        for output in outputs {
+            paths.push(output.path().to_path_buf());
+            staged.extend(close(output)?);
         }
+        Ok((staged, paths))
     }
 }
 

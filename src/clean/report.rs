@@ -8,16 +8,23 @@ use polars::prelude::{DataFrame, PolarsResult};
 use crate::check::repair::RepairClass;
 use crate::clean::action::Action;
 use crate::error::Error;
+use crate::sink::output::{FileOutput, file_target};
 use crate::sink::parquet::{ROW_GROUP_ROWS, TableWriter, col, table_frame, table_schema};
 use crate::sink::rows::Place;
 use crate::sink::schema::clean_report;
+use crate::sink::staged::Staged;
 
 /// The report table, written in row groups as the run goes; removed when
-/// dropped unfinished.
+/// dropped unfinished. Written where `-o` would write (see
+/// `sink::output`): a link's target gets it and the link stays; a device,
+/// fifo or stdout gets the finished file's bytes, written through, from a
+/// temporary folder.
 pub(super) struct ReportWriter {
     table: Option<TableWriter>,
     path: PathBuf,
     rows: Vec<(Place, String, Action)>,
+    /// The temporary folder of a report written through.
+    through: Option<tempfile::TempDir>,
 }
 
 impl Drop for ReportWriter {
@@ -31,11 +38,21 @@ impl Drop for ReportWriter {
 impl ReportWriter {
     pub(super) fn create(path: &Path) -> Result<ReportWriter, Error> {
         let schema = table_schema(&clean_report::TABLE);
-        let table = TableWriter::create_at(path, &schema).map_err(Error::write(path))?;
+        let target = file_target(path).map_err(Error::write(path))?;
+        let (at, through) = match target {
+            Some(target) => (target, None),
+            None => {
+                let dir = tempfile::tempdir().map_err(Error::write(path))?;
+                crate::interrupt::register(dir.path());
+                (dir.path().join("report.parquet"), Some(dir))
+            }
+        };
+        let table = TableWriter::create_at(&at, &schema).map_err(Error::write(path))?;
         Ok(ReportWriter {
             table: Some(table),
             path: path.to_path_buf(),
             rows: Vec::new(),
+            through,
         })
     }
 
@@ -63,13 +80,24 @@ impl ReportWriter {
         Ok(())
     }
 
-    /// Writes the rest and renames the table; rows written.
-    pub(super) fn finish(mut self) -> Result<u64, Error> {
+    /// Writes the rest and closes the table: a file waits for the commit
+    /// (the `Staged`), what is written through is written now; rows
+    /// written.
+    pub(super) fn close(mut self) -> Result<(Option<Staged>, u64), Error> {
         self.flush()?;
-        match self.table.take() {
-            Some(table) => table.finish().map_err(Error::write(&self.path)),
-            None => Ok(0),
+        let Some(table) = self.table.take() else {
+            return Ok((None, 0));
+        };
+        let (staged, rows) = table.close().map_err(Error::write(&self.path))?;
+        if self.through.is_none() {
+            return Ok((Some(staged), rows));
         }
+        let mut output = FileOutput::create(&self.path).map_err(Error::write(&self.path))?;
+        let copied = std::fs::File::open(staged.path())
+            .and_then(|mut file| std::io::copy(&mut file, &mut output))
+            .and_then(|_| output.finish());
+        copied.map_err(Error::write(&self.path))?;
+        Ok((None, rows))
     }
 }
 

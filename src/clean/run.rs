@@ -10,7 +10,7 @@ use crate::clean::duplicate_pass::find_duplicates;
 use crate::clean::game::clean_batch;
 use crate::clean::item::Modes;
 use crate::clean::options::{CleanOptions, CleanSummary};
-use crate::clean::output::{CleanConsumer, Outputs, create, finish};
+use crate::clean::output::{CleanConsumer, Outputs, close, create};
 use crate::clean::report::ReportWriter;
 use crate::error::Error;
 use crate::input::{self, InputSource, progress};
@@ -96,13 +96,22 @@ pub fn run_clean(options: &CleanOptions) -> Result<CleanSummary, Error> {
     debug_assert!(summary.balanced, "framed {framed}: {summary:?}");
     summary.inputs = inputs;
     summary.skipped_entries = skipped_entries;
+    // Every output finished before any is renamed: a full disk or a
+    // refusing device fails the run with every file as it was.
+    let (mut staged, outputs) = output.close()?;
+    for extra in [rejects, duplicates].into_iter().flatten() {
+        staged.extend(close(extra)?);
+    }
+    if let Some(report) = report {
+        let (report, rows) = report.close()?;
+        staged.extend(report);
+        summary.report_rows = rows;
+    }
+    summary.outputs = outputs;
     crate::interrupt::commit(|| {
-        summary.outputs = output.finish()?;
-        for extra in [rejects, duplicates].into_iter().flatten() {
-            finish(extra)?;
-        }
-        if let Some(report) = report {
-            summary.report_rows = report.finish()?;
+        for file in staged {
+            let target = file.target().to_path_buf();
+            file.commit().map_err(Error::write(&target))?;
         }
         Ok(summary)
     })

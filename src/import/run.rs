@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use crate::check::{BatchModes, process_batch};
 use crate::error::Error;
-use crate::import::tables::{TableConsumer, Writers, write_aggregates};
+use crate::import::tables::{ClosedTables, TableConsumer, Writers, write_aggregates};
 use crate::import::worker::BatchTables;
 use crate::input::shard::{self, Cut, Shard};
 use crate::input::{self, InputSource, progress};
@@ -18,6 +18,7 @@ use crate::profile::{self, Stage, Thread};
 use crate::replay::material::PieceValues;
 use crate::sink::compression::Compression;
 use crate::sink::lock::OutputLock;
+use crate::sink::staged::Staged;
 use crate::sink::summary::{Options, SUMMARY_FILE, Summary, TreeSummary};
 use crate::sink::tables;
 use crate::stats::dimensions::OpeningPeriod;
@@ -72,7 +73,7 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
     } = input::discover(&options.inputs)?;
     let (sources, keep) = shard_parts(sources, options.shard)?;
     // Held to the end of the run: a second run on this folder refuses.
-    let _lock = open_output(&options.out)?;
+    let folder = open_output(&options.out)?;
     let names: Vec<String> = sources.iter().map(InputSource::display_name).collect();
     let writers = Writers::create(&options.out, options.moves, options.compression)?;
 
@@ -167,31 +168,59 @@ pub fn run_import(options: &ImportOptions) -> Result<Summary, Error> {
         writers.abandon();
         return Err(e.into());
     }
+    // Every table closed and the summary written before anything is
+    // renamed: a full disk fails the run here, with the folder as it was.
+    let tables = writers.close()?;
+    let mut summary = Summary::new(
+        Options {
+            inputs: names,
+            out: options.out.display().to_string(),
+            threads,
+            strict: options.strict,
+            quiet: options.quiet,
+            piece_values: options.piece_values.into(),
+            moves: options.moves,
+            unwinnable_nodes: options.unwinnable_nodes,
+            repair: options.repair,
+        },
+        inputs,
+        &counts,
+        started.elapsed().as_secs_f64(),
+        tables.rows(),
+        tree,
+    );
+    summary.skipped_entries = skipped_entries;
+    summary.shard = options.shard;
+    summary.table_digests = tables.digests()?;
+    commit_folder(&options.out, tables, &summary)?;
+    folder.committed();
+    Ok(summary)
+}
+
+/// The commit of an import's (or a merge's) folder `dir`, all of its
+/// files finished: the old `summary.json` goes first (from then on no
+/// reader takes the folder for an import), then each table is renamed
+/// into place, an earlier run's other tables removed, and the new summary
+/// renamed in last. A signal waits for it; a kill -9 half-way leaves a
+/// folder without a summary, which every reader refuses, naming it.
+pub(super) fn commit_folder(
+    dir: &Path,
+    tables: ClosedTables,
+    summary: &impl serde::Serialize,
+) -> Result<(), Error> {
+    let staged_summary = stage_summary(dir, summary)?;
     crate::interrupt::commit(|| {
-        let tables = writers.finish()?;
-        remove_stale_tables(&options.out, &tables)?;
-        let mut summary = Summary::new(
-            Options {
-                inputs: names,
-                out: options.out.display().to_string(),
-                threads,
-                strict: options.strict,
-                quiet: options.quiet,
-                piece_values: options.piece_values.into(),
-                moves: options.moves,
-                unwinnable_nodes: options.unwinnable_nodes,
-                repair: options.repair,
-            },
-            inputs,
-            &counts,
-            started.elapsed().as_secs_f64(),
-            tables,
-            tree,
-        );
-        summary.skipped_entries = skipped_entries;
-        summary.shard = options.shard;
-        write_summary(&options.out, &summary)?;
-        Ok(summary)
+        let path = dir.join(SUMMARY_FILE);
+        match fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(Error::write(&path)(e));
+            }
+            _ => {}
+        }
+        let written = tables.rows();
+        tables.commit()?;
+        remove_stale_tables(dir, &written)?;
+        staged_summary.commit().map_err(Error::write(&path))
     })
 }
 
@@ -211,16 +240,74 @@ pub(super) fn remove_stale_tables(
     Ok(())
 }
 
+/// An import's (or merge's) output folder, locked for the run. A folder
+/// the run made (and the parents it made) goes again unless the run
+/// committed: a failed or interrupted run leaves nothing behind.
+pub(super) struct OutputFolder {
+    lock: Option<OutputLock>,
+    dir: PathBuf,
+    /// The folders this run made, outermost first.
+    made: Vec<PathBuf>,
+    committed: bool,
+}
+
+impl OutputFolder {
+    /// The run committed: the folder stays.
+    pub(super) fn committed(mut self) {
+        self.committed = true;
+        for dir in &self.made {
+            crate::interrupt::unregister(dir);
+        }
+    }
+}
+
+impl Drop for OutputFolder {
+    fn drop(&mut self) {
+        if self.committed || self.made.is_empty() {
+            return;
+        }
+        drop(self.lock.take());
+        // The run's temporaries in it first (tables dropped unfinished
+        // leave theirs to the registry).
+        crate::interrupt::remove_temporaries_under(&self.dir);
+        let _ = fs::remove_file(self.dir.join(OutputLock::FOLDER_FILE));
+        // Innermost first; a folder something else was put in stays.
+        for dir in self.made.iter().rev() {
+            let _ = fs::remove_dir(dir);
+            crate::interrupt::unregister(dir);
+        }
+    }
+}
+
 /// Creates the output folder if missing and locks it for this run.
-pub(super) fn open_output(out: &Path) -> Result<OutputLock, Error> {
+pub(super) fn open_output(out: &Path) -> Result<OutputFolder, Error> {
+    let mut made = Vec::new();
+    let mut missing = Some(out);
+    while let Some(dir) = missing.filter(|d| !d.as_os_str().is_empty() && !d.exists()) {
+        made.push(dir.to_path_buf());
+        missing = dir.parent();
+    }
+    made.reverse();
     fs::create_dir_all(out).map_err(|source| Error::OutputDir {
         path: out.to_path_buf(),
         source,
     })?;
-    OutputLock::for_folder(out).map_err(|source| Error::Locked {
+    // A signal that ends the run before it winds down removes them too
+    // (registered outermost first: each removed whole).
+    for dir in &made {
+        crate::interrupt::register(dir);
+    }
+    let mut folder = OutputFolder {
+        lock: None,
+        dir: out.to_path_buf(),
+        made,
+        committed: false,
+    };
+    folder.lock = Some(OutputLock::for_folder(out).map_err(|source| Error::Locked {
         path: out.to_path_buf(),
         source,
-    })
+    })?);
+    Ok(folder)
 }
 
 /// The sources a run imports and which games of each it keeps: all of
@@ -267,10 +354,13 @@ fn profiled_end<T>(end: impl FnOnce() -> T) -> T {
     done
 }
 
-pub(super) fn write_summary(dir: &Path, summary: &impl serde::Serialize) -> Result<(), Error> {
+/// `summary.json`'s new text in `dir`, under its temporary name.
+fn stage_summary(dir: &Path, summary: &impl serde::Serialize) -> Result<Staged, Error> {
     let path = dir.join(SUMMARY_FILE);
     let tmp = dir.join(".summary.json.tmp");
     let json = serde_json::to_string_pretty(summary).map_err(Error::write(&path))?;
+    crate::interrupt::register(&tmp);
+    let staged = Staged::new(tmp.clone(), path);
     fs::write(&tmp, json + "\n").map_err(Error::write(&tmp))?;
-    fs::rename(&tmp, &path).map_err(Error::write(&path))
+    Ok(staged)
 }

@@ -23,6 +23,7 @@ use crate::sink::openings::{opening_lines_frame, write_openings};
 use crate::sink::outcomes::{endgames_frame, material_frame, write_results, write_sorted};
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema;
+use crate::sink::staged::{Staged, TableDigest, digest_files};
 use crate::stats::lines::LinesCodec;
 use crate::stats::outcomes::{EndgamesCodec, MaterialTable, ResultsCodec};
 use crate::stats::partitioned::{SortedTree, TreeCounts};
@@ -48,13 +49,82 @@ pub(super) struct StatsWriters {
     pub(super) endgames: TableWriter,
 }
 
+/// `table`'s writer in `dir`. A table's name that is a link is written
+/// at its target (the link stays), as `-o` writes; one that is not a file
+/// (a fifo, a device, a folder) is refused: tables are files, and only
+/// files are replaced.
 fn open_table(
     dir: &Path,
     table: &schema::Table,
     compression: Compression,
 ) -> Result<TableWriter, Error> {
     let path = dir.join(table.file_name());
-    TableWriter::create(dir, table, compression).map_err(Error::write(&path))
+    let target = crate::sink::output::file_target(&path)
+        .and_then(|target| {
+            target.ok_or_else(|| {
+                std::io::Error::new(
+                    std::io::ErrorKind::AlreadyExists,
+                    "not a regular file; a table is written as a file and replaces only a file",
+                )
+            })
+        })
+        .map_err(Error::write(&path))?;
+    TableWriter::create(&target, table, compression).map_err(Error::write(&path))
+}
+
+/// A run's tables closed under their temporary names, waiting for the
+/// commit (see `sink::staged`), with their rows.
+pub(super) struct ClosedTables(Vec<(&'static str, Staged, u64)>);
+
+impl ClosedTables {
+    /// Rows per table file name.
+    pub(super) fn rows(&self) -> BTreeMap<&'static str, u64> {
+        self.0
+            .iter()
+            .map(|(name, _, rows)| (*name, *rows))
+            .collect()
+    }
+
+    /// Each table's content digest, read from its finished file.
+    pub(super) fn digests(&self) -> Result<BTreeMap<String, TableDigest>, Error> {
+        let mut digests = BTreeMap::new();
+        for (name, staged, _) in &self.0 {
+            let digest = digest_files(&[staged.path()]).map_err(Error::write(staged.target()))?;
+            digests.insert((*name).to_owned(), digest);
+        }
+        Ok(digests)
+    }
+
+    /// Renames every table into place.
+    pub(super) fn commit(self) -> Result<(), Error> {
+        for (_, staged, _) in self.0 {
+            let target = staged.target().to_path_buf();
+            staged.commit().map_err(Error::write(&target))?;
+        }
+        Ok(())
+    }
+}
+
+/// Closes each table (its footer written); on an error the others are
+/// abandoned and those closed removed.
+fn close_all(
+    writers: impl IntoIterator<Item = (&'static str, TableWriter)>,
+) -> Result<ClosedTables, Error> {
+    let mut closed = Vec::new();
+    let mut writers = writers.into_iter();
+    for (file, writer) in writers.by_ref() {
+        let path = writer.path().to_path_buf();
+        match writer.close() {
+            Ok((staged, rows)) => closed.push((file, staged, rows)),
+            Err(e) => {
+                for (_, writer) in writers {
+                    let _ = writer.abandon();
+                }
+                return Err(Error::write(&path)(e));
+            }
+        }
+    }
+    Ok(ClosedTables(closed))
 }
 
 impl Writers {
@@ -92,9 +162,9 @@ impl Writers {
         }
     }
 
-    /// Renames every table to its final name; rows per table.
-    pub(super) fn finish(self) -> Result<BTreeMap<&'static str, u64>, Error> {
-        finish_all(self.into_list())
+    /// Closes every table, for the commit to rename.
+    pub(super) fn close(self) -> Result<ClosedTables, Error> {
+        close_all(self.into_list())
     }
 }
 

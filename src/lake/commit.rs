@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 
 use super::compact;
 use super::journal::{
-    COMMIT_FILE, COMMIT_ID_FILE, OLD_DIR, PARTS_DIR, REMOVED_SUFFIX, finish_commit,
+    COMMIT_FILE, COMMIT_ID_FILE, OLD_DIR, PARTS_DIR, REMOVED_SUFFIX, STAGED_ID_FILE, finish_commit,
     move_partitions, remove_lock_file,
 };
 use super::lock::LakeLock;
@@ -89,10 +89,8 @@ impl LakeImport {
             fs::create_dir_all(&dir).map_err(io_error(&dir))?;
         }
         let staging = lake.join(STAGING_DIR).join(name);
-        let lock = OutputLock::for_file(&staging).map_err(|_| LakeError::Busy {
-            lake: lake.to_path_buf(),
-            name: name.to_owned(),
-        })?;
+        let lock =
+            OutputLock::for_file(&staging).map_err(super::lock_refused(lake, name.to_owned()))?;
         recover(lake)?;
         // A killed run of this name: finished, or cleared, before this one.
         recover_one(lake, name, &staging)?;
@@ -152,7 +150,10 @@ impl LakeImport {
                         folder.join(&name)
                     }
                 };
-                if fs::hard_link(&file, &to).is_err() {
+                // A link is copied (its target's bytes, as checked), not
+                // linked: the lake keeps no link to a file outside it.
+                let is_link = fs::symlink_metadata(&file).is_ok_and(|m| m.is_symlink());
+                if is_link || fs::hard_link(&file, &to).is_err() {
                     fs::copy(&file, &to).map_err(io_error(&file))?;
                 }
             }
@@ -192,6 +193,8 @@ impl LakeImport {
             }
             record::write(&part.join(COMMIT_ID_FILE), &id)?;
         }
+        fs::create_dir_all(&parts).map_err(io_error(&parts))?;
+        record::write(&parts.join(STAGED_ID_FILE), &id)?;
         record::step();
         // Whatever the steps after the record need (folders) is made
         // before it, so that a full disk fails the commit before it, not

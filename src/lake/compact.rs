@@ -29,7 +29,7 @@ use std::path::{Path, PathBuf};
 
 use super::game_ids::running_offsets;
 use super::journal::{
-    ARCHIVE_DIR, COMMIT_FILE, COMPACTED, COVERED_FILE, LAYOUT_DIR, LAYOUT_ID_FILE,
+    ARCHIVE_DIR, COMMIT_FILE, COMPACTED, COVERED_FILE, LAYOUT_DIR, LAYOUT_ID_FILE, STAGED_ID_FILE,
     aggregate_tables, commit_id_of, covered, finish_swap, partitions_in, remove_lock_file,
 };
 use super::lock::LakeLock;
@@ -84,6 +84,7 @@ fn swap_tables(lake: &Path, plan: Vec<TablePlan>, covered: &[String]) -> Result<
         source: std::io::Error::other(e),
     })?;
     record::write(&journal.join(COVERED_FILE), &list)?;
+    record::write(&journal.join(STAGED_ID_FILE), &id)?;
     record::step();
     // The folder the list moves to is made before the record (a full disk
     // fails the swap before it), and what it commits is on disk.
@@ -149,10 +150,8 @@ impl Compaction {
         let staging = lake.join(STAGING_DIR);
         fs::create_dir_all(&staging).map_err(io_error(&staging))?;
         let work = staging.join(WORK_DIR);
-        let lock = OutputLock::for_file(&work).map_err(|_| LakeError::Busy {
-            lake: lake.to_path_buf(),
-            name: "--compact".into(),
-        })?;
+        let lock =
+            OutputLock::for_file(&work).map_err(super::lock_refused(lake, "--compact".into()))?;
         // A signal before the swap removes the work folder: the lake is as
         // it was (see `crate::interrupt`).
         crate::interrupt::register(&work);

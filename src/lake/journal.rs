@@ -21,6 +21,11 @@ pub(super) const COMMIT_ID_FILE: &str = "_commit";
 /// Where a staging folder keeps its tables' partition folders.
 pub(super) const PARTS_DIR: &str = "_parts";
 
+/// In [`PARTS_DIR`]: the id the tables were staged under, written after
+/// them and before `COMMIT`: what tells a commit that began from one that
+/// did not when `COMMIT` itself is damaged.
+pub(super) const STAGED_ID_FILE: &str = "_id";
+
 /// Where a replacing commit puts the replaced import's tables that it
 /// did not write, until its staging folder is deleted.
 pub(super) const OLD_DIR: &str = "_old";
@@ -47,6 +52,69 @@ pub(super) const LAYOUT_ID_FILE: &str = "_layout";
 /// The id of the commit that wrote the partition folder `dir`.
 pub(super) fn commit_id_of(dir: &Path) -> Option<String> {
     record::read_id(&dir.join(COMMIT_ID_FILE))
+}
+
+/// Does the commit `id` of import `name` (staged in `staging`) hold a
+/// table: one of its staged parts, or of the partitions it already put in
+/// place, carries the id? A record that names no table is no commit of
+/// this import.
+pub(super) fn commits_import(lake: &Path, name: &str, staging: &Path, id: &str) -> bool {
+    schema::TABLES.into_iter().any(|table| {
+        let part = staging.join(PARTS_DIR).join(table.name);
+        [part, partition_dir(lake, table, name)]
+            .iter()
+            .any(|dir| commit_id_of(dir).as_deref() == Some(id))
+    })
+}
+
+/// Where a commit whose `COMMIT` record is damaged stands, told by
+/// `_parts/_id`, the id it staged its tables under (written after them,
+/// before `COMMIT`): begun (`Some(id)`: a partition of the import, or its
+/// summary, was moved, which happens only after a whole `COMMIT`), or
+/// never begun (`None`: no `_id`, or nothing moved yet). With `_id`
+/// damaged too, the state is refused rather than guessed at.
+pub(super) fn begun_with_damaged_record(
+    lake: &Path,
+    name: &str,
+    staging: &Path,
+) -> Result<Option<String>, LakeError> {
+    let staged = staging.join(PARTS_DIR).join(STAGED_ID_FILE);
+    let Some(id) = record::read_id(&staged) else {
+        return match staged.exists() {
+            true => Err(LakeError::DamagedRecord {
+                path: staging.join(COMMIT_FILE),
+            }),
+            false => Ok(None),
+        };
+    };
+    let placed = schema::TABLES
+        .into_iter()
+        .any(|table| commit_id_of(&partition_dir(lake, table, name)).as_deref() == Some(&id));
+    let summary_moved = !staging.join(SUMMARY_FILE).is_file();
+    Ok((placed || summary_moved).then_some(id))
+}
+
+/// [`begun_with_damaged_record`] for a swap of table folders: its
+/// journal's `_id` (written before its `COMMIT`) is the id of a table
+/// folder already swapped in, or the compacted list has moved.
+pub(super) fn swap_begun_with_damaged_record(
+    lake: &Path,
+    journal: &Path,
+) -> Result<Option<String>, LakeError> {
+    let staged = journal.join(STAGED_ID_FILE);
+    let Some(id) = record::read_id(&staged) else {
+        return match staged.exists() {
+            true => Err(LakeError::DamagedRecord {
+                path: journal.join(COMMIT_FILE),
+            }),
+            false => Ok(None),
+        };
+    };
+    let swapped = aggregate_tables().any(|table| {
+        record::read_id(&lake.join(table.name).join(LAYOUT_ID_FILE)).as_deref() == Some(&id)
+    });
+    let list_moved = !journal.join(COVERED_FILE).is_file();
+    Ok((swapped || list_moved).then_some(id))
 }
 
 /// Steps 3 to 5 of the commit `id` of import `name` staged in `staging`;
@@ -126,7 +194,10 @@ pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
 pub(super) fn read_covered(lake: &Path) -> Result<Vec<String>, (PathBuf, std::io::Error)> {
     let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
     match fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text).map_err(|e| (path, std::io::Error::other(e))),
+        // A list written before records carried their check is bare JSON,
+        // whole when it parses (JSON tells its own end).
+        Ok(text) => serde_json::from_str(record::unsealed(&text).unwrap_or(&text))
+            .map_err(|e| (path, std::io::Error::other(format!("damaged record: {e}")))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
         Err(source) => Err((path, source)),
     }

@@ -309,6 +309,13 @@ pub enum LakeError {
         lake: PathBuf,
         source: Box<LakeError>,
     },
+    #[error(
+        "{}: a damaged commit record, and its commit may have begun to move tables: \
+         nothing was changed; put back the id its tables' `_commit` records hold, \
+         or remove the import's staging folder by hand",
+        .path.display()
+    )]
+    DamagedRecord { path: PathBuf },
     #[error("{}: {what}: not added", .path.display())]
     Damaged { path: PathBuf, what: String },
     /// `_compacted/imports.json` names an import the lake does not list:
@@ -330,6 +337,21 @@ impl LakeError {
             source.kind(),
             io::ErrorKind::ReadOnlyFilesystem | io::ErrorKind::PermissionDenied
         ))
+    }
+}
+
+/// A lake run's lock refused: held by another run (`Busy`), or not
+/// taken at all (a read-only file system, no permission), named as such.
+fn lock_refused(
+    lake: &Path,
+    name: String,
+) -> impl FnOnce(crate::sink::lock::LockError) -> LakeError + '_ {
+    move |error| match error {
+        crate::sink::lock::LockError::Busy(_) => LakeError::Busy {
+            lake: lake.to_path_buf(),
+            name,
+        },
+        crate::sink::lock::LockError::Io { path, source } => LakeError::Io { path, source },
     }
 }
 

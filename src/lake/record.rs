@@ -3,8 +3,11 @@
 //! `_commit`, a swapped table folder's `_layout`, the compacted imports'
 //! list). A record is written whole or not at all: under a temporary name,
 //! synced, renamed into place, its folder synced; so a kill or a full disk
-//! at any point leaves either no record or the whole one, and a record that
-//! does not parse (damaged by hand) is no record.
+//! at any point leaves either no record or the whole one. A record also
+//! carries its own check, a last line with its body's length and CRC-32
+//! (`pgnlake-record len=N crc32=HEX`): a record cut short, altered or
+//! copied in part by a damaged disk or by hand fails it and is no record,
+//! even where what is left would still parse.
 
 use std::ffi::CString;
 use std::fs;
@@ -32,10 +35,41 @@ fn is_id(text: &str) -> bool {
         .is_some_and(|(pid, nanos)| digits(pid) && digits(nanos))
 }
 
-/// The id recorded at `path`: None when the file is missing, unreadable or
-/// not an id (an empty or damaged record is no record).
+/// The first word of a record's check line.
+const CHECK_PREFIX: &str = "pgnlake-record ";
+
+/// `body` with its check line (see the module).
+fn sealed(body: &str) -> String {
+    format!(
+        "{body}\n{CHECK_PREFIX}len={} crc32={:08x}\n",
+        body.len(),
+        crc32fast::hash(body.as_bytes())
+    )
+}
+
+/// The body of a sealed record, if its check line is there and holds.
+pub(super) fn unsealed(text: &str) -> Option<&str> {
+    let text = text.strip_suffix('\n')?;
+    let (body, check) = text.rsplit_once('\n')?;
+    let fields = check.strip_prefix(CHECK_PREFIX)?;
+    let (len, crc) = fields.split_once(' ')?;
+    let len: usize = len.strip_prefix("len=")?.parse().ok()?;
+    let crc = u32::from_str_radix(crc.strip_prefix("crc32=")?, 16).ok()?;
+    (len == body.len() && crc == crc32fast::hash(body.as_bytes())).then_some(body)
+}
+
+/// The body of the record at `path`: None when the file is missing,
+/// unreadable, or fails its check (an empty, cut or damaged record is no
+/// record).
+pub(super) fn read(path: &Path) -> Option<String> {
+    let text = fs::read_to_string(path).ok()?;
+    unsealed(&text).map(str::to_owned)
+}
+
+/// The id recorded at `path`: None when there is no record (see [`read`])
+/// or it holds no id.
 pub(super) fn read_id(path: &Path) -> Option<String> {
-    fs::read_to_string(path).ok().filter(|text| is_id(text))
+    read(path).filter(|text| is_id(text))
 }
 
 /// `path`'s temporary name while it is written: hidden (`.`), so that no
@@ -48,10 +82,12 @@ fn temporary(path: &Path) -> PathBuf {
     path.with_file_name(format!(".{name}.tmp"))
 }
 
-/// Writes the record `path` whole or not at all (see the module). On an
-/// error the temporary file is removed and `path` is as it was.
+/// Writes the record `path`, `text` and its check, whole or not at all
+/// (see the module). On an error the temporary file is removed and `path`
+/// is as it was.
 pub(super) fn write(path: &Path, text: &str) -> Result<(), LakeError> {
     let tmp = temporary(path);
+    let text = sealed(text);
     let written: io::Result<()> = (|| {
         let mut file = fs::File::create(&tmp)?;
         // A kill here leaves an empty temporary file: no record.
@@ -173,6 +209,28 @@ mod tests {
         fs::write(&path, "").unwrap();
         assert_eq!(read_id(&path), None);
         write(&path, &id).unwrap();
+        assert_eq!(read_id(&path).as_deref(), Some(id.as_str()));
+        // An id cut short that still reads as one, with or without the
+        // check line, is no record; so is a bare id (no check) or a check
+        // of another body.
+        let sealed_text = fs::read_to_string(&path).unwrap();
+        let cut = &id[..id.len() - 3];
+        assert!(is_id(cut), "{cut}");
+        let (_, check) = sealed_text.split_once('\n').unwrap();
+        for damaged in [
+            format!("{cut}\n{check}"),
+            cut.to_owned(),
+            id.clone(),
+            sealed_text[..sealed_text.len() - 1].to_owned(),
+            sealed_text.replacen(&id[..1], "9", 1),
+        ] {
+            if damaged == sealed_text {
+                continue;
+            }
+            fs::write(&path, &damaged).unwrap();
+            assert_eq!(read_id(&path), None, "{damaged:?}");
+        }
+        fs::write(&path, &sealed_text).unwrap();
         assert_eq!(read_id(&path).as_deref(), Some(id.as_str()));
         // Nothing else is left in the folder: the temporary name is gone.
         let names: Vec<_> = fs::read_dir(dir.path())

@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::journal::{
-    self, COMMIT_FILE, LAYOUT_DIR, REMOVED_SUFFIX, finish_commit, move_partitions, remove_lock_file,
+    self, COMMIT_FILE, LAYOUT_DIR, REMOVED_SUFFIX, commits_import, finish_commit, move_partitions,
+    remove_lock_file,
 };
 use super::lock::LakeLock;
 use super::record;
@@ -85,11 +86,22 @@ pub(super) fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(),
     if !staging.exists() {
         return Ok(());
     }
-    // A `COMMIT` that is missing, empty or damaged is no commit.
-    match record::read_id(&staging.join(COMMIT_FILE)) {
-        Some(id) => finish_commit(lake, name, staging, &id),
-        None => fs::remove_dir_all(staging).map_err(io_error(staging)),
+    // A `COMMIT` that is missing, empty or damaged is no commit; nor is
+    // one whose id no staged or placed table of this import carries (a
+    // record copied from another commit).
+    let commit = staging.join(COMMIT_FILE);
+    if let Some(id) = record::read_id(&commit).filter(|id| commits_import(lake, name, staging, id))
+    {
+        return finish_commit(lake, name, staging, &id);
     }
+    // A damaged record: the commit went on if a table moved (which
+    // needs a whole record), else it never was.
+    if commit.exists()
+        && let Some(id) = journal::begun_with_damaged_record(lake, name, staging)?
+    {
+        return finish_commit(lake, name, staging, &id);
+    }
+    fs::remove_dir_all(staging).map_err(io_error(staging))
 }
 
 /// Finishes the swap a killed run left journalled, or clears it if it was
@@ -97,8 +109,15 @@ pub(super) fn recover_one(lake: &Path, name: &str, staging: &Path) -> Result<(),
 pub(super) fn recover_layout(lake: &Path, _lock: &LakeLock) -> Result<(), LakeError> {
     let journal_dir = lake.join(STAGING_DIR).join(LAYOUT_DIR);
     if journal_dir.exists() {
-        // A `COMMIT` that is missing, empty or damaged is no commit.
-        match record::read_id(&journal_dir.join(COMMIT_FILE)) {
+        // A `COMMIT` that is missing, empty or damaged is no commit,
+        // unless the swap had begun (which needs a whole record).
+        let commit = journal_dir.join(COMMIT_FILE);
+        let id = match record::read_id(&commit) {
+            Some(id) => Some(id),
+            None if commit.exists() => journal::swap_begun_with_damaged_record(lake, &journal_dir)?,
+            None => None,
+        };
+        match id {
             Some(id) => return journal::finish_swap(lake, &journal_dir, &id),
             None => fs::remove_dir_all(&journal_dir).map_err(io_error(&journal_dir))?,
         }
@@ -146,6 +165,8 @@ fn pending(lake: &Path) -> bool {
             .file_name()
             .and_then(|n| n.to_str())
             .is_some_and(|n| n.ends_with(REMOVED_SUFFIX));
-        dir.is_dir() && (removal || record::read_id(&dir.join(COMMIT_FILE)).is_some())
+        // A `COMMIT` that fails its check may still be a commit begun
+        // (see `journal::begun_with_damaged_record`): recovery decides.
+        dir.is_dir() && (removal || dir.join(COMMIT_FILE).exists())
     })
 }

@@ -12,6 +12,7 @@ use polars::prelude::{DataType, ParquetReader, SerReader};
 
 use super::LakeError;
 use crate::sink::schema::{self, Table};
+use crate::sink::staged::digest_files;
 use crate::sink::summary::Summary;
 
 /// The files of `table` in an import's folder, with their names in the
@@ -65,6 +66,41 @@ pub(super) fn check_folder(dir: &Path, summary: &Summary) -> Result<(), LakeErro
                 format!("{found} rows, summary.json says {rows}"),
             ));
         }
+        check_digest(dir, table, &files, summary)?;
+    }
+    Ok(())
+}
+
+/// Checks that `files` (a table's, in order) are the content `summary`
+/// recorded: row counts alone would take another import's file of the
+/// same length, or a link to it.
+fn check_digest(
+    dir: &Path,
+    table: &Table,
+    files: &[(PathBuf, OsString)],
+    summary: &Summary,
+) -> Result<(), LakeError> {
+    let path = match files {
+        [(path, _)] => path.clone(),
+        _ => dir.join(table.name),
+    };
+    let damaged = |what: String| LakeError::Damaged {
+        path: path.clone(),
+        what,
+    };
+    let Some(recorded) = summary.table_digests.get(&table.file_name()) else {
+        return Err(damaged(
+            "summary.json records no digest of it (an older pgnlake's import?): import it again"
+                .into(),
+        ));
+    };
+    let paths: Vec<&Path> = files.iter().map(|(path, _)| path.as_path()).collect();
+    let found = digest_files(&paths).map_err(super::io_error(&path))?;
+    if found != *recorded {
+        return Err(damaged(format!(
+            "its content ({found}) is not the one summary.json recorded ({recorded}): \
+             another import's table?"
+        )));
     }
     Ok(())
 }

@@ -140,6 +140,8 @@ impl Tables {
             path: data.to_path_buf(),
             message: e.to_string(),
         };
+        // An import cut short (tables, no summary) is no import.
+        super::source::folder_summary(data)?;
         let mut names: Vec<String> = std::fs::read_dir(data)
             .map_err(|e| unreadable(&e))?
             .flatten()

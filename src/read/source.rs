@@ -42,6 +42,28 @@ impl From<ScanError> for ExploreError {
     }
 }
 
+/// The summary of an import's folder: read and checked; none for a
+/// folder without pgnlake's tables; refused for tables without a summary
+/// (an import is finished when its summary is in place, see
+/// `import::run::commit_folder`).
+pub(crate) fn folder_summary(dir: &Path) -> Result<Option<Summary>, SummaryError> {
+    match Summary::read(&dir.join(SUMMARY_FILE)) {
+        Ok(summary) => Ok(Some(summary)),
+        Err(e) if e.is_missing() => {
+            let tables = crate::sink::schema::TABLES
+                .into_iter()
+                .any(|table| dir.join(table.file_name()).exists());
+            match tables {
+                true => Err(SummaryError::Unfinished {
+                    path: dir.display().to_string(),
+                }),
+                false => Ok(None),
+            }
+        }
+        Err(e) => Err(e),
+    }
+}
+
 impl Data {
     /// Reads the summaries. In a lake, a commit that a killed run left
     /// half-way is finished first (as SQLite's reader rolls a hot journal
@@ -63,11 +85,7 @@ impl Data {
             }
             return Ok(data);
         }
-        match Summary::read(&dir.join(SUMMARY_FILE)) {
-            Ok(summary) => data.summaries.push(summary),
-            Err(e) if e.is_missing() => {}
-            Err(e) => return Err(e),
-        }
+        data.summaries.extend(folder_summary(dir)?);
         Ok(data)
     }
 

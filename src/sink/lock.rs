@@ -47,9 +47,12 @@ impl OutputLock {
         }
     }
 
+    /// The lock file's name in an output folder.
+    pub(crate) const FOLDER_FILE: &str = ".pgnlake.lock";
+
     /// The lock of an output folder: `DIR/.pgnlake.lock`.
     pub(crate) fn for_folder(dir: &Path) -> Result<OutputLock, LockError> {
-        Self::acquire(&dir.join(".pgnlake.lock"))
+        Self::acquire(&dir.join(Self::FOLDER_FILE))
     }
 
     /// The lock of an output file: `.NAME.lock` beside it (beside the file

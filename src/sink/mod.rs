@@ -24,5 +24,6 @@ pub mod pgn;
 pub mod results;
 pub mod rows;
 pub mod schema;
+pub mod staged;
 pub mod summary;
 pub mod tables;

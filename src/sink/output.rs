@@ -10,6 +10,8 @@ use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use super::staged::Staged;
+
 /// How many links a chain may have before it is taken for a loop (as
 /// Linux's `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
@@ -115,6 +117,17 @@ pub(crate) fn temporary_folder(path: &Path) -> Option<PathBuf> {
     }
 }
 
+/// The file an output at `path` ends up in (the end of its links), for a
+/// writer that must write a file of its own (Parquet); `None` for stdout
+/// and for what is written through, which such a writer fills from a
+/// temporary file when it is complete.
+pub(crate) fn file_target(path: &Path) -> io::Result<Option<PathBuf>> {
+    Ok(match destination(path)? {
+        Destination::File(target) => Some(target),
+        Destination::Stdout | Destination::WriteThrough => None,
+    })
+}
+
 /// The path an output's lock goes beside: the file its links end at;
 /// `None` for stdout and for what is written through. A path that cannot
 /// be an output (a folder: the lake's staging folders are locked so) is
@@ -186,7 +199,18 @@ impl FileOutput {
     /// Flushes, closes and moves the file to its final name (written
     /// through: flushes, and a device's refusal, such as a full disk, is
     /// the error).
-    pub fn finish(mut self) -> io::Result<()> {
+    pub fn finish(self) -> io::Result<()> {
+        match self.close()? {
+            Some(staged) => staged.commit(),
+            None => Ok(()),
+        }
+    }
+
+    /// Flushes and closes the output: what is written through (stdout, a
+    /// device, a fifo) is then written, a device's refusal the error; a
+    /// file waits under its temporary name for the commit to rename it
+    /// (the `Staged` returned).
+    pub(crate) fn close(mut self) -> io::Result<Option<Staged>> {
         let result = match self.sink.take() {
             Some(Sink::Stdout(mut w)) => w.flush(),
             Some(Sink::Plain(w)) => close(w),
@@ -194,26 +218,12 @@ impl FileOutput {
             Some(Sink::Gzip(w)) => w.finish().and_then(close),
             None => Ok(()),
         };
+        let staged = self
+            .tmp
+            .take()
+            .map(|(tmp, target)| Staged::new(tmp, target));
         result?;
-        if let Some((tmp, target)) = &self.tmp {
-            // Never renamed over what is not a regular file, should one
-            // have appeared at the target since the start.
-            if let Ok(metadata) = std::fs::symlink_metadata(target)
-                && !metadata.is_file()
-            {
-                return Err(io::Error::new(
-                    io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} is no longer a regular file; not replaced",
-                        target.display()
-                    ),
-                ));
-            }
-            std::fs::rename(tmp, target)?;
-            crate::interrupt::unregister(tmp);
-            self.tmp = None;
-        }
-        Ok(())
+        Ok(staged)
     }
 }
 

@@ -17,6 +17,7 @@ use super::file::{ParquetFile, PendingWrite};
 use super::rows::{GameRow, Place, RejectRow};
 use super::schema::games::MATERIAL_DIFF_AT;
 use super::schema::{self, ValueEncoding, games, rejects};
+use super::staged::Staged;
 use crate::pgn::result::GameResult;
 use crate::pgn::tags;
 use crate::profile::{self, Stage, Timer};
@@ -460,21 +461,16 @@ pub(crate) struct TableWriter {
 }
 
 impl TableWriter {
-    /// `table` in `dir`, its columns encoded as declared, its pages
-    /// compressed by `compression`.
+    /// `table` at `final_path`, its columns encoded as declared, its
+    /// pages compressed by `compression`.
     pub(crate) fn create(
-        dir: &Path,
+        final_path: &Path,
         table: &schema::Table,
         compression: Compression,
     ) -> PolarsResult<TableWriter> {
         let declared: Vec<(&str, ValueEncoding)> =
             table.columns.iter().map(|c| (c.name, c.encoding)).collect();
-        Self::create_with(
-            &dir.join(table.file_name()),
-            &table_schema(table),
-            &declared,
-            compression,
-        )
+        Self::create_with(final_path, &table_schema(table), &declared, compression)
     }
 
     /// A table at any path, written as `.NAME.tmp` beside it until finished
@@ -561,9 +557,16 @@ impl TableWriter {
 
     /// Closes the file and moves it to its final name.
     pub fn finish(self) -> PolarsResult<u64> {
+        let (staged, rows) = self.close()?;
+        staged.commit()?;
+        Ok(rows)
+    }
+
+    /// Closes the file (its footer written) under its temporary name, for
+    /// the commit to rename; its rows. Dropped uncommitted, it is removed.
+    pub(crate) fn close(self) -> PolarsResult<(Staged, u64)> {
+        let staged = Staged::new(self.tmp_path, self.final_path);
         self.file.finish()?;
-        std::fs::rename(&self.tmp_path, &self.final_path)?;
-        crate::interrupt::unregister(&self.tmp_path);
-        Ok(self.rows)
+        Ok((staged, self.rows))
     }
 }

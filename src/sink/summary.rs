@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::pgn::annotations::AnnotationCounts;
 use crate::replay::dead::UnwinnableCounts;
+use crate::sink::staged::TableDigest;
 use crate::stats::RunCounts;
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -218,6 +219,11 @@ pub struct Summary {
     pub games_per_second: f64,
     /// Rows of each table file written.
     pub tables: BTreeMap<String, u64>,
+    /// Each table's content as written (its bytes and CRC-32): what binds
+    /// the table files to this summary (`lake --add` refuses a file that
+    /// does not give it). Empty in a summary written before it was kept.
+    #[serde(default)]
+    pub table_digests: BTreeMap<String, TableDigest>,
     pub opening_tree: TreeSummary,
     /// Inputs cut short (see `inputs[].truncated`).
     pub truncated_inputs: u64,
@@ -283,6 +289,12 @@ pub enum SummaryError {
         found: String,
         ours: String,
     },
+    /// A folder with pgnlake's tables and no summary: a run cut short
+    /// between its tables and its summary, or tables put there by hand.
+    #[error(
+        "{path}: tables without summary.json: not a finished import (a run cut short?); import again"
+    )]
+    Unfinished { path: String },
     #[error("{path}: {what}: the summary does not add up (edited or damaged?)")]
     Inconsistent { path: String, what: String },
     #[error("{path}: not a summary.json of pgnlake {ours} ({source})")]
@@ -342,6 +354,7 @@ impl Summary {
                 0.0
             },
             tables: named(tables),
+            table_digests: BTreeMap::new(),
             opening_tree,
             truncated_inputs,
             peak_rss_bytes: peak_rss_bytes(),
@@ -425,6 +438,14 @@ impl Summary {
                     "tables lists {:?} games rows, accepted is {}",
                     rows("games.parquet"),
                     self.accepted
+                ),
+            ),
+            (
+                self.table_digests.is_empty() || self.table_digests.keys().eq(self.tables.keys()),
+                format!(
+                    "table_digests lists {:?}, tables lists {:?}",
+                    self.table_digests.keys().collect::<Vec<_>>(),
+                    self.tables.keys().collect::<Vec<_>>()
                 ),
             ),
             (

@@ -389,6 +389,34 @@ fn dedupe_keeps_the_richest_copy_and_sets_the_others_aside() {
 }
 
 #[test]
+fn dedupe_moves_takes_games_without_moves_for_duplicates_only_of_exact_copies() {
+    // Issue 63: every game without moves (forfeits between different
+    // players) was a duplicate of every other.
+    let dir = tmp();
+    let input = dir.path().join("forfeits.pgn");
+    std::fs::write(
+        &input,
+        concat!(
+            "[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1-0\n\n",
+            "[Event \"R1\"]\n[White \"C\"]\n[Black \"D\"]\n[Result \"0-1\"]\n\n0-1\n\n",
+            "[Event \"R2\"]\n[White \"A\"]\n[Black \"C\"]\n[Result \"1-0\"]\n\n1-0\n\n",
+            "[Event \"R1\"]\n[White \"A\"]\n[Black \"B\"]\n[Result \"1-0\"]\n\n1-0\n\n",
+        ),
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    let duplicates = dir.path().join("dups.pgn");
+    let summary = run(CleanOptions {
+        dedupe: pgnlake::clean::dedupe::DedupeMode::Moves,
+        duplicates: Some(duplicates.clone()),
+        ..options(&input, &dir.path().join("clean.pgn"))
+    });
+    // Only the fourth game, an exact copy of the first, is a duplicate.
+    assert_eq!((summary.clean, summary.duplicates), (3, 1), "{summary:?}");
+    let set_aside = std::fs::read_to_string(duplicates).unwrap_or_default();
+    assert!(set_aside.contains("game 1\"]"), "{set_aside}");
+}
+
+#[test]
 fn a_repair_that_fits_two_moves_rejects_the_game_as_ambiguous() {
     let dir = tmp();
     let input = dir.path().join("ambiguous.pgn");

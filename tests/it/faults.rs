@@ -77,8 +77,14 @@ fn assert_interrupted(output: &Output, took: Duration, out: &Path) {
         stderr(output)
     );
     assert!(took < Duration::from_secs(1), "stopped after {took:?}");
-    // No table, summary, temporary file or spill folder: only the lock.
-    assert_eq!(listing(out), [".pgnlake.lock"]);
+    // No table, summary, temporary file, spill folder or lock: the folder
+    // the run made is gone (issue 63: it stayed, with its lock file).
+    assert!(
+        !out.exists(),
+        "{}: {:?}",
+        out.display(),
+        out.read_dir().map(|d| d.count())
+    );
 }
 
 #[test]
@@ -290,7 +296,8 @@ fn a_full_disk_is_exit_2_naming_the_path_with_no_half_table() {
             && message.contains(".parquet: cannot write: "),
         "{message}"
     );
-    assert_eq!(listing(&out), [".pgnlake.lock"]);
+    // The folder the run made is gone with its half-written tables.
+    assert!(!out.exists(), "{}", out.display());
 
     let clean = dir.path().join("clean.pgn");
     let output = with_file_size_limit(

@@ -183,6 +183,89 @@ fn a_damaged_commit_record_left_by_hand_is_no_commit() {
     }
 }
 
+#[test]
+fn a_commit_record_whose_id_was_cut_short_but_still_parses_is_no_commit() {
+    // Issue 63: `COMMIT` holding `PID-NANOS` cut to a shorter id was taken
+    // as a commit: every partition of the import, old and staged, deleted.
+    // Cut at every step of an import and a `--replace` that has a record:
+    // before a table moved it is no commit (the lake as before), after it
+    // the commit is finished (the lake as after), never anything else.
+    let dir = tempfile::tempdir().unwrap();
+    let template = lake_of(&dir.path().join("template"), &[("a", "openings.pgn")]);
+    let before = lake_state(&template);
+    for (name, replace) in [("b", false), ("a", true)] {
+        let args = |lake: &Path| {
+            let mut args = strings(&[
+                "import",
+                &input("results.pgn"),
+                "--into",
+                &text(lake),
+                "--name",
+                name,
+                "--quiet",
+            ]);
+            if replace {
+                args.push("--replace".into());
+            }
+            args
+        };
+        let after_lake = dir.path().join(format!("{name}-after"));
+        copy_tree(&template, &after_lake);
+        ok(pgnlake_with(&args(&after_lake), &[]));
+        let after = lake_state(&after_lake);
+        let (mut cut_before, mut cut_after) = (0, 0);
+        for step in 1.. {
+            let lake = dir.path().join(format!("{name}-{step}"));
+            copy_tree(&template, &lake);
+            let output = pgnlake_with(
+                &args(&lake),
+                &[("PGNLAKE_LAKE_CRASH_AFTER", step.to_string())],
+            );
+            if output.status.signal().is_none() {
+                assert!(output.status.success(), "{name} {step}: {output:?}");
+                break;
+            }
+            let staging = lake.join("_staging").join(name);
+            let (record, temporary) = (staging.join("COMMIT"), staging.join(".COMMIT.tmp"));
+            let written = record.is_file();
+            if !written && !temporary.is_file() {
+                continue;
+            }
+            // The id the tables were staged under, and its check line;
+            // cut by three digits it still reads as `PID-NANOS`.
+            let sealed = std::fs::read_to_string(staging.join("_parts").join("_id")).unwrap();
+            let (id, check) = sealed.split_once('\n').unwrap();
+            let cut = &id[..id.len() - 3];
+            for (i, content) in [cut.to_owned(), format!("{cut}\n{check}")]
+                .iter()
+                .enumerate()
+            {
+                let copy = dir.path().join(format!("{name}-{step}-{i}"));
+                copy_tree(&lake, &copy);
+                let staging = copy.join("_staging").join(name);
+                let _ = std::fs::remove_file(staging.join(".COMMIT.tmp"));
+                std::fs::write(staging.join("COMMIT"), content).unwrap();
+                let expected = if written { &after } else { &before };
+                assert_eq!(
+                    &lake_state(&copy),
+                    expected,
+                    "{name} {step}: COMMIT {content:?}"
+                );
+                settled(&copy, expected, name);
+            }
+            if written {
+                cut_after += 1;
+            } else {
+                cut_before += 1;
+            }
+        }
+        assert!(
+            cut_before >= 1 && cut_after >= 1,
+            "{name}: {cut_before} {cut_after}"
+        );
+    }
+}
+
 /// A tmpfs of `bytes` mounted at `dir` while it lives (root only: None,
 /// with a notice, where mounting is not allowed).
 struct Tmpfs(PathBuf);
@@ -410,6 +493,81 @@ fn lake_add_refuses_a_folder_with_a_table_missing_damaged_or_miscounted() {
 }
 
 #[test]
+fn lake_add_refuses_another_imports_table_of_the_same_rows_copied_or_linked() {
+    // Issue 63: a copy of (or a link to) another import's games.parquet
+    // with the same row count was added: the summary and tree one
+    // import's, the games another's.
+    let dir = tempfile::tempdir().unwrap();
+    let lake = lake_of(&dir.path().join("lake"), &[("a", "results.pgn")]);
+    let before = lake_state(&lake);
+    let good = import_folder(dir.path(), "openings.pgn");
+    // The same games under other event names: every table the same length.
+    let renamed = dir.path().join("renamed.pgn");
+    let text_of = std::fs::read_to_string(common::sample("openings.pgn")).unwrap();
+    std::fs::write(
+        &renamed,
+        text_of.replace("[Event \"Fixture: ", "[Event \"Other: "),
+    )
+    .unwrap();
+    let twin = dir.path().join("twin");
+    ok(pgnlake(&[
+        "import",
+        &text(&renamed),
+        "--out",
+        &text(&twin),
+        "--moves",
+        "--quiet",
+    ]));
+    let add =
+        |folder: &Path| pgnlake(&["lake", &text(&lake), "--add", &text(folder), "--name", "b"]);
+    let games = |folder: &Path| folder.join("games.parquet");
+    for linked in [false, true] {
+        let folder = dir.path().join(format!("mixed-{linked}"));
+        copy_tree(&good, &folder);
+        std::fs::remove_file(games(&folder)).unwrap();
+        if linked {
+            std::os::unix::fs::symlink(games(&twin), games(&folder)).unwrap();
+        } else {
+            std::fs::copy(games(&twin), games(&folder)).unwrap();
+        }
+        let line = error(add(&folder));
+        assert!(
+            line.contains(&text(&games(&folder)))
+                && line.contains("is not the one summary.json recorded"),
+            "linked {linked}: {line}"
+        );
+        assert_eq!(lake_state(&lake), before, "linked {linked}");
+        assert_eq!(staging_left(&lake), Vec::<String>::new());
+    }
+    // A link to the right content is taken, and the lake keeps a file.
+    let folder = dir.path().join("linked-right");
+    copy_tree(&good, &folder);
+    let elsewhere = dir.path().join("elsewhere.parquet");
+    std::fs::rename(games(&folder), &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, games(&folder)).unwrap();
+    ok(add(&folder));
+    let stored = lake.join("games/import=b/part-0.parquet");
+    assert!(std::fs::symlink_metadata(&stored).unwrap().is_file());
+    // A summary without digests (an older pgnlake's) is refused too.
+    let older = dir.path().join("older");
+    copy_tree(&good, &older);
+    let summary_path = older.join("summary.json");
+    let mut summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary_path).unwrap()).unwrap();
+    summary.as_object_mut().unwrap().remove("table_digests");
+    std::fs::write(&summary_path, summary.to_string()).unwrap();
+    let line = error(pgnlake(&[
+        "lake",
+        &text(&lake),
+        "--add",
+        &text(&older),
+        "--name",
+        "c",
+    ]));
+    assert!(line.contains("records no digest"), "{line}");
+}
+
+#[test]
 fn a_listed_import_whose_partition_is_missing_stops_readers_and_compaction() {
     let dir = tempfile::tempdir().unwrap();
     let lake = lake_of(dir.path(), &[("a", "openings.pgn"), ("b", "results.pgn")]);
@@ -496,6 +654,54 @@ fn a_signal_during_compaction_exits_130_and_leaves_the_lake_as_it_was() {
         assert!(!lake.join("_compacted").exists(), "{name}");
         settled(&lake, &state, name);
     }
+}
+
+#[test]
+fn a_signal_during_the_compactions_swap_finishes_it_and_says_so() {
+    // Issue 63: a signal in the folder-swap phase finished it with exit 0
+    // and no word. The swap is never cut (a lake is never torn): it
+    // finishes, exit 0, and one line says the signal came too late.
+    let dir = tempfile::tempdir().unwrap();
+    let template = lake_of(
+        &dir.path().join("template"),
+        &[("a", "openings.pgn"), ("b", "results.pgn")],
+    );
+    let state = lake_state(&template);
+    let mut signalled = false;
+    for step in 2..40 {
+        let lake = dir.path().join(format!("step-{step}"));
+        copy_tree(&template, &lake);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+            .args(["lake", &text(&lake), "--compact"])
+            .env("PGNLAKE_LAKE_STALL_AT", step.to_string())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let journal = lake.join("_staging/_layout");
+        while !journal.exists() && child.try_wait().unwrap().is_none() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        // Stalled inside the swap (not before it): still there later.
+        std::thread::sleep(Duration::from_millis(400));
+        if child.try_wait().unwrap().is_some() || !journal.exists() {
+            let _ = child.wait();
+            continue;
+        }
+        // SAFETY: signalling our own child.
+        assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "step {step}: {stderr}");
+        assert!(
+            stderr.contains("a signal came during the commit, which is never cut"),
+            "step {step}: {stderr}"
+        );
+        assert!(lake.join("openings/import=_compacted").is_dir());
+        settled(&lake, &state, "signalled swap");
+        signalled = true;
+        break;
+    }
+    assert!(signalled, "no step of the swap was found");
 }
 
 /// A small deterministic generator (xorshift64*) for the kill delays.
@@ -797,6 +1003,44 @@ fn a_read_only_lake_is_listed_as_every_reader_reads_it() {
         "-e",
         "select count(*) from games",
     ]));
+    // Writers name the read-only file system (issue 63: they said the
+    // lake was "being written by another run").
+    let folder = import_folder(dir.path(), "results.pgn");
+    let shard = dir.path().join("shard");
+    ok(pgnlake(&[
+        "import",
+        &input("results.pgn"),
+        "--out",
+        &text(&shard),
+        "--quiet",
+    ]));
+    let lake_text = text(&lake);
+    for args in [
+        vec!["lake", &lake_text, "--compact"],
+        vec![
+            "import",
+            &input("results.pgn"),
+            "--into",
+            &lake_text,
+            "--name",
+            "b",
+        ],
+        vec!["lake", &lake_text, "--add", &text(&folder), "--name", "b"],
+        vec!["merge", &text(&shard), "--into", &lake_text, "--name", "b"],
+    ]
+    .iter()
+    .map(|args| {
+        args.iter()
+            .map(|s| (*s).to_owned())
+            .collect::<Vec<String>>()
+    }) {
+        let line = error(pgnlake_with(&args, &[]));
+        assert!(
+            line.contains("Read-only file system") && !line.contains("another run"),
+            "{}: {line}",
+            args[..2].join(" ")
+        );
+    }
 }
 
 #[test]

@@ -1,9 +1,11 @@
-//! `-o` of the four commands that write a file (`export`, `clean`, `query`,
-//! `report`), onto what is not a plain new file: a character device (a
+//! Every output path of the commands that write a file (`-o` of `export`,
+//! `clean`, `query`, `report`; `clean`'s `--rejects`, `--duplicates` and
+//! `--report`), onto what is not a plain new file: a character device (a
 //! `/dev/full` and a `/dev/null` made with `mknod`), a fifo and a chain of
 //! symbolic links. A device or fifo is written into and stays what it is
 //! (a full one is exit 2 naming the path); a link stays a link and the file
-//! it ends at gets the output.
+//! it ends at gets the output. A run that fails on one output leaves the
+//! others as they were.
 
 use std::os::unix::fs::{FileTypeExt, symlink};
 use std::path::{Path, PathBuf};
@@ -16,6 +18,7 @@ use crate::lake::{ok, pgnlake, text};
 
 /// The four writers' arguments with `-o OUT`, over the import in `tables`.
 fn commands(tables: &Path, out: &Path) -> Vec<(&'static str, Vec<String>)> {
+    let (tables_dir, out_path) = (tables, out);
     let (tables, out) = (text(tables), text(out));
     let input = text(&sample("openings.pgn"));
     let strings = |args: &[&str]| args.iter().map(|s| (*s).to_owned()).collect();
@@ -52,7 +55,40 @@ fn commands(tables: &Path, out: &Path) -> Vec<(&'static str, Vec<String>)> {
             "report",
             strings(&["report", "--data", &tables, "-o", &out]),
         ),
+        clean_side("--rejects", tables_dir, out_path),
+        clean_side("--duplicates", tables_dir, out_path),
+        clean_side("--report", tables_dir, out_path),
     ]
+}
+
+/// `clean` with `OPTION OUT`: its own `-o` goes to a file beside the
+/// tables; the games have rejects and duplicates (`--dedupe exact` over
+/// two copies of one file).
+fn clean_side(option: &'static str, tables: &Path, out: &Path) -> (&'static str, Vec<String>) {
+    let main = tables.with_file_name(format!("clean-main{option}.pgn"));
+    let copy = tables.with_file_name("openings-copy.pgn");
+    if !copy.exists() {
+        std::fs::copy(sample("openings.pgn"), &copy).unwrap();
+    }
+    let args = [
+        "clean",
+        &text(&sample("edge-cases.pgn")),
+        &text(&sample("openings.pgn")),
+        &text(&copy),
+        "--dedupe",
+        "exact",
+        "-o",
+        &text(&main),
+        option,
+        &text(out),
+        "-q",
+    ];
+    let name = match option {
+        "--rejects" => "clean --rejects",
+        "--duplicates" => "clean --duplicates",
+        _ => "clean --report",
+    };
+    (name, args.iter().map(|s| (*s).to_owned()).collect())
 }
 
 fn run(args: &[String]) -> Output {
@@ -68,7 +104,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Vec<(&'static str, Vec<u8>)>) {
     let input = text(&sample("openings.pgn"));
     ok(pgnlake(&["import", &input, "--out", &text(&tables), "-q"]));
     let mut expected = Vec::new();
-    for name in ["export", "clean", "query", "report"] {
+    for (name, _) in commands(&tables, dir.path()) {
         let out = dir.path().join(format!("plain-{name}"));
         let (_, args) = commands(&tables, &out)
             .into_iter()
@@ -144,6 +180,30 @@ fn a_full_device_as_output_is_exit_2_naming_it_and_stays_a_device() {
         );
         only(&devices, &["full"]);
     }
+    // One output refused, the others stay as they were: a clean whose
+    // `--rejects` is the full device leaves its `-o` file's old bytes.
+    let old = dir.path().join("old.pgn");
+    std::fs::write(&old, "old bytes").unwrap();
+    for option in ["--rejects", "--duplicates", "--report"] {
+        let (_, mut args) = clean_side(option, &tables, &full);
+        let at = args.iter().position(|a| a == "-o").unwrap();
+        args[at + 1] = text(&old);
+        let output = run(&args);
+        assert_eq!(output.status.code(), Some(2), "{option}: {output:?}");
+        assert_eq!(
+            std::fs::read_to_string(&old).unwrap(),
+            "old bytes",
+            "{option}"
+        );
+        assert!(is_char_device(&full), "{option}");
+        only(&devices, &["full"]);
+    }
+    let temporaries: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".tmp"))
+        .collect();
+    assert!(temporaries.is_empty(), "{temporaries:?}");
 }
 
 #[test]

@@ -722,3 +722,51 @@ fn a_count_over_a_union_all_is_answered() {
     assert!(n(&games) > 100, "{games}");
     assert_eq!(n(&twice), 2 * n(&games), "{twice}");
 }
+
+#[test]
+fn a_folder_of_tables_without_a_summary_is_no_import() {
+    // Issue 63: a run stopped between its tables and its summary left a
+    // folder that `query`, `explore` and `serve` read without a word.
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("out");
+    let out_text = out.to_string_lossy().into_owned();
+    let input = manifest().join("sample-data/openings.pgn");
+    let status = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(["import", &input.to_string_lossy(), "--out", &out_text, "-q"])
+        .status()
+        .unwrap_or_else(|e| panic!("{e}"));
+    assert!(status.success());
+    std::fs::remove_file(out.join("summary.json")).unwrap_or_else(|e| panic!("{e}"));
+    let html = dir.path().join("r.html").to_string_lossy().into_owned();
+    for args in [
+        vec![
+            "query",
+            "--data",
+            &out_text,
+            "-e",
+            "SELECT count(*) AS n FROM games",
+        ],
+        vec!["explore", "--data", &out_text, "e4"],
+        vec![
+            "export",
+            "--data",
+            &out_text,
+            "-e",
+            "SELECT game_id FROM games",
+            "-o",
+            "-",
+        ],
+        vec!["report", "--data", &out_text, "-o", &html],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+            .args(&args)
+            .output()
+            .unwrap_or_else(|e| panic!("{e}"));
+        let line = error(&output);
+        assert!(
+            line.contains(&out_text) && line.contains("not a finished import"),
+            "{}: {line}",
+            args[0]
+        );
+    }
+}

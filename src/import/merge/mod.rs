@@ -53,7 +53,7 @@ pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
     let Some(first) = shards.first().map(|s| &s.summary) else {
         return Err(Error::Usage("merge: no shard folders given".into()));
     };
-    let _lock = super::run::open_output(&options.out)?;
+    let folder = super::run::open_output(&options.out)?;
     let mut writers = Writers::create(&options.out, moves_of_first(&shards), options.compression)?;
     // On a pool: the tree's row groups are spelled and encoded in parallel,
     // and the other tables' columns too.
@@ -66,24 +66,36 @@ pub fn run_merge(options: &MergeOptions) -> Result<Summary, Error> {
             return Err(e);
         }
     };
-    let tables = writers.finish()?;
-    super::run::remove_stale_tables(&options.out, &tables)?;
-    let summary = merged_summary(first, &shards, &tables, options.opening_min_games, dropped);
+    let tables = writers.close()?;
+    let mut summary = merged_summary(
+        first,
+        &shards,
+        &tables.rows(),
+        options.opening_min_games,
+        dropped,
+    );
+    summary.table_digests = tables.digests()?;
     // Written as before merge read summaries as types: keys in name order.
     let path = options.out.join(SUMMARY_FILE);
     let json = serde_json::to_value(&summary).map_err(Error::write(&path))?;
-    super::run::write_summary(&options.out, &json)?;
+    super::run::commit_folder(&options.out, tables, &json)?;
+    folder.committed();
     Ok(summary)
 }
 
 fn merge_tables(shards: &[ShardDir], min_games: u32, writers: &mut Writers) -> Result<u64, Error> {
     let plies = shards.first().map_or(0, |s| s.summary.opening_tree.plies);
+    // Hidden (`.`), as every temporary file of a run: what a kill -9
+    // leaves is never taken for an output.
+    let openings = writers.stats.openings.path();
     let first_moves = FirstMoves::new(
-        writers
-            .stats
-            .openings
-            .path()
-            .with_extension(format!("first-moves-{}", std::process::id())),
+        openings.with_file_name(format!(
+            ".{}.first-moves-{}",
+            openings
+                .file_name()
+                .map_or_else(Default::default, |n| n.to_string_lossy()),
+            std::process::id()
+        )),
         plies,
     );
     let mut trees = Vec::with_capacity(shards.len());

@@ -7,6 +7,7 @@
 use polars::prelude::*;
 
 use super::filters::Bounds;
+use super::top_games::GameOrder;
 use crate::error::ExploreError;
 use crate::read::keyed::KeyedFiles;
 use crate::read::source::Data;
@@ -30,9 +31,11 @@ pub(crate) struct MoveSums {
     /// The last year a game of the rows played it (none without dates).
     pub last_year: Option<i32>,
     /// The best-rated game of each row kept, with its rating: the top
-    /// games are the best of these (a row names no other).
+    /// games are the best of these (a row names no other). In a lake, the
+    /// rows of one key in several partitions are one row here: the game
+    /// a single import of all their games would name (see [`sum_rows`]).
     pub best: Vec<RatedGame>,
-    /// The latest game of each row kept.
+    /// The latest game of each row kept (a lake's rows of one key as one).
     pub latest: Vec<RowGame>,
 }
 
@@ -108,7 +111,8 @@ pub(crate) fn read_position(
     let key_column = table::POSITION_KEY.name;
     let frame = rows_of_key(data, &table::TABLE, key_column, key, Some(&SUMMED), files)?
         .ok_or(ExploreError::MissingTable { path: path.clone() })?;
-    Ok(sum_rows(Columns::new(&frame, &path), pos, bounds)?)
+    let order = GameOrder::of(data);
+    Ok(sum_rows(Columns::new(&frame, &path), pos, bounds, &order)?)
 }
 
 /// The columns of the tree [`sum_rows`] reads (not the spelling: the text
@@ -171,11 +175,17 @@ pub(crate) fn rows_of_key(
 }
 
 /// The rows of one position summed per move (in the order moves first
-/// appear, then sorted), and the games of all of them.
+/// appear, then sorted), and the games of all of them. A lake's
+/// partitions each hold their rows of a key (a move at one speed, rating
+/// band and month): they name the games one row of all their games
+/// names, the top game the greatest (rating sum, game) and the latest
+/// the greatest game, games ordered by `order` (as the merge of
+/// `lake --compact` and `pgnlake merge` keeps them).
 pub(crate) fn sum_rows(
     rows: Columns<'_>,
     pos: &Chess,
     bounds: &Bounds,
+    order: &GameOrder,
 ) -> Result<PositionSums, ColumnError> {
     let (uci, time_class) = (
         rows.required_texts(table::MOVE_UCI.name)?,
@@ -190,6 +200,10 @@ pub(crate) fn sum_rows(
     let ratings = rows.rating_sums()?;
     let named = NamedGames::read(&rows)?;
     let mut position = PositionSums::default();
+    // The games named per key, in the order keys first appear.
+    let mut keys: Vec<KeyGames> = Vec::new();
+    let mut key_index: std::collections::HashMap<(usize, Dimensions), usize> =
+        std::collections::HashMap::new();
     for row in 0..rows.height() {
         let (counts, ratings) = (counts(row), ratings(row));
         position.all_games += counts.games;
@@ -227,13 +241,32 @@ pub(crate) fn sum_rows(
             *position.by_month.entry(month).or_default() += counts;
         }
         let (best, latest) = named.of_row(&rows, row, counts.games, &ratings, dims)?;
+        match key_index.entry((index, dims)) {
+            std::collections::hash_map::Entry::Occupied(at) => {
+                keys[*at.get()].add(counts.games, best, latest, order);
+            }
+            std::collections::hash_map::Entry::Vacant(at) => {
+                at.insert(keys.len());
+                keys.push(KeyGames {
+                    index,
+                    games: counts.games,
+                    best,
+                    latest,
+                });
+            }
+        }
         let sum = &mut position.moves[index];
         sum.counts += counts;
         sum.ratings += &ratings;
-        sum.best.extend(best);
-        sum.latest.push(latest);
         let year = last_year[row].and_then(|y| i32::try_from(y).ok());
         sum.last_year = sum.last_year.max(year);
+    }
+    for key in keys {
+        let sum = &mut position.moves[key.index];
+        // A row of several games names a top game only with both ratings.
+        sum.best
+            .extend(key.best.filter(|b| key.games == 1 || b.rating.is_some()));
+        sum.latest.push(key.latest);
     }
     position.moves.sort_by(|a, b| {
         b.counts
@@ -242,6 +275,31 @@ pub(crate) fn sum_rows(
             .then_with(|| a.san.cmp(&b.san))
     });
     Ok(position)
+}
+
+/// The games the rows of one key name, taken as one row's: see
+/// [`sum_rows`].
+struct KeyGames {
+    /// The move's index in [`PositionSums::moves`].
+    index: usize,
+    games: u64,
+    best: Option<RatedGame>,
+    latest: RowGame,
+}
+
+impl KeyGames {
+    /// Another partition's row of the key.
+    fn add(&mut self, games: u64, best: Option<RatedGame>, latest: RowGame, order: &GameOrder) {
+        self.games += games;
+        let rank = |b: &RatedGame| (b.rating, order.key(&b.game));
+        self.best = match (self.best.take(), best) {
+            (Some(a), Some(b)) => Some(if rank(&b) > rank(&a) { b } else { a }),
+            (a, b) => a.or(b),
+        };
+        if order.key(&latest) > order.key(&self.latest) {
+            self.latest = latest;
+        }
+    }
 }
 
 /// The games a position's rows name, column by column.
@@ -395,7 +453,12 @@ mod tests {
     fn moves_are_summed_over_their_rows_most_played_first() {
         let frame = rows();
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        let sums = sum_rows(columns, &Chess::default(), &bounds(&Filters::default()));
+        let sums = sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&Filters::default()),
+            &GameOrder::default(),
+        );
         let sums = sums.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(sums.all_games, 10);
         assert_eq!(sums.games(), 10);
@@ -442,8 +505,13 @@ mod tests {
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
         let filters = Filters::parse(Some("blitz"), Some("2400"), None, None)
             .unwrap_or_else(|e| panic!("{e}"));
-        let sums = sum_rows(columns, &Chess::default(), &bounds(&filters))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let sums = sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&filters),
+            &GameOrder::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((sums.games(), sums.all_games), (2, 10));
         assert_eq!(sums.moves.len(), 1);
     }
@@ -472,8 +540,13 @@ mod tests {
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let columns = Columns::new(&frame, Path::new("openings"));
-        let sums = sum_rows(columns, &Chess::default(), &bounds(&Filters::default()))
-            .unwrap_or_else(|e| panic!("{e}"));
+        let sums = sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&Filters::default()),
+            &GameOrder::default(),
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
         let in_lake = |partition: &str, id| RowGame {
             partition: Some(partition.to_owned()),
             id,
@@ -494,6 +567,74 @@ mod tests {
         assert_eq!(d4.single_game(), None);
     }
 
+    #[test]
+    fn a_lakes_rows_of_one_key_name_the_games_one_row_of_all_would() {
+        // e4 at blitz 2600 in three partitions (compacted, a, b); d4 at
+        // rapid, one unrated game in each of a and b; c4, one unrated
+        // game in a.
+        let frame = df!(
+            "move_uci" => ["e2e4", "e2e4", "e2e4", "d2d4", "d2d4", "c2c4"],
+            "time_class" => ["blitz", "blitz", "blitz", "rapid", "rapid", "rapid"],
+            "rating_band" => [Some(2600i32), Some(2600), Some(2600), None, None, None],
+            "month" => [None::<i32>, None, None, None, None, None],
+            "last_year" => [None::<i32>, None, None, None, None, None],
+            "games" => [3i64, 2, 1, 1, 1, 1],
+            "white_wins" => [3i64, 2, 1, 1, 1, 1],
+            "draws" => [0i64, 0, 0, 0, 0, 0],
+            "black_wins" => [0i64, 0, 0, 0, 0, 0],
+            "white_elo_sum" => [7800i64, 5200, 0, 0, 0, 0],
+            "white_elo_count" => [3i64, 2, 0, 0, 0, 0],
+            "black_elo_sum" => [7200i64, 4800, 0, 0, 0, 0],
+            "black_elo_count" => [3i64, 2, 0, 0, 0, 0],
+            "game_id" => [2i64, 0, 0, 3, 1, 4],
+            "top_game_id" => [Some(5i64), Some(1), None, None, None, None],
+            "top_game_elo_sum" => [Some(5000i64), Some(5000), None, None, None, None],
+            "last_game_id" => [Some(7i64), Some(1), None, None, None, None],
+            "import" => ["_compacted", "a", "b", "a", "b", "a"],
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let columns = Columns::new(&frame, Path::new("openings"));
+        let order = GameOrder::of_imports(["a", "b"].into_iter());
+        let sums = sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&Filters::default()),
+            &order,
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let in_lake = |partition: &str, id| RowGame {
+            partition: Some(partition.to_owned()),
+            id,
+        };
+        let of = |uci: &str| {
+            let found = sums.moves.iter().find(|m| m.uci == uci).cloned();
+            found.unwrap_or_else(|| panic!("{uci}"))
+        };
+        let dims = dimensions("blitz", Some(2600), None);
+        let e4 = of("e2e4");
+        // The tie at 5000 goes to a's game, read after the compacted ones;
+        // the latest is b's, read after a's.
+        assert_eq!(
+            e4.best,
+            [RatedGame {
+                game: in_lake("a", 1),
+                rating: Some(5000),
+                row: dims.unwrap_or_else(|| panic!("2600")),
+            }]
+        );
+        assert_eq!(e4.latest, [in_lake("b", 0)]);
+        // Two unrated games: no top game, as a row of both names none.
+        let d4 = of("d2d4");
+        assert_eq!(
+            (d4.best.len(), d4.latest.as_slice()),
+            (0, &[in_lake("b", 1)][..])
+        );
+        assert_eq!(d4.single_game(), None);
+        let c4 = of("c2c4");
+        assert_eq!(c4.best.iter().map(|b| b.rating).collect::<Vec<_>>(), [None]);
+        assert_eq!(c4.single_game(), Some(&in_lake("a", 4)));
+    }
+
     /// The error of summing the rows with `column` in place of theirs.
     fn error_with(column: Column) -> Option<String> {
         let mut frame = rows();
@@ -502,9 +643,14 @@ mod tests {
             .replace(&name, column)
             .unwrap_or_else(|e| panic!("{e}"));
         let columns = Columns::new(&frame, Path::new("openings.parquet"));
-        sum_rows(columns, &Chess::default(), &bounds(&Filters::default()))
-            .err()
-            .map(|e| e.to_string())
+        sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&Filters::default()),
+            &GameOrder::default(),
+        )
+        .err()
+        .map(|e| e.to_string())
     }
 
     #[test]

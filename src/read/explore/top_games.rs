@@ -58,6 +58,48 @@ pub(crate) struct GameAt {
     pub order: u64,
 }
 
+/// The order of the games a lake's tree rows name, without their offsets:
+/// the compacted partition's games first, then each import's in the order
+/// the lake lists them (its names' order), as [`GameIds::of`] numbers
+/// them; within a partition by id. What a row of all the partitions'
+/// games would keep, when their rows of one key are taken as one (see
+/// [`super::position`]): ties go to the game read later.
+#[derive(Debug, Default)]
+pub(crate) struct GameOrder {
+    /// Each partition's place (none in an import's folder).
+    ranks: HashMap<String, usize>,
+}
+
+impl GameOrder {
+    pub(crate) fn of(data: &Data) -> GameOrder {
+        // A compacted import's own rows are in `_compacted`: its place
+        // among the others is never asked.
+        GameOrder::of_imports(data.imports().map(|(name, _)| name))
+    }
+
+    /// The order of a lake listing `imports` (in its order).
+    pub(crate) fn of_imports<'a>(imports: impl Iterator<Item = &'a str>) -> GameOrder {
+        let names = std::iter::once(COMPACTED).chain(imports);
+        GameOrder {
+            ranks: names
+                .enumerate()
+                .map(|(rank, name)| (name.to_owned(), rank))
+                .collect(),
+        }
+    }
+
+    /// What `game` is ordered by: as [`GameAt::order`] orders the games
+    /// placed (a partition the lake does not list last; [`GameIds::place`]
+    /// refuses it).
+    pub(crate) fn key(&self, game: &RowGame) -> (usize, i64) {
+        let rank = match &game.partition {
+            None => 0,
+            Some(name) => self.ranks.get(name).copied().unwrap_or(usize::MAX),
+        };
+        (rank, game.id)
+    }
+}
+
 /// How the ids of a tree's rows are placed in their imports.
 #[derive(Debug)]
 pub(crate) struct GameIds {
@@ -431,6 +473,26 @@ mod tests {
                 order: 7
             })
         );
+    }
+
+    #[test]
+    fn games_are_ordered_by_their_partition_as_they_are_placed() {
+        // a and b compacted, c not: the order `explore` chooses a key's
+        // game by, across partitions, is the order of the games placed.
+        let ids = lake_ids();
+        let order = GameOrder::of_imports(["a", "b", "c"].into_iter());
+        let games = [
+            row(Some("_compacted"), 3),
+            row(Some("_compacted"), 12),
+            row(Some("c"), 0),
+            row(Some("c"), 4),
+        ];
+        for (x, y) in games.iter().zip(games.iter().skip(1)) {
+            assert!(order.key(x) < order.key(y), "{x:?} {y:?}");
+            let placed = |g| ids.place(g).map(|at| at.order).ok();
+            assert!(placed(x) < placed(y), "{x:?} {y:?}");
+        }
+        assert_eq!(GameOrder::default().key(&row(None, 7)), (0, 7));
     }
 
     #[test]
