@@ -568,6 +568,56 @@ mod tests {
         );
     }
 
+    /// A knight shuffle of `cycles` times four plies, then 1. e4 e5 and
+    /// `after` more shuffles: the outcomes of a long game are those of a
+    /// short one, and the counts start again after the pawn moves.
+    fn long_shuffle(cycles: usize, after: usize) -> (Replayed, Vec<u64>) {
+        let shuffle = "Nf3 Nf6 Ng1 Ng8 ";
+        let moves = format!("{}e4 e5 {}", shuffle.repeat(cycles), shuffle.repeat(after));
+        let mut replayer = Replayer::default();
+        let r = setup(None, None)
+            .and_then(|start| replayer.replay(start, &sans(&moves)))
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        (r, replayer.keys().to_vec())
+    }
+
+    #[test]
+    fn long_knight_shuffle_keeps_its_outcomes() {
+        for after in 0..=5 {
+            let (r, keys) = long_shuffle(25_000, after);
+            let plies = 100_002 + 4 * after as u32;
+            assert_eq!(r.plies, plies);
+            assert_eq!(r.threefold_first_ply, Some(8));
+            assert_eq!(r.automatic_end_ply, Some(16));
+            assert_eq!(r.automatic_end, Some(EndState::FivefoldRepetition));
+            assert_eq!(r.plies_after_end, plies - 16);
+            assert_eq!(r.result_by_rule, Some(GameResult::Draw));
+            assert!(!r.perpetual_check);
+            // The final position, the one after 1. e4 e5, occurred
+            // after + 1 times; nothing before the pawn moves counts.
+            let last = keys.len() - 1;
+            let since = keys.len() - 1 - 4 * after;
+            let repetitions = (since..=last)
+                .step_by(4)
+                .filter(|&i| keys[i] == keys[last])
+                .count();
+            assert_eq!(repetitions, after + 1);
+            assert_eq!(r.threefold_final, after + 1 >= 3, "{after}");
+            let end = if after + 1 >= 5 {
+                EndState::FivefoldRepetition
+            } else {
+                EndState::None
+            };
+            assert_eq!(r.end_state, end, "{after}");
+        }
+        // Without the pawn moves, the start position ends it, 25,001 times.
+        let r = play(&"Nf3 Nf6 Ng1 Ng8 ".repeat(25_000)).ok();
+        let r = r.as_ref();
+        assert_eq!(r.map(|r| r.end_state), Some(EndState::FivefoldRepetition));
+        assert_eq!(r.map(|r| r.threefold_final), Some(true));
+        assert_eq!(r.and_then(|r| r.automatic_end_ply), Some(16));
+    }
+
     #[test]
     fn hand_written_fen_matches_shakmaty() {
         random_walk(0x9e37_79b9_7f4a_7c15, 50, 120, |pos| {
