@@ -265,7 +265,15 @@ fn frame_all(
 ) -> Result<Vec<InputSummary>, Error> {
     let raw_bytes = Arc::new(AtomicU64::new(0));
     let mut next_game_id = 0u64;
-    let mut seq = 0u64;
+    let mut outbox = Outbox {
+        tx,
+        tickets,
+        in_flight,
+        seq: 0,
+        held: None,
+        joinable: false,
+        emptied: None,
+    };
     let mut summaries = Vec::with_capacity(sources.len());
     let chunking = chunking(&offload);
     let mut opener = input::Opener::new(Arc::clone(&raw_bytes)).offloading(offload);
@@ -293,7 +301,14 @@ fn frame_all(
             let mut games = 0u64;
             loop {
                 crate::interrupt::check()?;
-                let mut spare = || empty_batch(&spares, index as u32);
+                let emptied = &mut outbox.emptied;
+                let mut spare = || match emptied.take() {
+                    Some(mut batch) => {
+                        batch.source = index as u32;
+                        batch
+                    }
+                    None => empty_batch(&spares, index as u32),
+                };
                 let batch = framer
                     .next_batch(&mut next_game_id, &mut spare)
                     .map_err(read_error)?;
@@ -302,14 +317,12 @@ fn frame_all(
                     break;
                 };
                 games += batch.games.len() as u64;
-                let weight = (batch.data.len() / BATCH_BYTES).clamp(1, in_flight);
-                let taken = (0..weight).all(|_| tickets.recv().is_ok());
-                if !taken || tx.send((seq, weight, batch)).is_err() {
+                if !outbox.push(batch) {
                     // The consumer stopped: it reports why.
                     return Ok(None);
                 }
-                seq += 1;
             }
+            outbox.end_input();
             Ok(Some(InputSummary {
                 path: path.clone(),
                 bytes: source.size(),
@@ -324,7 +337,83 @@ fn frame_all(
             None => return Ok(summaries),
         }
     }
+    // The last batch. A failed send: the consumer stopped, and reports why.
+    outbox.flush();
     Ok(summaries)
+}
+
+/// Joins the last games of an input with the first of the next in one
+/// batch (see [`Outbox`]). Every worker reads a game's source
+/// from [`RawGame::source`](crate::pgn::framer::RawGame::source), not from
+/// [`Batch::source`] (`check::game_place`, `export`'s `clean_selected`):
+/// a joined batch holds the games of several sources.
+const JOIN_INPUTS: bool = true;
+
+/// The reader's end of the batch channel: numbers the batches and takes
+/// their tickets. The last batch of an input, when it is not full, waits
+/// for the next input's first batch and takes its games if both fit in
+/// one batch ([`Batch::append`]): a run of many small inputs (a zip of
+/// 20,000 one-game entries, a folder of 10,000 files) makes full batches,
+/// and the workers' and consumer's work and memory per batch (a table
+/// piece of every column for each batch, until its row group is written)
+/// do not grow with the number of inputs. Each game keeps its source
+/// ([`crate::pgn::framer::RawGame::source`]).
+struct Outbox {
+    tx: Sender<(u64, usize, Batch)>,
+    tickets: Receiver<()>,
+    in_flight: usize,
+    seq: u64,
+    /// A batch not full, not sent yet.
+    held: Option<Batch>,
+    /// `held` ends its input: the next batch (another input's) may join it.
+    joinable: bool,
+    /// The buffers of a batch that joined `held`, for the next one.
+    emptied: Option<Batch>,
+}
+
+impl Outbox {
+    /// Takes the next batch framed. False when the consumer stopped.
+    fn push(&mut self, mut batch: Batch) -> bool {
+        if let Some(held) = self.held.as_mut()
+            && JOIN_INPUTS
+            && self.joinable
+            && held.games.len() + batch.games.len() <= BATCH_GAMES
+            && held.data.len() + batch.data.len() <= BATCH_BYTES
+        {
+            held.append(&mut batch);
+            self.emptied = Some(batch);
+        } else {
+            if !self.flush() {
+                return false;
+            }
+            self.held = Some(batch);
+        }
+        self.joinable = false;
+        let full = self
+            .held
+            .as_ref()
+            .is_none_or(|held| held.games.len() >= BATCH_GAMES || held.data.len() >= BATCH_BYTES);
+        (JOIN_INPUTS && !full) || self.flush()
+    }
+
+    /// The input of the batches pushed so far is done.
+    fn end_input(&mut self) {
+        self.joinable = true;
+    }
+
+    /// Sends the held batch, if any. False when the consumer stopped.
+    fn flush(&mut self) -> bool {
+        let Some(batch) = self.held.take() else {
+            return true;
+        };
+        let weight = (batch.data.len() / BATCH_BYTES).clamp(1, self.in_flight);
+        let taken = (0..weight).all(|_| self.tickets.recv().is_ok());
+        if !taken || self.tx.send((self.seq, weight, batch)).is_err() {
+            return false;
+        }
+        self.seq += 1;
+        true
+    }
 }
 
 /// How long the reader leaves a chunk to the workers before it frames it
@@ -538,6 +627,73 @@ mod tests {
             ran_on.iter().any(|id| *id != here),
             "no side job ran on a worker"
         );
+    }
+
+    /// Many small inputs make full batches, not one per input; each game
+    /// keeps its source, and every input its summary.
+    #[test]
+    fn the_games_of_small_inputs_share_batches_and_keep_their_sources() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let sources: Vec<InputSource> = (0..3000)
+            .map(|i| {
+                let path = dir.path().join(format!("{i:04}.pgn"));
+                let games = "1. e4 *\n\n".repeat(1 + i % 3);
+                std::fs::write(&path, games).unwrap_or_else(|e| panic!("{e}"));
+                InputSource::File(path)
+            })
+            .collect();
+        let workers = Workers {
+            new_state: || (),
+            work: |batch: &Batch, _: &mut ()| {
+                let games: Vec<(u32, u64, u64)> = batch
+                    .games
+                    .iter()
+                    .map(|g| (g.source, g.game_id, g.game_index))
+                    .collect();
+                (games, 1u64)
+            },
+            finish: |_| {},
+        };
+        struct Games(Vec<(u32, u64, u64)>, u64);
+        impl Consumer<(Vec<(u32, u64, u64)>, u64)> for Games {
+            fn consume(
+                &mut self,
+                (games, batches): (Vec<(u32, u64, u64)>, u64),
+            ) -> Result<(), Error> {
+                self.0.extend(games);
+                self.1 += batches;
+                Ok(())
+            }
+            fn games(&self) -> u64 {
+                self.0.len() as u64
+            }
+        }
+        let bar = ProgressBar::hidden();
+        let (read, consumed) = run(
+            &sources,
+            &[],
+            &pool(2),
+            2,
+            &bar,
+            workers,
+            Games(Vec::new(), 0),
+        );
+        let summaries = read.unwrap_or_else(|e| panic!("{e}"));
+        let Games(games, batches) = consumed.unwrap_or_else(|e| panic!("{e}"));
+        let expected: Vec<(u32, u64, u64)> = (0..3000u32)
+            .flat_map(|i| (1..=u64::from(1 + i % 3)).map(move |n| (i, n)))
+            .enumerate()
+            .map(|(id, (source, index))| (source, id as u64, index))
+            .collect();
+        assert_eq!(games, expected);
+        let most = if JOIN_INPUTS { 4 } else { 3000 };
+        assert!(
+            batches <= most,
+            "{batches} batches for 6,000 games of 3,000 inputs"
+        );
+        let counted: Vec<u64> = summaries.iter().map(|s| s.games).collect();
+        let expected: Vec<u64> = (0..3000).map(|i| 1 + i % 3).collect();
+        assert_eq!(counted, expected);
     }
 
     #[test]

@@ -51,7 +51,7 @@ pub(crate) fn check_game(
 ) -> Result<CheckedGame, Box<RejectRow>> {
     let bytes = batch.game_bytes(raw);
     let reject = |game: Option<&ParsedGame>, rejection: Rejection| {
-        Box::new(reject_row(batch, raw, bytes, game, rejection))
+        Box::new(reject_row(raw, bytes, game, rejection))
     };
     // A game the framer cut is rejected before any scan of its (possibly
     // 32 MiB) text.
@@ -204,10 +204,10 @@ fn audit_tokens(game: &ParsedGame, report: &MovetextReport, bytes: &[u8]) -> Res
 }
 
 /// Where a game sits: its number in the run, its source and its place in it.
-pub(crate) fn game_place(batch: &Batch, raw: &RawGame) -> Place {
+pub(crate) fn game_place(raw: &RawGame) -> Place {
     Place {
         game_id: raw.game_id,
-        source: batch.source,
+        source: raw.source,
         game_index: raw.game_index,
         offset: raw.offset,
         line: raw.line,

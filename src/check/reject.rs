@@ -4,7 +4,7 @@
 
 use crate::check::game_place;
 use crate::pgn::encoding;
-use crate::pgn::framer::{self, Batch, RawGame};
+use crate::pgn::framer::{self, RawGame};
 use crate::pgn::movetext;
 use crate::pgn::visitor::ParsedGame;
 use crate::replay::reject::{RejectReason, Rejection};
@@ -42,7 +42,6 @@ pub(super) fn token_rejection(
 }
 
 pub(super) fn reject_row(
-    batch: &Batch,
     raw: &RawGame,
     bytes: &[u8],
     game: Option<&ParsedGame>,
@@ -66,7 +65,7 @@ pub(super) fn reject_row(
     let kept = bytes.get(..MAX_RAW_PGN).unwrap_or(bytes);
     let (raw_pgn, raw_repaired) = encoding::decode(kept);
     RejectRow {
-        place: game_place(batch, raw),
+        place: game_place(raw),
         reason: rejection.reason,
         message: cap_chars(rejection.message, MAX_MESSAGE_CHARS),
         ply: rejection.ply,

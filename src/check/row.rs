@@ -319,7 +319,7 @@ fn process_game(
     let check = audit::check(declared, &replayed);
     let declared_result = declared.result();
     let mut row = GameRow {
-        place: game_place(batch, raw),
+        place: game_place(raw),
         raw_hash: raw_hash(batch.game_bytes(raw)),
         variant_name: variant,
         chess960,

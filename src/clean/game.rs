@@ -147,7 +147,7 @@ fn clean_game(
     let item = clean_item(
         export,
         capacity,
-        game_place(batch, raw),
+        game_place(raw),
         (actions, split_key),
         game.variations,
         modes,

@@ -114,7 +114,7 @@ pub(super) fn repair_game(
     Ok(clean_item(
         export,
         batch.game_bytes(raw).len() + 64,
-        game_place(batch, raw),
+        game_place(raw),
         (actions, split_key),
         repaired.variations,
         modes,

@@ -426,7 +426,7 @@ fn clean_selected(
     };
     let mut out = Vec::new();
     for (index, raw) in batch.games.iter().enumerate() {
-        let Some(&hash) = wanted.get(&(batch.source, raw.offset)) else {
+        let Some(&hash) = wanted.get(&(raw.source, raw.offset)) else {
             continue;
         };
         // The game and what follows it up to the next game, as the
@@ -439,7 +439,7 @@ fn clean_selected(
         let bytes = batch.game_bytes(raw);
         if raw_hash(bytes) != hash {
             out.push((
-                batch.source,
+                raw.source,
                 raw.offset,
                 Err(Failure::Changed { line: raw.line }),
             ));
@@ -455,10 +455,11 @@ fn clean_selected(
         chosen.games.push(game);
     }
     if !chosen.games.is_empty() {
-        for (offset, text) in
-            crate::clean::clean_texts(&chosen, options.fix_results, options.repair)
-        {
-            out.push((batch.source, offset, text.map_err(Failure::Rejected)));
+        // One text a game, in order; a batch can hold several sources.
+        let sources: Vec<u32> = chosen.games.iter().map(|game| game.source).collect();
+        let texts = crate::clean::clean_texts(&chosen, options.fix_results, options.repair);
+        for (source, (offset, text)) in sources.into_iter().zip(texts) {
+            out.push((source, offset, text.map_err(Failure::Rejected)));
         }
     }
     out

@@ -51,6 +51,9 @@ fn foreign_format(head: &[u8]) -> Option<&'static str> {
         [b'7', b'z', 0xbc, 0xaf, 0x27, 0x1c, ..] => Some("7z"),
         [b'R', b'a', b'r', b'!', 0x1a, 0x07, ..] => Some("rar"),
         head if is_zip(head) => Some("zip"),
+        // A tar archive's first header: `ustar` at byte 257. Its NUL
+        // padding around text would pass for a damaged PGN file.
+        head if head.get(257..262) == Some(b"ustar") => Some("tar"),
         _ => None,
     }
 }
@@ -60,17 +63,52 @@ pub(crate) fn is_zip(head: &[u8]) -> bool {
     matches!(head, [b'P', b'K', 3, 4, ..] | [b'P', b'K', 5, 6, ..])
 }
 
-/// A NUL byte, or more than 5 % C0 control bytes other than TAB, LF, FF
-/// and CR. (A DOS end-of-file mark `^Z` or a stray escape stays text.)
+/// More than 5 % C0 control bytes other than TAB, LF, FF and CR (NUL
+/// included), or a NUL byte in text that holds no tag pair and no move
+/// number. A DOS end-of-file mark `^Z`, a stray escape or a stray NUL byte
+/// stays text: the game it is in is rejected, as it would be further on
+/// in the file. Random bytes (about 11 % control bytes) and UTF-16 without
+/// a byte-order mark (a NUL every other byte) are binary.
 fn is_binary(head: &[u8]) -> bool {
-    if memchr::memchr(0, head).is_some() {
-        return true;
-    }
     let controls = head
         .iter()
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | 0x0c | b'\r'))
         .count();
-    controls * 100 > head.len() * MAX_CONTROL_PERCENT
+    if controls > FEW_CONTROLS && controls * 100 > head.len() * MAX_CONTROL_PERCENT {
+        return true;
+    }
+    memchr::memchr(0, head).is_some() && !has_pgn_structure(head)
+}
+
+/// Control bytes that never make a head binary, however short it is: a
+/// one-game file with a stray NUL is that game's reject, not a refusal.
+const FEW_CONTROLS: usize = 4;
+
+/// Does `text` hold a tag pair's start (`[Name "`) or a move number (`1.`
+/// after a space or at a line's start, then a space or a move)?
+fn has_pgn_structure(text: &[u8]) -> bool {
+    let tag_pair = memchr::memchr_iter(b'[', text).any(|at| {
+        let rest = text.get(at + 1..).unwrap_or_default();
+        let name = rest
+            .iter()
+            .take_while(|b| b.is_ascii_alphanumeric() || **b == b'_')
+            .count();
+        let after = rest.get(name..).unwrap_or_default();
+        let spaces = after
+            .iter()
+            .take_while(|b| matches!(b, b' ' | b'\t'))
+            .count();
+        rest.first().is_some_and(u8::is_ascii_alphabetic)
+            && spaces > 0
+            && after.get(spaces) == Some(&b'"')
+    });
+    tag_pair
+        || memchr::memmem::find_iter(text, b"1.").any(|at| {
+            let before = at.checked_sub(1).and_then(|i| text.get(i));
+            let after = text.get(at + 2);
+            before.is_none_or(|b| b.is_ascii_whitespace())
+                && after.is_some_and(|b| b.is_ascii_whitespace() || b.is_ascii_alphabetic())
+        })
 }
 
 /// The head already read, then the rest of the stream. A read error met
@@ -85,21 +123,15 @@ struct Prefixed<R> {
 
 impl<R: Read> Prefixed<R> {
     fn read_head(mut rest: R) -> Self {
-        let mut head = vec![0; HEAD_BYTES];
-        let mut len = 0;
-        let mut error = None;
-        while len < head.len() {
-            match rest.read(&mut head[len..]) {
-                Ok(0) => break,
-                Ok(n) => len += n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    error = Some(e);
-                    break;
-                }
-            }
-        }
-        head.truncate(len);
+        // Grown as bytes come (`read_to_end` retries interrupted reads and
+        // keeps what it read before an error): a small input takes a small
+        // buffer, not 64 KiB zeroed, whatever the number of inputs.
+        let mut head = Vec::new();
+        let error = rest
+            .by_ref()
+            .take(HEAD_BYTES as u64)
+            .read_to_end(&mut head)
+            .err();
         Prefixed {
             head,
             pos: 0,
@@ -123,6 +155,11 @@ impl<R: Read> Read for Prefixed<R> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if let Some(n) = copy_pending(&self.head, &mut self.pos, buf) {
             return Ok(n);
+        }
+        if self.head.capacity() > 0 {
+            // Read past: its memory goes back.
+            self.head = Vec::new();
+            self.pos = 0;
         }
         if let Some(error) = self.error.take() {
             return Err(error);
@@ -265,7 +302,8 @@ mod tests {
 
     #[test]
     fn binary_and_archives_are_refused() {
-        assert_eq!(read_all(b"[Event \0]".to_vec()), Err(NotText::Binary));
+        assert_eq!(read_all(b"\0\0\0\0".to_vec()), Err(NotText::Binary));
+        assert_eq!(read_all(b"x \0 y".to_vec()), Err(NotText::Binary));
         let mut controls = vec![b'a'; 94];
         controls.extend([0x01; 6]);
         assert_eq!(read_all(controls.clone()), Err(NotText::Binary));
@@ -282,6 +320,80 @@ mod tests {
         assert_eq!(read_all(sevenz), Err(NotText::Unsupported("7z")));
         let rar = b"Rar!\x1a\x07\x01\0".to_vec();
         assert_eq!(read_all(rar), Err(NotText::Unsupported("rar")));
+    }
+
+    const GAME: &str = "[Event \"x\"]\n[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n\n";
+
+    /// A NUL byte, or a block of them, in PGN text costs the game it is in
+    /// (read further on), never the file.
+    #[test]
+    fn nul_bytes_in_pgn_text_stay_text() {
+        let games = GAME.repeat(3000);
+        for at in [0, 1, 30, 1000, 70_000] {
+            let mut text = games.clone().into_bytes();
+            text.insert(at, 0);
+            assert_eq!(read_all(text.clone()), Ok(text), "a NUL at {at}");
+        }
+        // A few NULs in every game of the head: still under 5 %.
+        let mut scattered = Vec::new();
+        for _ in 0..2000 {
+            scattered.extend(GAME.replace("e5", "e5\0\0").into_bytes());
+        }
+        assert_eq!(read_all(scattered.clone()), Ok(scattered), "2 NULs a game");
+        // A tag line and a block of NULs, 55 % of the head: binary.
+        let mut block = b"[Event \"x\"]\n".to_vec();
+        block.extend([0; 16]);
+        assert_eq!(read_all(block), Err(NotText::Binary));
+        // A one-game file, and movetext without tags.
+        for text in ["[Event \"\0\"]\n\n1. e4 *\n", "1. e4\0 e5 *\n"] {
+            let text = text.as_bytes().to_vec();
+            assert_eq!(read_all(text.clone()), Ok(text.clone()), "{text:?}");
+        }
+    }
+
+    /// Random bytes, UTF-16 without its byte-order mark, NULs only, and
+    /// NULs around text with no PGN in it are binary; a tar archive is named.
+    #[test]
+    fn binary_is_told_from_text_with_nul_bytes() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let random: Vec<u8> = (0..HEAD_BYTES)
+            .map(|_| {
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                (state >> 32) as u8
+            })
+            .collect();
+        assert_eq!(read_all(random), Err(NotText::Binary));
+        let utf16: Vec<u8> = GAME
+            .repeat(100)
+            .encode_utf16()
+            .flat_map(u16::to_le_bytes)
+            .collect();
+        assert_eq!(read_all(utf16.clone()), Err(NotText::Binary));
+        assert_eq!(read_all(utf16[1..].to_vec()), Err(NotText::Binary), "BE");
+        assert_eq!(read_all(vec![0; HEAD_BYTES]), Err(NotText::Binary));
+        let mut padded = b"SQLite format 3".to_vec();
+        padded.extend([0; 4000]);
+        padded.extend(b"CREATE TABLE games (id INTEGER)".repeat(20));
+        assert_eq!(read_all(padded), Err(NotText::Binary));
+        let mut tar = b"games.pgn".to_vec();
+        tar.resize(257, 0);
+        tar.extend(b"ustar\x0000");
+        tar.resize(512, 0);
+        tar.extend(GAME.as_bytes());
+        assert_eq!(read_all(tar), Err(NotText::Unsupported("tar")));
+    }
+
+    #[test]
+    fn pgn_structure_is_a_tag_pair_or_a_move_number() {
+        assert!(has_pgn_structure(b"[Event \"x\"]"));
+        assert!(has_pgn_structure(b"x\n[White_Elo  \"2000\"]"));
+        assert!(has_pgn_structure(b"1. e4"));
+        assert!(has_pgn_structure(b"{c} 1.e4"));
+        assert!(!has_pgn_structure(b"[1 \"x\"] [Event\"x\"] [ \"x\"]"));
+        assert!(!has_pgn_structure(b"version 1.0 21.5 [x"));
+        assert!(!has_pgn_structure(b""));
     }
 
     #[test]

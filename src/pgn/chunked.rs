@@ -31,6 +31,8 @@ use crate::profile::Stage;
 /// Where a chunk may end, after an empty line (`\n` or `\r\n` before it):
 /// the chunk holds the empty line, the next one starts at the `[`.
 const EVENT_LINE: &[u8] = b"\n[Event \"";
+/// Bytes a chunk's buffer first holds, doubled as it fills.
+const FIRST_READ: usize = 16 << 10;
 /// Bytes of [`EVENT_LINE`] after the cut: the chunk's framer sees them, so
 /// that it decides at the blank line exactly as the whole stream's does.
 const LOOKAHEAD: usize = EVENT_LINE.len() - 1;
@@ -213,7 +215,7 @@ impl<R: Read> ChunkedFramer<R> {
                 return Ok(());
             };
             let batch = spare();
-            // No spare buffer yet: a new one, sized by `fill_from`.
+            // No spare buffer yet: a new one, grown by `read_chunk`.
             let mut buffer = self.spare_buffers.pop().unwrap_or_default();
             // The text after the cut begins the next chunk.
             let (used, framed_len) = match end {
@@ -221,7 +223,7 @@ impl<R: Read> ChunkedFramer<R> {
                 ChunkEnd::End | ChunkEnd::Broken(_) => (self.filled, self.filled),
             };
             let carry = &self.buffer[used..self.filled];
-            fill_from(&mut buffer, carry, self.sizes.chunk_bytes);
+            fill_from(&mut buffer, carry);
             let carried = carry.len();
             let chunk = std::mem::replace(&mut self.buffer, buffer);
             self.filled = carried;
@@ -244,13 +246,18 @@ impl<R: Read> ChunkedFramer<R> {
         let mut target = self.sizes.chunk_bytes.max(EVENT_LINE.len() + 2);
         loop {
             let src = self.src.as_mut()?;
-            if self.buffer.len() < target {
-                self.buffer.resize(target, 0);
-            }
             // Read exactly up to the target, so that where the chunk is cut
             // does not depend on how much each read returns.
             while self.filled < target {
-                let room = &mut self.buffer[self.filled..target];
+                if self.buffer.len() == self.filled {
+                    // Grown as the text comes, not zeroed to the target at
+                    // once: a small input (a zip entry of one game) takes
+                    // a small buffer.
+                    let grown = (2 * self.filled).max(FIRST_READ).min(target);
+                    self.buffer.resize(grown, 0);
+                }
+                let end = self.buffer.len().min(target);
+                let room = &mut self.buffer[self.filled..end];
                 match src.read(room) {
                     Ok(0) => {
                         self.src = None;
@@ -357,12 +364,12 @@ fn last_cut(text: &[u8]) -> Option<usize> {
     })
 }
 
-/// Copies `carry` to the start of `buffer`, which is at least `len` long.
-/// A buffer used before keeps its length, so is not zeroed again.
-fn fill_from(buffer: &mut Vec<u8>, carry: &[u8], len: usize) {
-    let len = len.max(carry.len());
-    if buffer.len() < len {
-        buffer.resize(len, 0);
+/// Copies `carry` to the start of `buffer`. A buffer used before keeps its
+/// length, so is not zeroed again; [`ChunkedFramer::read_chunk`] grows it
+/// as the text comes.
+fn fill_from(buffer: &mut Vec<u8>, carry: &[u8]) {
+    if buffer.len() < carry.len() {
+        buffer.resize(carry.len(), 0);
     }
     if let Some(front) = buffer.get_mut(..carry.len()) {
         front.copy_from_slice(carry);

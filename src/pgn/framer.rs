@@ -37,12 +37,20 @@ pub(crate) const SEPARATOR_AFTER_TAGS: &[u8] = b"\n*\n\n";
 /// Longest game the framer keeps whole.
 pub const MAX_GAME_BYTES: usize = 32 << 20;
 const READ_CHUNK: usize = 1 << 20;
+/// The first read of a framer: doubled while reads fill it, up to
+/// [`READ_CHUNK`], so that a small input (a chunk, a zip entry of one game)
+/// does not zero a whole read chunk.
+const FIRST_READ: usize = 16 << 10;
 
 /// One game's bytes within a [`Batch`], with where it came from.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RawGame {
     /// Global ordinal over all games read in this run (input order).
     pub game_id: u64,
+    /// Index of the game's input among the run's sources. A batch can hold
+    /// the games of several small inputs (see [`Batch::append`]): this,
+    /// not [`Batch::source`], is where a game comes from.
+    pub source: u32,
     /// 1-based ordinal of the game within its source.
     pub game_index: u64,
     /// Byte offset of the game's first byte in the uncompressed stream.
@@ -73,9 +81,13 @@ pub struct Truncation {
     pub cause: String,
 }
 
-/// A run of consecutive games from one source, the unit of parallel work.
+/// A run of consecutive games, the unit of parallel work: from one source,
+/// or the last games of several small inputs in a row ([`Batch::append`]),
+/// so that the work done per batch does not grow with the number of inputs.
 #[derive(Debug, Default)]
 pub struct Batch {
+    /// The source of the batch's first game (each game's own is
+    /// [`RawGame::source`]).
     pub source: u32,
     pub data: Vec<u8>,
     pub games: Vec<RawGame>,
@@ -85,6 +97,46 @@ impl Batch {
     /// The bytes of `game`, one of this batch's games.
     pub fn game_bytes(&self, game: &RawGame) -> &[u8] {
         &self.data[game.start..game.end]
+    }
+
+    /// Does the batch hold the games of more than one source?
+    pub fn spans_sources(&self) -> bool {
+        self.games.iter().any(|game| game.source != self.source)
+    }
+
+    /// Moves the games of `next` (framed after this batch's, of the same
+    /// or a later input) to the end of this batch, leaving `next` empty
+    /// with its buffers. Each game keeps its source and place. The padding
+    /// after this batch's last game (see [`Framer::fill_batch`]) is for the
+    /// end of a batch: it goes, and the first game of `next` follows the
+    /// last one's separator, as a game follows another within an input.
+    pub fn append(&mut self, next: &mut Batch) {
+        let framed = self
+            .games
+            .last()
+            .map_or(0, |last| last.end + separator(last.tags_only).len());
+        self.data.truncate(framed);
+        let shift = self.data.len();
+        if self.games.is_empty() {
+            self.source = next.source;
+        }
+        self.data.extend_from_slice(&next.data);
+        self.games.extend(next.games.drain(..).map(|game| RawGame {
+            start: game.start + shift,
+            end: game.end + shift,
+            ..game
+        }));
+        next.data.clear();
+    }
+}
+
+/// What follows a game's bytes in a batch: a game that ended in its tag
+/// section gets an empty movetext (`*`).
+fn separator(tags_only: bool) -> &'static [u8] {
+    if tags_only {
+        SEPARATOR_AFTER_TAGS
+    } else {
+        SEPARATOR
     }
 }
 
@@ -135,6 +187,8 @@ pub(crate) struct Resume {
 pub struct Framer<R> {
     src: R,
     buf: Vec<u8>,
+    /// Bytes asked of the next read.
+    read_size: usize,
     /// Scan position in `buf`.
     pos: usize,
     /// Start of the current game in `buf`, if one has begun.
@@ -173,7 +227,8 @@ impl<R: Read> Framer<R> {
     pub fn new(src: R) -> Self {
         Framer {
             src,
-            buf: Vec::with_capacity(READ_CHUNK * 2),
+            buf: Vec::new(),
+            read_size: FIRST_READ,
             pos: 0,
             game_start: None,
             game_line: 1,
@@ -285,14 +340,11 @@ impl<R: Read> Framer<R> {
                     let start = batch.data.len();
                     batch.data.extend_from_slice(bytes);
                     let end = batch.data.len();
-                    batch.data.extend_from_slice(if tags_only {
-                        SEPARATOR_AFTER_TAGS
-                    } else {
-                        SEPARATOR
-                    });
+                    batch.data.extend_from_slice(separator(tags_only));
                     self.games_in_source += 1;
                     batch.games.push(RawGame {
                         game_id: *next_game_id,
+                        source: batch.source,
                         game_index: self.games_in_source,
                         offset,
                         line,
@@ -442,7 +494,7 @@ impl<R: Read> Framer<R> {
             }
         }
         let old_len = self.buf.len();
-        self.buf.resize(old_len + READ_CHUNK, 0);
+        self.buf.resize(old_len + self.read_size, 0);
         let n = loop {
             match self.src.read(&mut self.buf[old_len..]) {
                 Ok(n) => break n,
@@ -457,6 +509,9 @@ impl<R: Read> Framer<R> {
                 }
             }
         };
+        if n == self.read_size {
+            self.read_size = (2 * n).min(READ_CHUNK);
+        }
         self.buf.truncate(old_len + n);
         if n == 0 {
             self.eof = true;
@@ -765,6 +820,64 @@ fn ends_with_marker(game: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The batch of one input's text, its games of source `source`.
+    fn batch_of(text: &str, source: u32, next_id: &mut u64) -> Batch {
+        let mut batch = Batch {
+            source,
+            ..Batch::default()
+        };
+        let filled = Framer::new(text.as_bytes()).fill_batch(&mut batch, next_id, 1 << 20, 100);
+        assert!(matches!(filled, Ok(true)));
+        batch
+    }
+
+    /// Batches of several inputs joined: every game keeps its source, place
+    /// and bytes; the padding between them goes, and the last batch's stays.
+    #[test]
+    fn appended_batches_keep_each_games_source_and_bytes() {
+        let mut id = 0;
+        let mut joined = batch_of("[Event \"a\"]\n\n1. e4 *\n", 0, &mut id);
+        let mut tags_only = batch_of("[Event \"b\"]\n[Result \"*\"]\n", 1, &mut id);
+        let mut two = batch_of("1. d4 *\n\n1. c4 *", 2, &mut id);
+        let expected: Vec<_> = [&joined, &tags_only, &two]
+            .iter()
+            .flat_map(|batch| {
+                let bytes = |g: &RawGame| batch.game_bytes(g).to_vec();
+                batch.games.iter().map(move |g| (g.clone(), bytes(g)))
+            })
+            .map(|(g, bytes)| (g.source, g.game_id, g.game_index, g.offset, bytes))
+            .collect();
+        joined.append(&mut tags_only);
+        joined.append(&mut two);
+        assert!(tags_only.games.is_empty() && tags_only.data.is_empty());
+        assert!(joined.spans_sources());
+        let got: Vec<_> = joined
+            .games
+            .iter()
+            .map(|g| {
+                let bytes = joined.game_bytes(g).to_vec();
+                (g.source, g.game_id, g.game_index, g.offset, bytes)
+            })
+            .collect();
+        assert_eq!(got, expected);
+        let padding = crate::pgn::visitor::READER_LOOKAHEAD;
+        let text = String::from_utf8_lossy(&joined.data[..joined.data.len() - padding]);
+        assert_eq!(
+            text,
+            "[Event \"a\"]\n\n1. e4 *\n\n\n[Event \"b\"]\n[Result \"*\"]\n\n*\n\n1. d4 *\n\n\n1. c4 *\n\n"
+        );
+        assert!(
+            joined.data[joined.data.len() - padding..]
+                .iter()
+                .all(|&b| b == b'\n')
+        );
+        // An empty batch takes the source of what joins it.
+        let mut empty = Batch::default();
+        empty.append(&mut joined);
+        assert_eq!(empty.source, 0);
+        assert!(!Batch::default().spans_sources());
+    }
 
     fn frame_all<R: Read>(src: R, max_games: usize) -> Vec<(u64, u64, String)> {
         games_of(Framer::new(src), max_games)
