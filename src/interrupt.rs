@@ -99,12 +99,15 @@ pub(crate) fn remove_temporaries() {
         .unwrap_or_else(std::sync::PoisonError::into_inner);
     let paths = std::mem::take(&mut *registered);
     drop(registered);
-    for path in paths {
-        if path.is_dir() {
-            let _ = std::fs::remove_dir_all(&path);
-        } else {
-            let _ = std::fs::remove_file(&path);
-        }
+    paths.iter().for_each(|path| remove(path));
+}
+
+/// Removes a temporary file, or a folder with what is in it.
+fn remove(path: &Path) {
+    if path.is_dir() {
+        let _ = std::fs::remove_dir_all(path);
+    } else {
+        let _ = std::fs::remove_file(path);
     }
 }
 
@@ -119,13 +122,7 @@ pub(crate) fn remove_temporaries_under(dir: &Path) {
         .partition(|p| p.starts_with(dir) && p != dir);
     *registered = others;
     drop(registered);
-    for path in under {
-        if path.is_dir() {
-            let _ = std::fs::remove_dir_all(&path);
-        } else {
-            let _ = std::fs::remove_file(&path);
-        }
-    }
+    under.iter().for_each(|path| remove(path));
 }
 
 fn on_signal() {

@@ -221,8 +221,8 @@ pub struct Summary {
     pub tables: BTreeMap<String, u64>,
     /// Each table's content as written (its bytes and CRC-32): what binds
     /// the table files to this summary (`lake --add` refuses a file that
-    /// does not give it). Empty in a summary written before it was kept.
-    #[serde(default)]
+    /// does not give it). Required, as every field: a summary written
+    /// before it was kept is refused, naming it.
     pub table_digests: BTreeMap<String, TableDigest>,
     pub opening_tree: TreeSummary,
     /// Inputs cut short (see `inputs[].truncated`).
@@ -441,7 +441,7 @@ impl Summary {
                 ),
             ),
             (
-                self.table_digests.is_empty() || self.table_digests.keys().eq(self.tables.keys()),
+                self.table_digests.keys().eq(self.tables.keys()),
                 format!(
                     "table_digests lists {:?}, tables lists {:?}",
                     self.table_digests.keys().collect::<Vec<_>>(),

@@ -1049,12 +1049,13 @@ fn impossible_fen_rights_are_dropped_and_marked() {
 /// the maps of counts by name (reasons, states, tables…) hold data, not
 /// fields, and are left whole.
 fn summary_fields(value: &serde_json::Value, at: &str, out: &mut Vec<String>) {
-    const MAPS: [&str; 5] = [
+    const MAPS: [&str; 6] = [
         "rejected_by_reason",
         "end_states",
         "result_checks",
         "repairs",
         "tables",
+        "table_digests",
     ];
     match value {
         serde_json::Value::Object(fields) => {

@@ -564,7 +564,7 @@ fn lake_add_refuses_another_imports_table_of_the_same_rows_copied_or_linked() {
         "--name",
         "c",
     ]));
-    assert!(line.contains("records no digest"), "{line}");
+    assert!(line.contains("missing field `table_digests`"), "{line}");
 }
 
 #[test]
@@ -704,26 +704,9 @@ fn a_signal_during_the_compactions_swap_finishes_it_and_says_so() {
     assert!(signalled, "no step of the swap was found");
 }
 
-/// A small deterministic generator (xorshift64*) for the kill delays.
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
-    }
-}
-
 #[test]
 fn random_kills_of_every_lake_command_leave_the_lake_before_or_after() {
-    let seed = std::env::var("PGNLAKE_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x5eed_1a4e_u64);
-    eprintln!("random kills: seed {seed} (PGNLAKE_TEST_SEED)");
-    let mut random = Random(seed);
+    let (mut random, seed) = common::Random::seeded("random kills", 0x5eed_1a4e_u64);
     let dir = tempfile::tempdir().unwrap();
     let only_a = lake_of(&dir.path().join("only-a"), &[("a", "openings.pgn")]);
     let a_and_b = lake_of(

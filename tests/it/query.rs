@@ -232,8 +232,11 @@ fn data_defaults_to_out() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let out = dir.path().join("out");
     std::fs::create_dir(&out).unwrap_or_else(|e| panic!("{e}"));
-    std::fs::copy(data().join("rejects.parquet"), out.join("rejects.parquet"))
-        .unwrap_or_else(|e| panic!("{e}"));
+    // An import's folder is its tables with its summary (a table without
+    // one is no import).
+    for file in ["rejects.parquet", "summary.json"] {
+        std::fs::copy(data().join(file), out.join(file)).unwrap_or_else(|e| panic!("{e}"));
+    }
     let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
         .args([
             "query",

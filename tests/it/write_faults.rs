@@ -13,20 +13,8 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::sample;
+use crate::common::{self, sample};
 use crate::lake::{ok, pgnlake, text};
-
-/// A small deterministic generator (xorshift64*).
-struct Random(u64);
-
-impl Random {
-    fn below(&mut self, n: u64) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
-    }
-}
 
 /// The files under `dir` (relative names, hidden ones too), with their
 /// bytes; a summary with its timings and peak memory left out.
@@ -107,12 +95,7 @@ struct Case {
 
 #[test]
 fn faults_at_random_moments_leave_every_output_old_or_new() {
-    let seed = std::env::var("PGNLAKE_TEST_SEED")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0x0075_7470_7574_u64);
-    eprintln!("write faults: seed {seed} (PGNLAKE_TEST_SEED)");
-    let mut random = Random(seed);
+    let (mut random, seed) = common::Random::seeded("write faults", 0x0075_7470_7574_u64);
     let dir = tempfile::tempdir().unwrap();
     let fixtures = dir.path().join("fixtures");
     let round = dir.path().join("round");

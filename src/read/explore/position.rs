@@ -4,11 +4,13 @@
 //! the tree was counted with (`Counts`, `Ratings`). What `explore` prints
 //! and what an explorer server answers both start here.
 
+use std::collections::HashMap;
+
 use polars::prelude::*;
 
 use super::filters::Bounds;
-use super::top_games::GameOrder;
 use crate::error::ExploreError;
+use crate::lake::COMPACTED;
 use crate::read::keyed::KeyedFiles;
 use crate::read::source::Data;
 use crate::replay::openings;
@@ -47,6 +49,48 @@ impl MoveSums {
             (1, [game]) => Some(game),
             _ => None,
         }
+    }
+}
+
+/// The order of the games a lake's tree rows name, without their offsets:
+/// the compacted partition's games first, then each import's in the order
+/// the lake lists them (its names' order), as `top_games::GameIds::of` numbers
+/// them; within a partition by id. What a row of all the partitions'
+/// games would keep, when their rows of one key are taken as one (see
+/// this file's `sum_rows`): ties go to the game read later.
+#[derive(Debug, Default)]
+pub(crate) struct GameOrder {
+    /// Each partition's place (none in an import's folder).
+    ranks: HashMap<String, usize>,
+}
+
+impl GameOrder {
+    pub(crate) fn of(data: &Data) -> GameOrder {
+        // A compacted import's own rows are in `_compacted`: its place
+        // among the others is never asked.
+        GameOrder::of_imports(data.imports().map(|(name, _)| name))
+    }
+
+    /// The order of a lake listing `imports` (in its order).
+    pub(crate) fn of_imports<'a>(imports: impl Iterator<Item = &'a str>) -> GameOrder {
+        let names = std::iter::once(COMPACTED).chain(imports);
+        GameOrder {
+            ranks: names
+                .enumerate()
+                .map(|(rank, name)| (name.to_owned(), rank))
+                .collect(),
+        }
+    }
+
+    /// What `game` is ordered by: as `top_games::GameAt::order` orders
+    /// the games placed (a partition the lake does not list last, which
+    /// `top_games::GameIds::place` refuses).
+    pub(crate) fn key(&self, game: &RowGame) -> (usize, i64) {
+        let rank = match &game.partition {
+            None => 0,
+            Some(name) => self.ranks.get(name).copied().unwrap_or(usize::MAX),
+        };
+        (rank, game.id)
     }
 }
 

@@ -58,48 +58,6 @@ pub(crate) struct GameAt {
     pub order: u64,
 }
 
-/// The order of the games a lake's tree rows name, without their offsets:
-/// the compacted partition's games first, then each import's in the order
-/// the lake lists them (its names' order), as [`GameIds::of`] numbers
-/// them; within a partition by id. What a row of all the partitions'
-/// games would keep, when their rows of one key are taken as one (see
-/// [`super::position`]): ties go to the game read later.
-#[derive(Debug, Default)]
-pub(crate) struct GameOrder {
-    /// Each partition's place (none in an import's folder).
-    ranks: HashMap<String, usize>,
-}
-
-impl GameOrder {
-    pub(crate) fn of(data: &Data) -> GameOrder {
-        // A compacted import's own rows are in `_compacted`: its place
-        // among the others is never asked.
-        GameOrder::of_imports(data.imports().map(|(name, _)| name))
-    }
-
-    /// The order of a lake listing `imports` (in its order).
-    pub(crate) fn of_imports<'a>(imports: impl Iterator<Item = &'a str>) -> GameOrder {
-        let names = std::iter::once(COMPACTED).chain(imports);
-        GameOrder {
-            ranks: names
-                .enumerate()
-                .map(|(rank, name)| (name.to_owned(), rank))
-                .collect(),
-        }
-    }
-
-    /// What `game` is ordered by: as [`GameAt::order`] orders the games
-    /// placed (a partition the lake does not list last; [`GameIds::place`]
-    /// refuses it).
-    pub(crate) fn key(&self, game: &RowGame) -> (usize, i64) {
-        let rank = match &game.partition {
-            None => 0,
-            Some(name) => self.ranks.get(name).copied().unwrap_or(usize::MAX),
-        };
-        (rank, game.id)
-    }
-}
-
 /// How the ids of a tree's rows are placed in their imports.
 #[derive(Debug)]
 pub(crate) struct GameIds {
@@ -420,6 +378,7 @@ fn month_of(day: Option<i64>, rows: &Columns<'_>) -> Result<Option<String>, Colu
 
 #[cfg(test)]
 mod tests {
+    use crate::read::explore::position::GameOrder;
     use std::path::Path;
 
     use super::*;

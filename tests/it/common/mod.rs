@@ -499,3 +499,27 @@ pub fn usage_error(output: &std::process::Output) -> String {
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     stderr.trim_end().to_owned()
 }
+
+/// A small deterministic generator (xorshift64*) for the random moments of
+/// the fault tests, seeded by `PGNLAKE_TEST_SEED` or `default`; the seed is
+/// said on stderr, so that a failure can be run again.
+pub struct Random(u64);
+
+impl Random {
+    pub fn seeded(what: &str, default: u64) -> (Random, u64) {
+        let seed = std::env::var("PGNLAKE_TEST_SEED")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(default);
+        eprintln!("{what}: seed {seed} (PGNLAKE_TEST_SEED)");
+        (Random(seed), seed)
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1)
+    }
+}
