@@ -130,8 +130,13 @@ fn run_command(cli: Cli) -> ExitStatus {
         raise_open_file_limit();
     }
     // Commands that change files on disk stop cleanly on SIGINT/SIGTERM:
-    // their temporaries removed, exit 130 (a lake's compaction too).
-    if (reads_games || matches!(cli.command, Command::Lake(_)))
+    // their temporaries removed, exit 130 (a lake's compaction, `query -o`
+    // and `report -o` too).
+    if (reads_games
+        || matches!(
+            cli.command,
+            Command::Lake(_) | Command::Query(_) | Command::Report(_)
+        ))
         && let Err(message) = interrupt::install()
     {
         eprintln!("pgnlake: {message}");
