@@ -342,13 +342,6 @@ fn frame_all(
     Ok(summaries)
 }
 
-/// Joins the last games of an input with the first of the next in one
-/// batch (see [`Outbox`]). Every worker reads a game's source
-/// from [`RawGame::source`](crate::pgn::framer::RawGame::source), not from
-/// [`Batch::source`] (`check::game_place`, `export`'s `clean_selected`):
-/// a joined batch holds the games of several sources.
-const JOIN_INPUTS: bool = true;
-
 /// The reader's end of the batch channel: numbers the batches and takes
 /// their tickets. The last batch of an input, when it is not full, waits
 /// for the next input's first batch and takes its games if both fit in
@@ -357,7 +350,9 @@ const JOIN_INPUTS: bool = true;
 /// and the workers' and consumer's work and memory per batch (a table
 /// piece of every column for each batch, until its row group is written)
 /// do not grow with the number of inputs. Each game keeps its source
-/// ([`crate::pgn::framer::RawGame::source`]).
+/// ([`crate::pgn::framer::RawGame::source`]), which every worker reads
+/// (`check::game_place`, `export`'s `clean_selected`), not
+/// [`Batch::source`].
 struct Outbox {
     tx: Sender<(u64, usize, Batch)>,
     tickets: Receiver<()>,
@@ -375,7 +370,6 @@ impl Outbox {
     /// Takes the next batch framed. False when the consumer stopped.
     fn push(&mut self, mut batch: Batch) -> bool {
         if let Some(held) = self.held.as_mut()
-            && JOIN_INPUTS
             && self.joinable
             && held.games.len() + batch.games.len() <= BATCH_GAMES
             && held.data.len() + batch.data.len() <= BATCH_BYTES
@@ -393,7 +387,7 @@ impl Outbox {
             .held
             .as_ref()
             .is_none_or(|held| held.games.len() >= BATCH_GAMES || held.data.len() >= BATCH_BYTES);
-        (JOIN_INPUTS && !full) || self.flush()
+        !full || self.flush()
     }
 
     /// The input of the batches pushed so far is done.
@@ -686,9 +680,8 @@ mod tests {
             .map(|(id, (source, index))| (source, id as u64, index))
             .collect();
         assert_eq!(games, expected);
-        let most = if JOIN_INPUTS { 4 } else { 3000 };
         assert!(
-            batches <= most,
+            batches <= 4,
             "{batches} batches for 6,000 games of 3,000 inputs"
         );
         let counted: Vec<u64> = summaries.iter().map(|s| s.games).collect();

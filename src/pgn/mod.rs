@@ -3,6 +3,7 @@
 //! notes with pgn-reader itself), and audit its movetext tokens.
 
 pub mod annotations;
+pub mod batch;
 pub mod bytes;
 pub mod chunked;
 pub mod encoding;
