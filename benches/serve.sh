@@ -17,7 +17,12 @@
 # 4. `/player` on 1,000,000 games of 200 players (gen_games --players 200:
 #    each plays about 5,000 games as white): the time to the first NDJSON
 #    line and to the last, over 5 runs.
+# 5. One client at a time for SECONDS seconds: p50, p90, p99.
 # Prints the figures, then a markdown table for docs/performance.md.
+#
+# BIN=/path/to/pgnlake (an older build, for an A/B) serves, and builds
+# its own lakes, with DATA_TAG=NAME naming them apart from the current
+# build's (a build that writes other files must read its own).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
@@ -25,17 +30,18 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/pgnlake-target}"
 games=${1:-2000000}
 seconds=${2:-30}
 cargo build --release --locked --quiet --bin pgnlake --example gen_games
-bin="$CARGO_TARGET_DIR/release/pgnlake"
+bin="${BIN:-$CARGO_TARGET_DIR/release/pgnlake}"
+tag="${DATA_TAG:-}"
 gen="$CARGO_TARGET_DIR/release/examples/gen_games"
 data="$CARGO_TARGET_DIR/bench-data"
 mkdir -p "$data"
 
-lake="$data/serve-lake-$games"
+lake="$data/serve-lake-$games$tag"
 if [ ! -f "$lake/.complete" ]; then
   rm -rf "$lake"
   per=$((games / 4))
   for month in 1 2 3 4; do
-    input="$data/serve-2025.0$month-$per.pgn"
+    input="$data/serve-2025.0$month-$per$tag.pgn"
     echo "generating and importing $input" >&2
     "$gen" "$per" --lichess --seed "$month" --month "2025.0$month" -o "$input"
     "$bin" import "$input" --into "$lake" --name "2025-0$month" --quiet
@@ -44,10 +50,10 @@ if [ ! -f "$lake/.complete" ]; then
   "$bin" lake "$lake" --compact
   touch "$lake/.complete"
 fi
-players="$data/serve-players-1000000"
+players="$data/serve-players-1000000$tag"
 if [ ! -f "$players/.complete" ]; then
   rm -rf "$players"
-  input="$data/serve-players-1000000.pgn"
+  input="$data/serve-players-1000000$tag.pgn"
   echo "generating and importing $input" >&2
   "$gen" 1000000 --lichess --seed 7 --players 200 -o "$input"
   "$bin" import "$input" --out "$players" --quiet
@@ -94,6 +100,8 @@ for round in 1 2 3 4; do
   python3 benches/serve_load.py "$url" "$lines" --clients 8 --seconds 600 --requests 2500 --seed $((round + 1)) > /dev/null
   steady+=("$(rss)")
 done
+one=$(python3 benches/serve_load.py "$url" "$lines" --clients 1 --seconds "$seconds" --seed 9)
+echo "one client: $one"
 kill "$server_pid"
 wait "$server_pid" 2>/dev/null || true
 server_pid=
@@ -121,6 +129,7 @@ games_of_player=$(curl -s "$url/player?player=player7&color=white" | tail -n 1 \
   | python3 -c 'import json,sys; d=json.loads(sys.stdin.read()); print(d["white"]+d["draws"]+d["black"])')
 
 field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$load" "$1"; }
+one_field() { python3 -c "import json,sys; print(json.loads(sys.argv[1])[sys.argv[2]])" "$one" "$1"; }
 echo
 echo "lake: $games games in 4 imports, compacted; tree $(du -sh "$lake/openings" | cut -f1)"
 echo "rss MiB: before $rss_before, after ${seconds}s $rss_after, then every 2,500 requests: ${steady[*]}"
@@ -129,3 +138,4 @@ echo
 echo "| clients | seconds | requests | req/s | p50 ms | p90 ms | p99 ms | max ms | errors | RSS before → after → +10,000 requests |"
 echo "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
 echo "| 8 | $(field seconds) | $(field requests) | $(field rps) | $(field p50_ms) | $(field p90_ms) | $(field p99_ms) | $(field max_ms) | $(field errors) | $rss_before → $rss_after → ${steady[3]} MiB |"
+echo "| 1 | $(one_field seconds) | $(one_field requests) | $(one_field rps) | $(one_field p50_ms) | $(one_field p90_ms) | $(one_field p99_ms) | $(one_field max_ms) | $(one_field errors) | |"

@@ -395,6 +395,25 @@ pub struct ServeArgs {
     /// Send Access-Control-Allow-Origin: * (for web pages of other origins).
     #[arg(long)]
     pub cors: bool,
+    /// Threads answering connections (default: one per core).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub threads: Option<u16>,
+    /// Readers of the tables at once; more answers wait their turn
+    /// (default: four per thread).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    pub readers: Option<u16>,
+    /// Connections open at once; one more is answered 503 and closed
+    /// (default: what the open-file limit leaves, at most 4096).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: Option<u32>,
+    /// Seconds a client has to send a request's head; an idle keep-alive
+    /// connection is closed after as long.
+    #[arg(long, value_name = "SECS", default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..))]
+    pub header_timeout: u16,
+    /// No line on stderr per request (method, path, status, latency);
+    /// errors are still said.
+    #[arg(long)]
+    pub no_request_log: bool,
 }
 
 /// `pgnlake key FEN`.
@@ -422,9 +441,9 @@ pub struct ExploreArgs {
     /// (ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown).
     #[arg(long, value_name = "LIST")]
     pub speed: Option<String>,
-    /// Only games whose average-rating band is in FROM..TO (bands by their
-    /// lower bound, both inclusive, 800..2800 in steps of 200; 2200.. and ..1600 allowed).
-    #[arg(long, value_name = "FROM..TO")]
+    // The help is written from the bands' type (`rating_help`), not in
+    // this comment: the bands changed once and the text stayed behind.
+    #[arg(long, value_name = "FROM..TO", help = rating_help())]
     pub rating: Option<String>,
     /// Only games of this month or later (YYYY-MM).
     #[arg(long, value_name = "YYYY-MM")]
@@ -443,6 +462,26 @@ pub struct ExploreArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
     pub format: ExploreFormat,
+}
+
+/// `explore --rating`'s help, spelled from [`RatingBand::LOWER_BOUNDS`]
+/// (the one list of bands), so that it cannot name other bands than the
+/// ones `--rating` takes.
+///
+/// [`RatingBand::LOWER_BOUNDS`]: crate::model::RatingBand::LOWER_BOUNDS
+pub fn rating_help() -> String {
+    let bounds = crate::model::RatingBand::LOWER_BOUNDS;
+    let (first, second, last) = (
+        bounds.first().copied().unwrap_or_default(),
+        bounds.get(1).copied().unwrap_or_default(),
+        bounds.last().copied().unwrap_or_default(),
+    );
+    format!(
+        "Only games whose average-rating band is in FROM..TO, both inclusive, each a band's \
+         lower bound: {} ({first} stands for every average below {second}, {last} for \
+         {last} and above); FROM.. and ..TO leave an end open, one bound is one band",
+        crate::model::RatingBand::names()
+    )
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -487,5 +526,29 @@ mod tests {
         assert!(parse_size("lots").is_err());
         assert!(parse_size("5X").is_err());
         assert!(parse_size("99999999999T").is_err());
+    }
+
+    /// `explore --help` names every band `--rating` takes, as the type
+    /// lists them, and each bound it names parses as a band.
+    #[test]
+    fn the_rating_help_is_the_bands_of_the_type() {
+        use clap::CommandFactory;
+        let mut command = Cli::command();
+        let explore = command
+            .find_subcommand_mut("explore")
+            .unwrap_or_else(|| panic!("no explore subcommand"));
+        let help = explore.render_help().to_string();
+        let flat = help.split_whitespace().collect::<Vec<_>>().join(" ");
+        let listed = crate::model::RatingBand::names();
+        assert!(flat.contains(&listed), "{listed} not in:\n{help}");
+        assert!(!flat.contains("steps of 200"), "{help}");
+        let wanted = rating_help();
+        assert!(flat.contains(&wanted), "{wanted} not in:\n{help}");
+        for bound in crate::model::RatingBand::LOWER_BOUNDS {
+            let range: crate::model::BandRange = format!("{bound}..{bound}")
+                .parse()
+                .unwrap_or_else(|e| panic!("{bound}: {e}"));
+            assert_eq!(range.from.map(|b| b.lower_bound()), Some(bound));
+        }
     }
 }

@@ -42,6 +42,9 @@ pub enum Error {
     /// Options that cannot work together or with these inputs.
     #[error("{0}")]
     Usage(String),
+    /// The server could not listen or start (its cause kept).
+    #[error("{what}: {source}")]
+    Serve { what: String, source: io::Error },
     #[error(transparent)]
     Interrupted(#[from] Interrupted),
     #[error(transparent)]

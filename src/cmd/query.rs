@@ -9,7 +9,9 @@ use polars::prelude::DataFrame;
 use crate::cli::{QueryArgs, QueryFormat, ScriptArgs};
 use crate::cmd::ExitStatus;
 use crate::error::{Cause, Error};
-use crate::read::query::{QueryError, Statement, Tables, place, split_statements};
+use crate::read::query::{
+    QueryError, Statement, Tables, move_san_warning, place, split_statements,
+};
 use crate::sink::output::FileOutput;
 use crate::sink::results::{render_table, write_csv, write_json, write_parquet};
 
@@ -30,7 +32,13 @@ pub fn run(args: QueryArgs) -> Result<ExitStatus, Error> {
     let mut tables = Tables::open(&args.data)?;
     let mut results = Vec::with_capacity(statements.len());
     for (index, statement) in statements.iter().enumerate() {
-        results.push(tables.run(statement, &place(&origin, index, statement))?);
+        let place = place(&origin, index, statement);
+        // The query runs as written (its answer may be what was meant),
+        // but the likely mistake is named before its rows are printed.
+        if let Some(warning) = move_san_warning(&statement.sql) {
+            eprintln!("pgnlake: warning: {place}: {warning}");
+        }
+        results.push(tables.run(statement, &place)?);
     }
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     if args.format == QueryFormat::Parquet && to_terminal {

@@ -13,6 +13,13 @@
 //! changed in size (one line for the source), or, read, the game no longer
 //! at its offset or no longer its bytes (one line for the game; one line
 //! with the count for a source most of whose selected games are so).
+//!
+//! Each game becomes PGN one way (`reread`: its hash checked, then
+//! cleaned), whether its source is read whole here or one game is read at
+//! its offset (`game`, what `pgnlake serve` answers a game's PGN with).
+
+pub(crate) mod game;
+mod reread;
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -21,9 +28,12 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+pub(crate) use game::{GameError, GameErrorKind, game_pgn_at};
+pub(crate) use reread::Cleaning;
+use reread::{Cleaned, Failure, clean_selected, readable_source};
+
 use crate::error::Error;
 use crate::input::{self, InputSource};
-use crate::pgn::bytes::raw_hash;
 use crate::pgn::framer::{Batch, Truncation};
 use crate::pipeline;
 use crate::read::query::{Statement, Tables};
@@ -317,30 +327,6 @@ fn recorded_sizes(data: &Data) -> HashMap<String, u64> {
         .collect()
 }
 
-/// A source to read again, or the line that says why it cannot be.
-fn readable_source(name: &str, recorded: Option<&u64>) -> Result<InputSource, String> {
-    let path = Path::new(name);
-    if name == "-" {
-        return Err("-: stdin cannot be read again; its games were not written".into());
-    }
-    let metadata = std::fs::metadata(path)
-        .map_err(|e| format!("{name}: cannot read ({e}); its games were not written"))?;
-    if !metadata.is_file() {
-        return Err(format!(
-            "{name}: not a file (a zip archive's entries are not exported yet); its games were not written"
-        ));
-    }
-    if let Some(&size) = recorded
-        && size != metadata.len()
-    {
-        return Err(format!(
-            "{name}: changed since the import ({size} bytes then, {} now); its games were not written",
-            metadata.len()
-        ));
-    }
-    Ok(InputSource::File(path.to_path_buf()))
-}
-
 /// The selected games' texts, written to a spill file as each source is
 /// read: where each is, and why any could not be.
 struct Spill {
@@ -378,9 +364,13 @@ fn read_selected(
     let (pool, threads) = pipeline::worker_pool(options.threads)?;
     let total = sources.iter().map(InputSource::size).sum::<Option<u64>>();
     let bar = input::progress::import_bar(total, options.quiet || options.output == Path::new("-"));
+    let cleaning = Cleaning {
+        fix_results: options.fix_results,
+        repair: options.repair,
+    };
     let workers = pipeline::Workers {
         new_state: || (),
-        work: |batch: &Batch, _: &mut ()| clean_selected(batch, wanted, options),
+        work: |batch: &Batch, _: &mut ()| clean_selected(batch, wanted, cleaning),
         finish: |_| {},
     };
     let consumer = SpillWriter {
@@ -399,70 +389,6 @@ fn read_selected(
         }
     }
     Ok(spill)
-}
-
-/// A game read again: its source, offset and clean text (or why not).
-type Cleaned = Vec<(u32, u64, Result<String, Failure>)>;
-
-/// Why a selected game found at its offset was not written.
-enum Failure {
-    /// Its bytes no longer hash to `raw_hash`; its line now.
-    Changed { line: u64 },
-    /// `clean` rejects it (with other options than the import's): why.
-    Rejected(String),
-}
-
-/// The selected games of a batch, checked against the hash the import
-/// recorded and cleaned as `clean` cleans them.
-fn clean_selected(
-    batch: &Batch,
-    wanted: &HashMap<(u32, u64), u64>,
-    options: &ExportOptions,
-) -> Cleaned {
-    let mut chosen = Batch {
-        source: batch.source,
-        data: Vec::new(),
-        games: Vec::new(),
-    };
-    let mut out = Vec::new();
-    for (index, raw) in batch.games.iter().enumerate() {
-        let Some(&hash) = wanted.get(&(raw.source, raw.offset)) else {
-            continue;
-        };
-        // The game and what follows it up to the next game, as the
-        // checks read it in the whole batch (where a game ends is checked
-        // against where the next begins).
-        let next = batch
-            .games
-            .get(index + 1)
-            .map_or(batch.data.len(), |next| next.start);
-        let bytes = batch.game_bytes(raw);
-        if raw_hash(bytes) != hash {
-            out.push((
-                raw.source,
-                raw.offset,
-                Err(Failure::Changed { line: raw.line }),
-            ));
-            continue;
-        }
-        let start = chosen.data.len();
-        chosen
-            .data
-            .extend_from_slice(batch.data.get(raw.start..next).unwrap_or(bytes));
-        let mut game = raw.clone();
-        game.start = start;
-        game.end = start + bytes.len();
-        chosen.games.push(game);
-    }
-    if !chosen.games.is_empty() {
-        // One text a game, in order; a batch can hold several sources.
-        let sources: Vec<u32> = chosen.games.iter().map(|game| game.source).collect();
-        let texts = crate::clean::clean_texts(&chosen, options.fix_results, options.repair);
-        for (source, (offset, text)) in sources.into_iter().zip(texts) {
-            out.push((source, offset, text.map_err(Failure::Rejected)));
-        }
-    }
-    out
 }
 
 /// Appends the cleaned games to the spill file, in input order.

@@ -190,9 +190,15 @@ pub fn covered(lake: &Path) -> Result<Vec<String>, LakeError> {
     read_covered(lake).map_err(|(path, source)| LakeError::Io { path, source })
 }
 
+/// The list of the imports the compacted partition covers: renamed into
+/// place by each compaction (readers stamp it to see one).
+pub fn covered_path(lake: &Path) -> PathBuf {
+    lake.join(ARCHIVE_DIR).join(COVERED_FILE)
+}
+
 /// [`covered`], its error the file and the cause.
 pub(super) fn read_covered(lake: &Path) -> Result<Vec<String>, (PathBuf, std::io::Error)> {
-    let path = lake.join(ARCHIVE_DIR).join(COVERED_FILE);
+    let path = covered_path(lake);
     match fs::read_to_string(&path) {
         // A list written before records carried their check is bare JSON,
         // whole when it parses (JSON tells its own end).

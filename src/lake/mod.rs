@@ -26,9 +26,10 @@ use std::path::{Path, PathBuf};
 pub use commit::{LakeImport, remove};
 pub use compact::Compaction;
 pub use game_ids::{game_offsets, import_of_game};
-pub use journal::{COMPACTED, covered};
+pub use journal::{COMPACTED, covered, covered_path};
 pub use lock::LakeLock;
 pub use recovery::{read_lock, recover};
+pub use verify::{Listing, check_folder_listing, listing_mismatch};
 
 use crate::sink::schema::{self, Table};
 use crate::sink::summary::{Summary, SummaryError};
@@ -128,31 +129,39 @@ pub fn partitions(lake: &Path) -> Result<Vec<Partition>, SummaryError> {
 }
 
 /// Has `partition` a folder with data files for every table its summary
-/// lists? A compacted import's statistics are in the compacted partition.
+/// lists, and none of a table it does not list? A compacted import's
+/// statistics are in the compacted partition.
 fn check_partitions(
     lake: &Path,
     partition: &Partition,
     covered: &[String],
 ) -> Result<(), SummaryError> {
     let compacted = covered.contains(&partition.name);
-    for table in schema::TABLES {
-        if !partition.summary.tables.contains_key(&table.file_name()) {
-            continue;
-        }
-        let name = match compacted && table.is_aggregate() {
-            true => COMPACTED,
-            false => partition.name.as_str(),
-        };
-        let dir = partition_dir(lake, table, name);
-        if !dir.is_dir() || table_files(lake, table, name).is_empty() {
-            return Err(SummaryError::MissingPartition {
-                path: dir.display().to_string(),
-                name: partition.name.clone(),
-                table: table.name,
-            });
-        }
+    let holder = |table: &Table| match compacted && table.is_aggregate() {
+        true => COMPACTED,
+        false => partition.name.as_str(),
+    };
+    let listed = |table: &Table| partition.summary.tables.contains_key(&table.file_name());
+    // The compacted partition holds other imports' rows too: it stands for
+    // a table this import lists, never as a file of one it does not.
+    let files = |table: &'static Table| match listed(table) || holder(table) != COMPACTED {
+        true => table_files(lake, table, holder(table)),
+        false => Vec::new(),
+    };
+    match listing_mismatch(&partition.summary, files) {
+        None => Ok(()),
+        Some(Listing::Missing { table }) => Err(SummaryError::MissingPartition {
+            path: partition_dir(lake, table, holder(table))
+                .display()
+                .to_string(),
+            name: partition.name.clone(),
+            table: table.name,
+        }),
+        Some(unlisted) => Err(SummaryError::Inconsistent {
+            path: summary_path(lake, &partition.name).display().to_string(),
+            what: unlisted.describe(),
+        }),
     }
-    Ok(())
 }
 
 /// The committed imports of `lake`, by name, as their summaries list them

@@ -2,7 +2,9 @@
 //! a lake's readers trust what is committed, so a folder with a table
 //! missing, damaged, of another schema or of other row counts than its
 //! summary says is refused here, naming the file, rather than found
-//! broken by every reader later.
+//! broken by every reader later. Also the one check of a summary's
+//! `tables` against the tables on disk (`listing_mismatch`), which `merge`
+//! and the lake's readers share.
 
 use std::ffi::OsString;
 use std::fs::File;
@@ -29,29 +31,97 @@ pub(super) fn folder_files(dir: &Path, table: &Table) -> Vec<(PathBuf, OsString)
         .collect()
 }
 
+/// How an import's tables on disk and its summary's `tables` disagree.
+#[derive(Debug, Clone)]
+pub enum Listing {
+    /// `tables` lists the table, and no file of it is there.
+    Missing { table: &'static Table },
+    /// A file of the table is there, and `tables` does not list it: its
+    /// rows would be read by outside engines (a Hive scan takes every
+    /// file) but neither counted nor summed by pgnlake.
+    Unlisted {
+        table: &'static Table,
+        file: PathBuf,
+    },
+}
+
+impl Listing {
+    /// What is wrong, naming the field and the table (for a summary
+    /// refused as inconsistent).
+    pub fn describe(&self) -> String {
+        match self {
+            Listing::Missing { table } => format!(
+                "tables lists {}, and no file of it is there",
+                table.file_name()
+            ),
+            Listing::Unlisted { table, file } => format!(
+                "tables does not list {}, but {} is there",
+                table.file_name(),
+                file.display()
+            ),
+        }
+    }
+}
+
+/// The one check of a summary's `tables` against the tables on disk, for
+/// an import's folder (`merge`, `lake --add`: [`check_folder_listing`]) and
+/// a lake's partitions (every reader of a lake): `files` gives a table's
+/// data files holding this import's rows. The first table, in the schema's
+/// order, that the summary lists without files or has files of unlisted.
+pub fn listing_mismatch(
+    summary: &Summary,
+    files: impl Fn(&'static Table) -> Vec<PathBuf>,
+) -> Option<Listing> {
+    schema::TABLES.into_iter().find_map(|table| {
+        let listed = summary.tables.contains_key(&table.file_name());
+        let mut found = files(table).into_iter();
+        match (listed, found.next()) {
+            (true, None) => Some(Listing::Missing { table }),
+            (false, Some(file)) => Some(Listing::Unlisted { table, file }),
+            _ => None,
+        }
+    })
+}
+
+/// [`listing_mismatch`] for an import's folder `dir` (`TABLE.parquet`
+/// files, or `TABLE/` folders of part files).
+pub fn check_folder_listing(dir: &Path, summary: &Summary) -> Option<Listing> {
+    listing_mismatch(summary, |table| {
+        folder_files(dir, table)
+            .into_iter()
+            .map(|(path, _)| path)
+            .collect()
+    })
+}
+
 /// Checks the import's folder `dir` against its `summary`: every table the
 /// summary lists is there and no other, every file reads as Parquet with
 /// the table's columns, and each table's rows are the summary's count.
 pub(super) fn check_folder(dir: &Path, summary: &Summary) -> Result<(), LakeError> {
-    for table in schema::TABLES {
-        let files = folder_files(dir, table);
-        let listed = summary.tables.get(&table.file_name()).copied();
-        let damaged = |path: PathBuf, what: String| LakeError::Damaged { path, what };
-        let Some(rows) = listed else {
-            if let Some((path, _)) = files.into_iter().next() {
-                return Err(damaged(
-                    path,
-                    "a table summary.json does not list (left by another run?)".into(),
-                ));
-            }
-            continue;
-        };
-        if files.is_empty() {
+    let damaged = |path: PathBuf, what: String| LakeError::Damaged { path, what };
+    match check_folder_listing(dir, summary) {
+        Some(Listing::Unlisted { file, .. }) => {
             return Err(damaged(
-                dir.join(table.file_name()),
+                file,
+                "a table summary.json does not list (left by another run?)".into(),
+            ));
+        }
+        Some(Listing::Missing { table }) => {
+            let file = table.file_name();
+            let rows = summary.tables.get(&file).copied().unwrap_or_default();
+            return Err(damaged(
+                dir.join(file),
                 format!("missing (summary.json lists {rows} rows of {})", table.name),
             ));
         }
+        None => {}
+    }
+    for table in schema::TABLES {
+        let files = folder_files(dir, table);
+        // Listed exactly when it has files (checked above).
+        let Some(rows) = summary.tables.get(&table.file_name()).copied() else {
+            continue;
+        };
         let mut found = 0;
         for (path, _) in &files {
             found += check_file(path, table)?;

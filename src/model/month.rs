@@ -120,6 +120,30 @@ impl FromStr for Month {
     }
 }
 
+impl Month {
+    /// A month as lila's explorer reads `since` and `until`: `YYYY-MM` or
+    /// `YYYY/MM`, the month padded or not, a year of 4 to 7 digits.
+    pub fn parse_lila(text: &str) -> Result<Month, ParseError> {
+        let parsed = text.trim().split_once(['-', '/']).and_then(|(y, m)| {
+            let year = y.parse().ok().filter(|_| (4..=7).contains(&y.len()))?;
+            Month::new(year, m.parse().ok()?)
+        });
+        parsed.ok_or_else(|| ParseError {
+            what: "month",
+            text: text.to_owned(),
+            allowed: "a month as YYYY-MM (e.g. 2020-01)".to_owned(),
+        })
+    }
+}
+
+/// A request's month is read as lila reads it (see [`Month::parse_lila`]).
+impl<'de> serde::Deserialize<'de> for Month {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Month, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        Month::parse_lila(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 impl serde::Serialize for Month {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(self)

@@ -15,23 +15,6 @@ pub struct BandRange {
 }
 
 impl BandRange {
-    /// The bands of one of lichess's rating groups (0, 1000, 1200, …, 2000,
-    /// 2200, 2500: a group is the averages from its value to the next
-    /// group's); None for a value that is no group.
-    pub fn lichess_group(group: i32) -> Option<BandRange> {
-        const GROUPS: [i32; 9] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500];
-        let index = GROUPS.iter().position(|&g| g == group)?;
-        let from = RatingBand::of_average(i64::from(group));
-        // The last group is open above.
-        let to = GROUPS
-            .get(index + 1)
-            .map(|&next| RatingBand::of_average(i64::from(next) - 1));
-        Some(BandRange {
-            from: Some(from),
-            to,
-        })
-    }
-
     pub fn contains(&self, band: RatingBand) -> bool {
         self.from.is_none_or(|f| band >= f) && self.to.is_none_or(|t| band <= t)
     }
@@ -148,36 +131,6 @@ mod tests {
         }
         let r: Option<BandRange> = "2000..".parse().ok();
         assert_eq!(r.map(|r| r.to_string()).as_deref(), Some("2000.."));
-    }
-
-    #[test]
-    fn each_lichess_group_is_a_union_of_bands() {
-        let group = |g| {
-            let r = BandRange::lichess_group(g)?;
-            let bands: Vec<i32> = RatingBand::all()
-                .filter(|b| r.contains(*b))
-                .map(RatingBand::lower_bound)
-                .collect();
-            Some(bands)
-        };
-        assert_eq!(group(0), Some(vec![800]));
-        assert_eq!(group(1600), Some(vec![1600]));
-        assert_eq!(group(2000), Some(vec![2000]));
-        assert_eq!(group(2200), Some(vec![2200, 2400]));
-        assert_eq!(group(2500), Some(vec![2500, 2600, 2700, 2800]));
-        assert_eq!(group(2400), None);
-        // Every average falls in exactly the group lichess puts it in.
-        for average in (0..3200).step_by(50) {
-            let band = RatingBand::of_average(average);
-            let lichess = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500]
-                .into_iter()
-                .rfind(|&g| i64::from(g) <= average);
-            let ours: Vec<i32> = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500]
-                .into_iter()
-                .filter(|&g| BandRange::lichess_group(g).is_some_and(|r| r.contains(band)))
-                .collect();
-            assert_eq!(ours, lichess.into_iter().collect::<Vec<_>>(), "{average}");
-        }
     }
 
     #[test]

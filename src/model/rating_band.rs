@@ -19,7 +19,7 @@ impl RatingBand {
     /// games at 0 (below 1000), 1000, 1200, …, 2000, 2200 (2200–2499) and
     /// 2500 (2500 and above): 200-wide bands up to 2200, then 2400 and
     /// 100-wide bands from 2500 make each group a union of bands
-    /// ([`super::BandRange::lichess_group`]).
+    /// ([`super::RatingGroup::bands`]).
     pub const LOWER_BOUNDS: [i32; 13] = [
         800, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2500, 2600, 2700, 2800,
     ];

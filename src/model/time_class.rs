@@ -57,6 +57,41 @@ impl TimeClass {
         }
     }
 
+    /// lichess's name of the class (`ultraBullet`), as the explorer's API
+    /// writes a game's speed; None for `unknown`, which lichess has not.
+    pub fn lichess_name(self) -> Option<&'static str> {
+        Some(match self {
+            TimeClass::UltraBullet => "ultraBullet",
+            TimeClass::Bullet => "bullet",
+            TimeClass::Blitz => "blitz",
+            TimeClass::Rapid => "rapid",
+            TimeClass::Classical => "classical",
+            TimeClass::Correspondence => "correspondence",
+            TimeClass::Unknown => return None,
+        })
+    }
+
+    /// The class a `speeds` item names: lichess's name or pgnlake's.
+    pub fn of_any_name(name: &str) -> Option<TimeClass> {
+        TimeClass::ALL
+            .into_iter()
+            .find(|&class| class.lichess_name() == Some(name) || class.as_str() == name)
+    }
+
+    /// lila's best score of the speed (`Speed::highscore`), by which its
+    /// top games rank (an unknown speed ranks last).
+    pub fn lichess_high_score(self) -> i32 {
+        match self {
+            TimeClass::UltraBullet => 2644,
+            TimeClass::Bullet => 3352,
+            TimeClass::Blitz => 2974,
+            TimeClass::Rapid => 2949,
+            TimeClass::Classical => 2533,
+            TimeClass::Correspondence => 4000,
+            TimeClass::Unknown => 10_000,
+        }
+    }
+
     /// Every name, comma-separated, for a message saying what is allowed.
     pub fn names() -> String {
         let names: Vec<&str> = TimeClass::ALL.iter().map(|t| t.as_str()).collect();
@@ -102,6 +137,18 @@ impl FromStr for TimeClass {
     }
 }
 
+/// A request's speed: lichess's name (`ultraBullet`) or pgnlake's.
+impl<'de> serde::Deserialize<'de> for TimeClass {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<TimeClass, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(d)?;
+        TimeClass::of_any_name(text.trim()).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "{text:?} is not a speed (ultraBullet, bullet, blitz, rapid, classical, correspondence)"
+            ))
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -122,6 +169,21 @@ mod tests {
                  classical, correspondence, unknown"
             )
         );
+    }
+
+    #[test]
+    fn lichess_names_are_read_beside_pgnlakes() {
+        assert_eq!(
+            TimeClass::of_any_name("ultraBullet"),
+            Some(TimeClass::UltraBullet)
+        );
+        assert_eq!(
+            TimeClass::of_any_name("ultrabullet"),
+            Some(TimeClass::UltraBullet)
+        );
+        assert_eq!(TimeClass::of_any_name("unknown"), Some(TimeClass::Unknown));
+        assert_eq!(TimeClass::of_any_name("fast"), None);
+        assert_eq!(TimeClass::Unknown.lichess_name(), None);
     }
 
     #[test]

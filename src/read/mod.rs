@@ -3,6 +3,7 @@
 //! columns once read (`columns`), which the report and merge share.
 
 pub mod explore;
+pub(crate) mod game_ref;
 pub(crate) mod keyed;
 pub mod query;
 pub(crate) mod source;

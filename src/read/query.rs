@@ -384,6 +384,88 @@ fn literal_call(text: &str, word: usize, name: &str) -> Option<(String, usize)> 
     Some((content, at))
 }
 
+/// The warning a statement earns when it groups, filters or lists the
+/// `openings` table by `move_san`: a row of one game (most rows of a large
+/// tree) carries no SAN, so `GROUP BY move_san` puts those games in one
+/// null group and splits each move's count (docs/tables.md, "Rows of one
+/// game name their game"). A `move_san` that is the whole argument of
+/// `MAX`, `MIN`, `ANY_VALUE`, `FIRST` or `LAST` labels a group of another
+/// key and is fine. Strings, comments and other tables are left alone; a
+/// statement that does not name `openings` earns none.
+pub fn move_san_warning(sql: &str) -> Option<String> {
+    let tokens = sql_tokens(sql);
+    let is = |token: Option<&SqlToken>, word: &str| matches!(token, Some(SqlToken::Word(w)) if w.eq_ignore_ascii_case(word));
+    let punct =
+        |token: Option<&SqlToken>, c: char| matches!(token, Some(SqlToken::Punct(p)) if *p == c);
+    if !tokens.iter().any(|t| is(Some(t), "openings")) {
+        return None;
+    }
+    let labels = ["max", "min", "any_value", "first", "last"];
+    let unlabelled = tokens.iter().enumerate().any(|(i, token)| {
+        // `… AS move_san` names a result column; it reads no row.
+        if !is(Some(token), "move_san") || i.checked_sub(1).is_some_and(|a| is(tokens.get(a), "as"))
+        {
+            return false;
+        }
+        // `o.move_san`: the qualifier stands before the name.
+        let start = match i.checked_sub(2) {
+            Some(q) if punct(tokens.get(q + 1), '.') => q,
+            _ => i,
+        };
+        let wrapped = start.checked_sub(2).is_some_and(|f| {
+            labels.iter().any(|l| is(tokens.get(f), l)) && punct(tokens.get(f + 1), '(')
+        }) && punct(tokens.get(i + 1), ')');
+        !wrapped
+    });
+    unlabelled.then(|| {
+        "move_san is null on the openings rows of one game (most rows): grouping, filtering \
+         or listing by it leaves their games out or in a null group; group by move_uci \
+         (MAX(move_san) then gives the SAN where a row has it)"
+            .to_owned()
+    })
+}
+
+/// A word (a name, a keyword; a quoted name without its quotes) or a
+/// punctuation mark of a statement, as [`move_san_warning`] reads it.
+#[derive(Debug, PartialEq)]
+enum SqlToken {
+    Word(String),
+    Punct(char),
+}
+
+/// The words and punctuation of `sql` outside strings and comments.
+fn sql_tokens(sql: &str) -> Vec<SqlToken> {
+    let mut tokens = Vec::new();
+    let mut rest = sql;
+    while let Some(c) = rest.chars().next() {
+        let skipped = match c {
+            '\'' => quoted(rest, c),
+            '"' => {
+                let length = quoted(rest, c);
+                let name = rest.get(1..length.saturating_sub(1)).unwrap_or_default();
+                tokens.push(SqlToken::Word(name.replace("\"\"", "\"")));
+                length
+            }
+            '-' if rest.starts_with("--") => rest.find('\n').unwrap_or(rest.len()),
+            '/' if rest.starts_with("/*") => rest[2..].find("*/").map_or(rest.len(), |i| i + 4),
+            c if c.is_alphanumeric() || c == '_' => {
+                let word = rest
+                    .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                    .unwrap_or(rest.len());
+                tokens.push(SqlToken::Word(rest[..word].to_owned()));
+                word
+            }
+            c if c.is_whitespace() => c.len_utf8(),
+            c => {
+                tokens.push(SqlToken::Punct(c));
+                c.len_utf8()
+            }
+        };
+        rest = &rest[skipped..];
+    }
+    tokens
+}
+
 /// `games.parquet` → `games`; temporary and hidden files are no tables.
 fn table_name(file_name: &str) -> Option<String> {
     let stem = file_name.strip_suffix(".parquet")?;
@@ -500,6 +582,32 @@ mod tests {
             position_keys("SELECT position_key('8/8 w - -')").map_err(|e| e.to_string()),
             Err("not a legal position: \"8/8 w - -\" (invalid board part in fen)".to_owned())
         );
+    }
+
+    #[test]
+    fn grouping_openings_by_move_san_is_warned_of() {
+        let warned = |sql: &str| move_san_warning(sql).is_some();
+        for sql in [
+            "SELECT move_san, SUM(games) FROM openings GROUP BY move_san",
+            "select o.MOVE_SAN, count(*) from OPENINGS o group by 1",
+            "SELECT \"move_san\" FROM \"openings\" WHERE position_key = 1",
+            "SELECT SUM(games) FROM openings WHERE move_san = 'e4'",
+            "SELECT move_uci, MAX(move_san) AS san, COUNT(move_san) FROM openings GROUP BY move_uci",
+            "SELECT MAX(move_san || '!') FROM openings",
+        ] {
+            assert!(warned(sql), "{sql}");
+        }
+        for sql in [
+            "SELECT move_uci, MAX(move_san) AS move_san, SUM(games) FROM openings GROUP BY move_uci",
+            "SELECT move_uci, min( o.move_san ) FROM openings o GROUP BY move_uci",
+            "SELECT move_uci FROM openings -- GROUP BY move_san",
+            "SELECT 'move_san', move_uci FROM openings /* move_san */",
+            "SELECT san FROM moves GROUP BY san",
+            "SELECT move_san FROM read_parquet('x.parquet')",
+            "SELECT * FROM openings",
+        ] {
+            assert!(!warned(sql), "{sql}");
+        }
     }
 
     #[test]

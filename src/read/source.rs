@@ -16,13 +16,50 @@ use crate::sink::summary::{SUMMARY_FILE, Summary, SummaryError};
 pub(crate) struct Data {
     dir: PathBuf,
     lake: bool,
+    /// What the summaries say, shared with [`DataCache`] while the folder
+    /// stays as it was.
+    listing: Arc<Listing>,
+    /// A lake's lock, shared, while the data is read: no commit, removal
+    /// or compaction changes the lake's folders under the reader.
+    _lock: Option<Arc<lake::LakeLock>>,
+}
+
+/// The summaries of an import's folder or a lake.
+#[derive(Debug, Default)]
+struct Listing {
     /// A lake's committed imports, by name (empty for a folder).
     imports: Vec<String>,
     /// One per import read (none for a folder without summary.json).
     summaries: Vec<Summary>,
-    /// A lake's lock, shared, while the data is read: no commit, removal
-    /// or compaction changes the lake's folders under the reader.
-    _lock: Option<Arc<lake::LakeLock>>,
+    /// The imports a lake's compacted partition covers, in the order it
+    /// numbers their games (empty for a folder).
+    compacted: Vec<String>,
+}
+
+impl Listing {
+    /// Reads the summaries of `dir` (a lake's, its lock held).
+    fn read(dir: &Path, is_lake: bool) -> Result<Listing, SummaryError> {
+        let mut listing = Listing::default();
+        if is_lake {
+            for partition in lake::partitions(dir)? {
+                listing.imports.push(partition.name);
+                listing.summaries.push(partition.summary);
+            }
+            listing.compacted = lake::covered(dir).map_err(|e| match e {
+                lake::LakeError::Io { path, source } => SummaryError::Io {
+                    path: path.display().to_string(),
+                    source,
+                },
+                other => SummaryError::Io {
+                    path: dir.display().to_string(),
+                    source: std::io::Error::other(other.to_string()),
+                },
+            })?;
+            return Ok(listing);
+        }
+        listing.summaries.extend(folder_summary(dir)?);
+        Ok(listing)
+    }
 }
 
 /// A table file that could not be scanned.
@@ -70,23 +107,14 @@ impl Data {
     /// back), when the lake can be written and no one else holds its lock:
     /// the tables read are then all of one state.
     pub(crate) fn open(dir: &Path) -> Result<Data, SummaryError> {
-        let mut data = Data {
+        let lake = lake::is_lake(dir);
+        let lock = lake.then(|| lake::read_lock(dir).map(Arc::new)).flatten();
+        Ok(Data {
             dir: dir.to_path_buf(),
-            lake: lake::is_lake(dir),
-            imports: Vec::new(),
-            summaries: Vec::new(),
-            _lock: None,
-        };
-        if data.lake {
-            data._lock = lake::read_lock(dir).map(Arc::new);
-            for partition in lake::partitions(dir)? {
-                data.imports.push(partition.name);
-                data.summaries.push(partition.summary);
-            }
-            return Ok(data);
-        }
-        data.summaries.extend(folder_summary(dir)?);
-        Ok(data)
+            lake,
+            listing: Arc::new(Listing::read(dir, lake)?),
+            _lock: lock,
+        })
     }
 
     pub(crate) fn is_lake(&self) -> bool {
@@ -101,7 +129,18 @@ impl Data {
     /// A lake's committed imports by name, each with its summary (none
     /// for a folder).
     pub(crate) fn imports(&self) -> impl Iterator<Item = (&str, &Summary)> {
-        self.imports.iter().map(String::as_str).zip(&self.summaries)
+        let listing = &*self.listing;
+        listing
+            .imports
+            .iter()
+            .map(String::as_str)
+            .zip(&listing.summaries)
+    }
+
+    /// The imports a lake's compacted partition covers, in the order it
+    /// numbers their games (`_compacted/covered.json`; none for a folder).
+    pub(crate) fn compacted(&self) -> &[String] {
+        &self.listing.compacted
     }
 
     /// Where `table` would be in an import's folder (for messages).
@@ -116,7 +155,7 @@ impl Data {
     /// import's folder. Empty when no import has the table.
     pub(crate) fn files(&self, table: &Table) -> lake::ImportFiles {
         if self.lake {
-            return lake::import_files(&self.dir, table, &self.imports);
+            return lake::import_files(&self.dir, table, &self.listing.imports);
         }
         let path = self.dir.join(table.file_name());
         match path.is_file() {
@@ -133,7 +172,133 @@ impl Data {
 
     /// The summaries of the imports read.
     pub(crate) fn summaries(&self) -> &[Summary] {
-        &self.summaries
+        &self.listing.summaries
+    }
+}
+
+/// The summaries of the folders a long-running reader (`pgnlake serve`)
+/// reads, kept while each folder stays as it was: reading and checking a
+/// lake's summaries took 0.6 ms a request on a lake of four imports.
+///
+/// A folder is as it was while its [`Stamp`] is: the identity (inode,
+/// size, change and modification times) of each summary a lake lists in
+/// `_imports/` and of its compacted imports' list, or of an import
+/// folder's `summary.json`. Every change a reader could see renames one of
+/// them into place (a commit or `--replace` its summary last, a removal
+/// takes it out, a compaction its list), as a new file of its own inode:
+/// the next [`DataCache::get`] sees it, however soon after, as the stamp
+/// is taken under the lake's read lock, which every change holds
+/// exclusively.
+// The server's state holds one (issue 64; until it is wired in, only the
+// tests use it).
+#[allow(dead_code)]
+#[derive(Debug, Default)]
+pub(crate) struct DataCache {
+    kept: std::sync::Mutex<std::collections::HashMap<PathBuf, (Stamp, Arc<Listing>)>>,
+}
+
+#[allow(dead_code)]
+impl DataCache {
+    /// The data in `dir` as [`Data::open`] reads it (a lake's read lock
+    /// taken, held by the `Data` returned), its summaries kept from the
+    /// last call while the folder is as it was then.
+    pub(crate) fn get(&self, dir: &Path) -> Result<Arc<Data>, SummaryError> {
+        let lake = lake::is_lake(dir);
+        // The lock first: the folder cannot change between the stamp and
+        // the reading (a lake's; an import's folder has no lock, and is
+        // stamped again after it is read).
+        let lock = lake.then(|| lake::read_lock(dir).map(Arc::new)).flatten();
+        let data = |listing| Data {
+            dir: dir.to_path_buf(),
+            lake,
+            listing,
+            _lock: lock.clone(),
+        };
+        let stamp = Stamp::of(dir, lake);
+        if let Some(stamp) = &stamp
+            && let Some((kept, listing)) = self.kept().get(dir)
+            && kept == stamp
+        {
+            return Ok(Arc::new(data(listing.clone())));
+        }
+        let listing = Arc::new(Listing::read(dir, lake)?);
+        match stamp {
+            Some(stamp) if Stamp::of(dir, lake).as_ref() == Some(&stamp) => {
+                self.kept()
+                    .insert(dir.to_path_buf(), (stamp, listing.clone()));
+            }
+            // Changing, or not stamped: read anew next time.
+            _ => {
+                self.kept().remove(dir);
+            }
+        }
+        Ok(Arc::new(data(listing)))
+    }
+
+    fn kept(
+        &self,
+    ) -> std::sync::MutexGuard<'_, std::collections::HashMap<PathBuf, (Stamp, Arc<Listing>)>> {
+        // A reader that panicked left the map whole: it only inserts and
+        // removes.
+        self.kept
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[allow(dead_code)] // See `DataCache`.
+/// What changes when a reader could see a folder change: the identities
+/// of the files its summaries come from, by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Stamp(Vec<(std::ffi::OsString, Option<FileStamp>)>);
+
+#[allow(dead_code)] // See `DataCache`.
+/// A file's identity: a file renamed into place is another inode, and a
+/// file rewritten has other times or size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct FileStamp {
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+#[allow(dead_code)] // See `DataCache`.
+impl FileStamp {
+    fn of(path: &Path) -> Option<FileStamp> {
+        use std::os::unix::fs::MetadataExt;
+        let meta = std::fs::metadata(path).ok()?;
+        let ns = |s: i64, n: i64| i128::from(s) * 1_000_000_000 + i128::from(n);
+        Some(FileStamp {
+            inode: meta.ino(),
+            len: meta.len(),
+            modified_ns: ns(meta.mtime(), meta.mtime_nsec()),
+            changed_ns: ns(meta.ctime(), meta.ctime_nsec()),
+        })
+    }
+}
+
+#[allow(dead_code)] // See `DataCache`.
+impl Stamp {
+    /// `dir`'s stamp; None when it cannot be taken (a folder that cannot
+    /// be listed, an import's folder without its summary): not kept.
+    fn of(dir: &Path, is_lake: bool) -> Option<Stamp> {
+        if !is_lake {
+            let summary = FileStamp::of(&dir.join(SUMMARY_FILE))?;
+            return Some(Stamp(vec![(SUMMARY_FILE.into(), Some(summary))]));
+        }
+        let imports = dir.join(lake::IMPORTS_DIR);
+        let mut files: Vec<(std::ffi::OsString, Option<FileStamp>)> = std::fs::read_dir(&imports)
+            .ok()?
+            .map(|entry| {
+                let entry = entry.ok()?;
+                Some((entry.file_name(), FileStamp::of(&entry.path())))
+            })
+            .collect::<Option<_>>()?;
+        files.sort_by(|a, b| a.0.cmp(&b.0));
+        let covered = lake::covered_path(dir);
+        files.push((covered.as_os_str().to_owned(), FileStamp::of(&covered)));
+        Some(Stamp(files))
     }
 }
 
@@ -284,6 +449,124 @@ fn scan_naming_imports_by_path(paths: Vec<PlRefPath>, table_dir: &Path) -> Polar
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sink::summary::{Options, PieceValueNames, TreeSummary};
+
+    /// The summary of an import of no games, `note` in its options.
+    fn summary(note: &str) -> String {
+        let options = Options {
+            inputs: Vec::new(),
+            out: note.to_owned(),
+            threads: 1,
+            strict: false,
+            quiet: true,
+            piece_values: PieceValueNames {
+                pawn: 1,
+                knight: 3,
+                bishop: 3,
+                rook: 5,
+                queen: 9,
+            },
+            moves: false,
+            unwinnable_nodes: 0,
+            repair: false,
+        };
+        let tree = TreeSummary {
+            plies: 20,
+            period: crate::stats::dimensions::OpeningPeriod::Month,
+            min_games: 1,
+            rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
+            rows: 0,
+            rows_dropped: 0,
+            memory_limit_bytes: 0,
+            peak_memory_bytes: 0,
+            spill_runs: 0,
+            spill_rows: 0,
+            spill_bytes: 0,
+        };
+        let counts = crate::stats::RunCounts::default();
+        let summary = Summary::new(options, Vec::new(), &counts, 0.0, Default::default(), tree);
+        serde_json::to_string(&summary).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// `text` put at `to` as a commit puts a summary: written beside it,
+    /// then renamed into place.
+    fn commit(to: &Path, text: &str) {
+        let staged = to.with_extension("staged");
+        std::fs::write(&staged, text).unwrap_or_else(|e| panic!("{e}"));
+        std::fs::rename(&staged, to).unwrap_or_else(|e| panic!("{e}"));
+    }
+
+    fn names(data: &Data) -> Vec<(String, String)> {
+        data.imports()
+            .map(|(name, s)| (name.to_owned(), s.options.out.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn a_lakes_summaries_are_kept_until_a_commit_changes_them() {
+        let lake = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let imports = lake.path().join(lake::IMPORTS_DIR);
+        std::fs::create_dir_all(&imports).unwrap_or_else(|e| panic!("{e}"));
+        commit(&imports.join("a.json"), &summary("a1"));
+        let cache = DataCache::default();
+        let get = || cache.get(lake.path()).unwrap_or_else(|e| panic!("{e}"));
+        let first = get();
+        assert!(first.is_lake());
+        assert_eq!(names(&first), [("a".into(), "a1".into())]);
+        // Unchanged: the summaries read before.
+        let again = get();
+        assert!(Arc::ptr_eq(&first.listing, &again.listing));
+        // A commit between two reads, at once: seen by the next.
+        commit(&imports.join("b.json"), &summary("b1"));
+        assert_eq!(
+            names(&get()),
+            [("a".into(), "a1".into()), ("b".into(), "b1".into())]
+        );
+        // A replace (a summary of the same size renamed over the other).
+        commit(&imports.join("a.json"), &summary("a2"));
+        assert_eq!(
+            names(&get()),
+            [("a".into(), "a2".into()), ("b".into(), "b1".into())]
+        );
+        // A removal, and a compaction's list of the imports it covers.
+        std::fs::remove_file(imports.join("b.json")).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(names(&get()), [("a".into(), "a2".into())]);
+        assert!(get().compacted().is_empty());
+        let covered = lake::covered_path(lake.path());
+        std::fs::create_dir_all(covered.parent().unwrap_or(lake.path()))
+            .unwrap_or_else(|e| panic!("{e}"));
+        commit(&covered, r#"["a"]"#);
+        assert_eq!(get().compacted(), ["a"]);
+        // As Data::open reads it.
+        let opened = Data::open(lake.path()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(names(&opened), names(&get()));
+    }
+
+    #[test]
+    fn an_import_folders_summary_is_kept_until_it_is_replaced() {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let cache = DataCache::default();
+        let out = |cache: &DataCache| {
+            let data = cache.get(dir.path()).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!data.is_lake());
+            let outs: Vec<String> = data
+                .summaries()
+                .iter()
+                .map(|s| s.options.out.clone())
+                .collect();
+            outs
+        };
+        // A folder without tables nor summary: nothing to read.
+        assert!(out(&cache).is_empty());
+        commit(&dir.path().join(SUMMARY_FILE), &summary("one"));
+        assert_eq!(out(&cache), ["one"]);
+        commit(&dir.path().join(SUMMARY_FILE), &summary("two"));
+        assert_eq!(out(&cache), ["two"]);
+        // A damaged summary is an error each time, never kept.
+        commit(&dir.path().join(SUMMARY_FILE), "{");
+        assert!(cache.get(dir.path()).is_err());
+        assert!(cache.get(dir.path()).is_err());
+    }
 
     #[test]
     fn hive_keys_are_the_folders_polars_reads_as_partitions() {

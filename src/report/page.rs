@@ -1,14 +1,21 @@
 //! Report, the page: one self-contained HTML file (inline SVG and CSS, no
 //! script, nothing fetched), a section per question, each a chart with its
 //! title, axis labels, a caption naming its table, and its numbers in a
-//! small table beside it; an empty section says so.
+//! small table beside it; an empty section says so. The sections are plain
+//! data (blocks of text, tables and charts) written by askama's template
+//! (`templates/report.html`), which escapes every value; the style is its
+//! own file (`assets/report.css`), put in the page at build time.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
+
+use askama::Template;
 
 use crate::report::charts::{self, Bars, Drawn, Line, Lines, Series};
 use crate::report::data::{MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
 use crate::stats::counts::Counts;
+
+/// The page's style.
+const STYLE: &str = include_str!("assets/report.css");
 
 /// One section: its anchor, title, caption and body (charts and tables),
 /// or why it is empty.
@@ -16,7 +23,60 @@ struct Section {
     id: &'static str,
     title: &'static str,
     caption: String,
-    body: Result<String, String>,
+    body: Result<Vec<Block>, String>,
+}
+
+/// A part of a section's body.
+enum Block {
+    /// A paragraph.
+    Text(String),
+    /// A paragraph saying what is missing.
+    Empty(String),
+    /// A sub-heading.
+    Heading(String),
+    Table(Table),
+    Chart(Chart),
+}
+
+/// A table of text cells, its header first (none when empty).
+struct Table {
+    header: Vec<String>,
+    rows: Vec<Vec<String>>,
+}
+
+impl Table {
+    fn new(header: &[impl AsRef<str>], rows: &[Vec<String>]) -> Table {
+        Table {
+            header: header.iter().map(|h| h.as_ref().to_owned()).collect(),
+            rows: rows.to_vec(),
+        }
+    }
+}
+
+/// A chart (plotters' SVG, its labels escaped by plotters), every number
+/// it plots (folded under it) and its summary table beside it.
+struct Chart {
+    svg: String,
+    numbers: Table,
+    summary: Table,
+}
+
+/// The whole page, as its template takes it.
+#[derive(Template)]
+#[template(path = "report/templates/report.html", config = "src/askama.toml")]
+struct ReportPage<'a> {
+    /// The import's folder, as given.
+    source: &'a str,
+    sections: Vec<Section>,
+}
+
+/// Blocks alone, as the page writes them (for the tests of a section's
+/// parts).
+#[cfg(test)]
+#[derive(Template)]
+#[template(path = "report/templates/blocks.html", config = "src/askama.toml")]
+struct Blocks<'a> {
+    blocks: &'a [Block],
 }
 
 /// The whole page.
@@ -32,52 +92,13 @@ pub(crate) fn render(data: &ReportData, source: &str) -> Result<String, String> 
         material(data),
         endgames(data),
     ];
-    let mut page = String::new();
-    let _ = write!(
-        page,
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <title>pgnlake report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>pgnlake report</h1>\n<p class=\"caption\">Import in <code>{}</code>.</p>\n<nav>",
-        escape(source),
-        escape(source)
-    );
-    for section in &sections {
-        let _ = write!(page, "<a href=\"#{}\">{}</a> ", section.id, section.title);
-    }
-    page.push_str("</nav>\n");
-    for section in sections {
-        let _ = write!(
-            page,
-            "<section id=\"{}\">\n<h2>{}</h2>\n<p class=\"caption\">{}</p>\n",
-            section.id,
-            section.title,
-            escape(&section.caption)
-        );
-        match section.body {
-            Ok(body) => page.push_str(&body),
-            Err(empty) => {
-                let _ = writeln!(page, "<p class=\"empty\">{}</p>", escape(&empty));
-            }
-        }
-        page.push_str("</section>\n");
-    }
-    page.push_str("</body>\n</html>\n");
-    Ok(page)
-}
-
-const STYLE: &str = "body{font-family:sans-serif;font-size:14px;max-width:1200px;margin:1em auto;\
-color:#222}h1{font-size:24px}h2{font-size:18px;margin-top:1.5em}nav a{margin-right:.8em}\
-.caption{color:#444}.empty{font-style:italic;color:#666}.row{display:flex;flex-wrap:wrap;\
-gap:16px;align-items:flex-start}.chart svg{max-width:100%;height:auto}\
-table{border-collapse:collapse;font-size:13px}td,th{border-bottom:1px solid #ddd;padding:2px 6px;\
-text-align:right}td:first-child,th:first-child{text-align:left}\
-section{page-break-inside:avoid;break-inside:avoid}@media print{nav{display:none}}";
-
-fn escape(text: &str) -> String {
-    text.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    let page = ReportPage {
+        source,
+        sections: sections.into(),
+    };
+    let mut html = page.render().map_err(|e| e.to_string())?;
+    html.push('\n');
+    Ok(html)
 }
 
 /// A chart with every number it plots (folded under it) and its summary
@@ -86,35 +107,13 @@ fn chart_and_table(
     chart: Result<Drawn, String>,
     header: &[&str],
     rows: &[Vec<String>],
-) -> Result<String, String> {
+) -> Result<Block, String> {
     let chart = chart?;
-    let mut out = format!(
-        "<div class=\"row\"><div class=\"chart\">{}<details><summary>Every number in the \
-         chart</summary>",
-        chart.svg
-    );
-    table(&mut out, &chart.header, &chart.rows);
-    out.push_str("</details></div>");
-    table(&mut out, header, rows);
-    out.push_str("</div>\n");
-    Ok(out)
-}
-
-/// An HTML table of text cells.
-fn table(out: &mut String, header: &[impl AsRef<str>], rows: &[Vec<String>]) {
-    out.push_str("<table><tr>");
-    for cell in header {
-        let _ = write!(out, "<th>{}</th>", escape(cell.as_ref()));
-    }
-    out.push_str("</tr>");
-    for row in rows {
-        out.push_str("<tr>");
-        for cell in row {
-            let _ = write!(out, "<td>{}</td>", escape(cell));
-        }
-        out.push_str("</tr>");
-    }
-    out.push_str("</table>");
+    Ok(Block::Chart(Chart {
+        numbers: Table::new(&chart.header, &chart.rows),
+        svg: chart.svg,
+        summary: Table::new(header, rows),
+    }))
 }
 
 fn percent(value: Option<f64>) -> String {
@@ -166,7 +165,7 @@ fn share(part: u64, whole: u64) -> Option<f64> {
 }
 
 /// Named counts as horizontal bars, with their table.
-fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<String, String> {
+fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<Block, String> {
     let chart = Bars {
         x_label: unit.into(),
         y_label: what.into(),
@@ -188,31 +187,33 @@ fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<Stri
 /// The result audit: how many declared results the board confirms, and a
 /// chart of the others (beside hundreds of thousands of consistent games
 /// a few dozen contradictions would not show as bars).
-fn audit(checks: &[(String, u64)]) -> Result<String, String> {
+fn audit(checks: &[(String, u64)]) -> Result<Vec<Block>, String> {
     let (consistent, contradicted): (Vec<_>, Vec<_>) = checks
         .iter()
         .cloned()
         .partition(|(check, _)| check == "consistent");
     let confirmed: u64 = consistent.iter().map(|(_, n)| n).sum();
-    let mut out =
-        format!("<p>{confirmed} games: the declared result is consistent with the board.");
+    let said = format!("{confirmed} games: the declared result is consistent with the board.");
     if contradicted.is_empty() {
-        out.push_str(" No declared result contradicts it.</p>\n");
-        return Ok(out);
+        return Ok(vec![Block::Text(format!(
+            "{said} No declared result contradicts it."
+        ))]);
     }
-    out.push_str(" The others, by what the board shows:</p>\n");
-    out.push_str(&counts_chart(&contradicted, "result check", "games")?);
-    Ok(out)
+    Ok(vec![
+        Block::Text(format!("{said} The others, by what the board shows:")),
+        counts_chart(&contradicted, "result check", "games")?,
+    ])
 }
 
 fn run(data: &ReportData) -> Section {
     let body = match &data.run {
         None => Err("No summary.json in this folder.".to_owned()),
-        Some(run) if run.rejected_by_reason.is_empty() => {
-            Ok(run_table(run) + "<p>No game was rejected.</p>\n")
-        }
+        Some(run) if run.rejected_by_reason.is_empty() => Ok(vec![
+            run_table(run),
+            Block::Text("No game was rejected.".into()),
+        ]),
         Some(run) => counts_chart(&run.rejected_by_reason, "reason", "games rejected")
-            .map(|chart| run_table(run) + &chart),
+            .map(|chart| vec![run_table(run), chart]),
     };
     Section {
         id: "run",
@@ -222,29 +223,30 @@ fn run(data: &ReportData) -> Section {
     }
 }
 
-fn run_table(run: &crate::report::data::RunFacts) -> String {
-    let mut out = String::from("<table>");
-    let _ = write!(
-        out,
-        "<tr><td>games read</td><td>{}</td></tr><tr><td>accepted</td><td>{}</td></tr>\
-         <tr><td>rejected</td><td>{}</td></tr><tr><td>read = accepted + rejected</td><td>{}</td></tr>",
-        run.games_read,
-        run.accepted,
-        run.rejected,
-        if run.balanced { "yes" } else { "NO (mismatch)" }
-    );
+fn run_table(run: &crate::report::data::RunFacts) -> Block {
+    let pair = |name: &str, value: String| vec![name.to_owned(), value];
+    let mut rows = vec![
+        pair("games read", run.games_read.to_string()),
+        pair("accepted", run.accepted.to_string()),
+        pair("rejected", run.rejected.to_string()),
+        pair(
+            "read = accepted + rejected",
+            if run.balanced { "yes" } else { "NO (mismatch)" }.to_owned(),
+        ),
+    ];
     if run.repaired > 0 {
-        let _ = write!(
-            out,
-            "<tr><td>accepted after repair (--repair)</td><td>{}</td></tr>",
-            run.repaired
-        );
+        rows.push(pair(
+            "accepted after repair (--repair)",
+            run.repaired.to_string(),
+        ));
     }
     for (path, games) in &run.inputs {
-        let _ = write!(out, "<tr><td>{}</td><td>{games}</td></tr>", escape(path));
+        rows.push(pair(path, games.to_string()));
     }
-    out.push_str("</table>\n");
-    out
+    Block::Table(Table {
+        header: Vec::new(),
+        rows,
+    })
 }
 
 /// Most bars the years chart draws: a longer span is drawn by decade (an
@@ -320,7 +322,7 @@ fn years(data: &ReportData) -> Section {
             .take(12)
             .map(|(name, m)| vec![name.clone(), m.values().sum::<u64>().to_string()])
             .collect();
-        chart_and_table(charts::bars(&chart), &["latest 12", "games"], &rows)
+        chart_and_table(charts::bars(&chart), &["latest 12", "games"], &rows).map(|b| vec![b])
     };
     Section {
         id: "years",
@@ -360,10 +362,13 @@ fn end_states(data: &ReportData) -> Section {
             .as_ref()
             .map(|r| r.result_checks.as_slice())
             .unwrap_or_default();
-        by_end_state.and_then(|mut body| {
+        by_end_state.and_then(|chart| {
+            let mut body = vec![chart];
             if !checks.is_empty() {
-                body.push_str("<h3>The result audit: the declared result against the board</h3>\n");
-                body.push_str(&audit(checks)?);
+                body.push(Block::Heading(
+                    "The result audit: the declared result against the board".into(),
+                ));
+                body.extend(audit(checks)?);
             }
             Ok(body)
         })
@@ -432,6 +437,7 @@ fn rating(data: &ReportData) -> Section {
             &["bucket", "games", "white score"],
             &rows,
         )
+        .map(|b| vec![b])
     };
     Section {
         id: "rating",
@@ -486,6 +492,7 @@ fn draws(data: &ReportData) -> Section {
             &["time class", "games", "draw rate"],
             &rows,
         )
+        .map(|b| vec![b])
     };
     Section {
         id: "draws",
@@ -524,6 +531,7 @@ fn openings(data: &ReportData) -> Section {
             &["opening", "games", "white", "draws", "black"],
             &rows,
         )
+        .map(|b| vec![b])
     };
     Section {
         id: "openings",
@@ -544,7 +552,7 @@ fn short(text: &str, chars: usize) -> String {
 }
 
 fn tree(data: &ReportData) -> Result<Section, String> {
-    let mut body = String::new();
+    let mut body = Vec::new();
     for (label, moves) in &data.first_moves {
         let moves: Vec<_> = moves.iter().take(8).collect();
         if moves.is_empty() {
@@ -552,11 +560,10 @@ fn tree(data: &ReportData) -> Result<Section, String> {
                 "start" => "the start position".to_owned(),
                 after => format!("the position after {after}"),
             };
-            let _ = writeln!(
-                body,
-                "<p class=\"empty\">No game of the opening tree reaches {position} (an \
-                 import with --opening-plies 0 has no tree).</p>"
-            );
+            body.push(Block::Empty(format!(
+                "No game of the opening tree reaches {position} (an import with \
+                 --opening-plies 0 has no tree)."
+            )));
             continue;
         }
         let counts: Vec<Counts> = moves
@@ -580,16 +587,12 @@ fn tree(data: &ReportData) -> Result<Section, String> {
             .zip(&counts)
             .map(|(m, c)| counts_row(m.san.clone(), c))
             .collect();
-        let _ = writeln!(
-            body,
-            "<h3>{}</h3>",
-            if label == "start" {
-                "The start position".to_owned()
-            } else {
-                format!("After {label}")
-            }
-        );
-        body.push_str(&chart_and_table(
+        body.push(Block::Heading(if label == "start" {
+            "The start position".to_owned()
+        } else {
+            format!("After {label}")
+        }));
+        body.push(chart_and_table(
             charts::bars(&chart),
             &["move", "games", "white", "draws", "black"],
             &rows,
@@ -658,6 +661,7 @@ fn material(data: &ReportData) -> Section {
             &["checkpoint", "games", "white score"],
             &rows,
         )
+        .map(|b| vec![b])
     };
     Section {
         id: "material",
@@ -701,6 +705,7 @@ fn endgames(data: &ReportData) -> Section {
             &["endgame", "games", "stronger", "draws", "weaker"],
             &rows,
         )
+        .map(|b| vec![b])
     };
     Section {
         id: "endgames",
@@ -778,26 +783,53 @@ mod tests {
         assert!(periods(&BTreeMap::new()).is_empty());
     }
 
+    /// `blocks` as the page writes them.
+    fn blocks(blocks: &Result<Vec<Block>, String>) -> String {
+        let blocks = blocks.as_ref().unwrap_or_else(|e| panic!("{e}"));
+        Blocks { blocks }.render().unwrap_or_else(|e| panic!("{e}"))
+    }
+
     #[test]
     fn the_audit_charts_only_what_the_board_contradicts() {
         let checks = |pairs: &[(&str, u64)]| -> Vec<(String, u64)> {
             pairs.iter().map(|&(c, n)| (c.to_owned(), n)).collect()
         };
-        let html = audit(&checks(&[
+        let html = blocks(&audit(&checks(&[
             ("consistent", 454_220),
             ("contradicts_checkmate", 14),
             ("contradicts_stalemate", 1),
-        ]))
-        .unwrap_or_else(|e| panic!("{e}"));
-        assert!(html.starts_with("<p>454220 games: the declared result is consistent"));
+        ])));
+        assert!(
+            html.trim_start()
+                .starts_with("<p>454220 games: the declared result is consistent"),
+            "{html}"
+        );
         assert!(
             html.contains("<td>contradicts_checkmate</td><td>14</td>"),
             "{html}"
         );
         assert!(!html.contains("<td>consistent</td>"), "{html}");
-        let all_fine = audit(&checks(&[("consistent", 5)])).unwrap_or_else(|e| panic!("{e}"));
+        let all_fine = blocks(&audit(&checks(&[("consistent", 5)])));
         assert!(all_fine.contains("No declared result contradicts it."));
         assert!(!all_fine.contains("<svg"));
+    }
+
+    #[test]
+    fn names_from_the_archive_are_escaped_and_the_markup_is_ours() {
+        let data = ReportData {
+            run: Some(crate::report::data::RunFacts {
+                inputs: vec![("<b>x</b>&\"y\".pgn".to_owned(), 3)],
+                ..Default::default()
+            }),
+            ..ReportData::default()
+        };
+        let page = render(&data, "<script>alert(1)</script>").unwrap_or_else(|e| panic!("{e}"));
+        assert!(!page.contains("<script"), "{page}");
+        assert!(!page.contains("<b>x"), "{page}");
+        assert!(page.contains("<code>&#60;script&#62;alert(1)&#60;/script&#62;</code>"));
+        assert!(page.contains("<td>&#60;b&#62;x&#60;/b&#62;&#38;&#34;y&#34;.pgn</td><td>3</td>"));
+        // The page's own style, from its file.
+        assert!(page.contains(".caption { color: #444; }"));
     }
 
     #[test]

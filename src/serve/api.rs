@@ -13,25 +13,25 @@
 use std::sync::Arc;
 
 use axum::Json;
-use axum::extract::{RawQuery, State as Shared};
-use serde::Serialize;
+use axum::extract::State as Shared;
+use serde::{Deserialize, Serialize};
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::{CastlingMode, Chess, Move, Position};
 
-use super::games::{ApiGame, GameWithUci, speed_of_name};
-use super::params::{BadRequest, Params};
+use super::blocking;
+use super::error::ApiError;
+use super::games::{ApiGame, GameWithUci};
+use super::query::{Count, Flag, Lichess, List, Year};
 use super::state::State;
-use super::{ApiError, blocking};
 use crate::error::ExploreError;
-use crate::model::{BandRange, Month, RatingBand, TimeClass};
+use crate::model::{Month, RatingGroup, TimeClass};
 use crate::read::explore::filters::Bounds;
 use crate::read::explore::locate::{OpeningLabel, position_of_fen};
 use crate::read::explore::position::{MoveSums, PositionSums, RatedGame, read_position};
 use crate::read::explore::top_games::{
     FoundGames, GameAt, GameIds, best_games, latest_games, read_games,
 };
-use crate::read::source::Data;
 use crate::stats::counts::Counts;
 use crate::stats::dimensions::OpeningPeriod;
 
@@ -41,12 +41,18 @@ const LICHESS_TOP: usize = 4;
 const LICHESS_GAMES: usize = 8;
 const MASTERS_TOP: usize = 15;
 /// `maxGames` (pgnlake's own parameter) lifts lila's caps up to this.
-const MOST_GAMES: usize = 200;
+pub(crate) const MOST_GAMES: usize = 200;
 /// Moves listed by default, as lila lists them.
 const DEFAULT_MOVES: usize = 12;
 
-/// lichess's rating groups, by their lower bound.
-pub(crate) const RATING_GROUPS: [i32; 9] = [0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500];
+/// The position a request names: lila's `variant`, `fen` and `play`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct PositionQuery {
+    pub variant: Option<String>,
+    pub fen: Option<String>,
+    #[serde(default)]
+    pub play: List<String>,
+}
 
 /// The position a request asks about: `fen` (the start when absent),
 /// then the UCI moves of `play`; with its opening, the last named along
@@ -62,30 +68,30 @@ pub(crate) struct Asked {
 }
 
 impl Asked {
-    pub(crate) fn parse(params: &Params) -> Result<Asked, BadRequest> {
-        if let Some(variant) = params.get("variant")
+    pub(crate) fn of(query: &PositionQuery) -> Result<Asked, ApiError> {
+        if let Some(variant) = query.variant.as_deref()
             && !matches!(variant, "standard" | "chess" | "fromPosition" | "Standard")
         {
-            return Err(BadRequest::new(format!(
+            return Err(ApiError::bad_request(format!(
                 "variant={variant:?}: this explorer holds standard chess only"
             )));
         }
-        let mut position = match params.get("fen") {
+        let mut position = match query.fen.as_deref() {
             // lila reads `_` between a FEN's fields too.
             Some(fen) => position_of_fen(&fen.replace('_', " ")).map_err(|e| match e {
                 ExploreError::BadFen { fen, message } => {
-                    BadRequest::new(format!("fen={fen:?}: not a legal position ({message})"))
+                    ApiError::bad_request(format!("fen={fen:?}: not a legal position ({message})"))
                 }
-                other => BadRequest::new(other.to_string()),
+                other => ApiError::bad_request(other.to_string()),
             })?,
             None => Chess::default(),
         };
         let mut opening = OpeningLabel::of_position(&position);
-        let play: Vec<String> = params.list("play").into_iter().map(str::to_owned).collect();
+        let play = query.play.0.clone();
         let mut line = Vec::new();
         for (ply, uci) in play.iter().enumerate() {
             let m = legal(&position, uci).ok_or_else(|| {
-                BadRequest::new(format!(
+                ApiError::bad_request(format!(
                     "play: {uci:?} (move {}) is not a legal move in {}",
                     ply + 1,
                     shakmaty::fen::Fen::from_position(&position, shakmaty::EnPassantMode::Legal)
@@ -116,12 +122,42 @@ pub(crate) fn legal(pos: &Chess, uci: &str) -> Option<Move> {
     UciMove::from_ascii(uci.as_bytes()).ok()?.to_move(pos).ok()
 }
 
+/// `/lichess`' own parameters (lila's names).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct LichessQuery {
+    #[serde(default)]
+    pub speeds: List<TimeClass>,
+    /// Ratings, each taken as the lichess group it falls in.
+    #[serde(default)]
+    pub ratings: List<RatingGroup>,
+    pub since: Option<Month>,
+    pub until: Option<Month>,
+    pub moves: Option<Count>,
+    pub top_games: Option<Count>,
+    pub recent_games: Option<Count>,
+    /// pgnlake's: lifts lila's caps on the games listed.
+    pub max_games: Option<Count>,
+    pub history: Option<Flag>,
+}
+
+/// `/masters`' own parameters: years, not months.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct MastersQuery {
+    pub since: Option<Year>,
+    pub until: Option<Year>,
+    pub moves: Option<Count>,
+    pub top_games: Option<Count>,
+    pub max_games: Option<Count>,
+}
+
 /// What `/lichess` (or `/masters`) keeps and lists.
 #[derive(Debug, Clone)]
 pub(crate) struct Wanted {
     pub speeds: Vec<TimeClass>,
     /// lichess rating groups asked for (none: all rows, rated or not).
-    pub groups: Vec<i32>,
+    pub groups: Vec<RatingGroup>,
     pub since: Option<Month>,
     pub until: Option<Month>,
     pub moves: usize,
@@ -132,49 +168,47 @@ pub(crate) struct Wanted {
 }
 
 impl Wanted {
-    pub(crate) fn lichess(params: &Params) -> Result<Wanted, BadRequest> {
-        let most = params.count("maxGames", 0, MOST_GAMES)?;
+    pub(crate) fn lichess(query: &LichessQuery) -> Wanted {
+        let most = Count::capped(query.max_games, 0, MOST_GAMES);
         let (top_cap, games_cap) = match most {
             0 => (LICHESS_TOP, LICHESS_GAMES),
             n => (n, 2 * n),
         };
-        Ok(Wanted {
-            speeds: speeds(params)?,
-            groups: groups(params)?,
-            since: month(params, "since")?,
-            until: month(params, "until")?,
-            moves: params.count("moves", DEFAULT_MOVES, usize::MAX)?,
-            top_games: params.count("topGames", top_cap, top_cap)?,
-            recent_games: params.count("recentGames", games_cap, games_cap)?,
-            history: params.flag("history", false)?,
+        let mut groups = query.ratings.distinct();
+        groups.sort_unstable();
+        Wanted {
+            speeds: query.speeds.distinct(),
+            groups,
+            since: query.since,
+            until: query.until,
+            moves: Count::capped(query.moves, DEFAULT_MOVES, usize::MAX),
+            top_games: Count::capped(query.top_games, top_cap, top_cap),
+            recent_games: Count::capped(query.recent_games, games_cap, games_cap),
+            history: query.history.is_some_and(|f| f.0),
             masters: false,
-        })
+        }
     }
 
-    pub(crate) fn masters(params: &Params) -> Result<Wanted, BadRequest> {
-        let most = params.count("maxGames", 0, MOST_GAMES)?;
+    pub(crate) fn masters(query: &MastersQuery) -> Result<Wanted, ApiError> {
+        let most = Count::capped(query.max_games, 0, MOST_GAMES);
         let top_cap = if most == 0 { MASTERS_TOP } else { most };
-        let year = |name: &str| -> Result<Option<i64>, BadRequest> {
-            params
-                .get(name)
-                .map(|text| {
-                    text.trim()
-                        .parse::<i64>()
-                        .ok()
-                        .filter(|y| (0..=5460).contains(y))
-                        .ok_or_else(|| BadRequest::new(format!("{name}={text:?}: expected a year")))
-                })
-                .transpose()
+        let year = |name: &str, year: Option<Year>, month: i64| {
+            year.map(|y| {
+                Month::new(i64::from(y.0), month)
+                    .filter(|_| y.0 <= 5460)
+                    .ok_or_else(|| {
+                        ApiError::bad_request(format!("{name}: {}: expected a year", y.0))
+                    })
+            })
+            .transpose()
         };
-        let since = year("since")?.and_then(|y| Month::new(y, 1));
-        let until = year("until")?.and_then(|y| Month::new(y, 12));
         Ok(Wanted {
             speeds: Vec::new(),
             groups: Vec::new(),
-            since,
-            until,
-            moves: params.count("moves", DEFAULT_MOVES, usize::MAX)?,
-            top_games: params.count("topGames", top_cap, top_cap)?,
+            since: year("since", query.since, 1)?,
+            until: year("until", query.until, 12)?,
+            moves: Count::capped(query.moves, DEFAULT_MOVES, usize::MAX),
+            top_games: Count::capped(query.top_games, top_cap, top_cap),
             recent_games: 0,
             history: false,
             masters: true,
@@ -192,70 +226,11 @@ impl Wanted {
                  give since as YYYY-01 and until as YYYY-12",
             ));
         }
-        let bands = self
-            .groups
-            .iter()
-            .filter_map(|&g| BandRange::lichess_group(g))
-            .collect();
+        let bands = self.groups.iter().map(|g| g.bands()).collect();
         let months = (self.since, self.until, "since/until");
         Bounds::new(self.speeds.clone(), bands, months, period)
             .map_err(|e| ApiError::bad_request(e.to_string()))
     }
-}
-
-/// `speeds`: lichess's names (or pgnlake's); none: all.
-pub(crate) fn speeds(params: &Params) -> Result<Vec<TimeClass>, BadRequest> {
-    let mut speeds = Vec::new();
-    for name in params.list("speeds") {
-        let class = speed_of_name(name).ok_or_else(|| {
-            BadRequest::new(format!(
-                "speeds: {name:?} is not a speed (ultraBullet, bullet, blitz, rapid, classical, correspondence)"
-            ))
-        })?;
-        if !speeds.contains(&class) {
-            speeds.push(class);
-        }
-    }
-    Ok(speeds)
-}
-
-/// `ratings`: each a rating, taken as the lichess group it falls in (as
-/// lila does: `1500` is the group 1400).
-fn groups(params: &Params) -> Result<Vec<i32>, BadRequest> {
-    let mut groups = Vec::new();
-    for text in params.list("ratings") {
-        let rating = text.parse::<i32>().ok().filter(|r| (0..=4000).contains(r));
-        let rating = rating.ok_or_else(|| {
-            BadRequest::new(format!(
-                "ratings: {text:?} is not a rating (lichess's groups: 0, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2500)"
-            ))
-        })?;
-        let group = RATING_GROUPS
-            .iter()
-            .rev()
-            .find(|&&g| g <= rating)
-            .copied()
-            .unwrap_or(0);
-        if !groups.contains(&group) {
-            groups.push(group);
-        }
-    }
-    groups.sort_unstable();
-    Ok(groups)
-}
-
-/// `since` / `until` as lila reads a month: `YYYY-MM` or `YYYY/MM`, the
-/// month unpadded or not.
-pub(crate) fn month(params: &Params, name: &str) -> Result<Option<Month>, BadRequest> {
-    let Some(text) = params.get(name) else {
-        return Ok(None);
-    };
-    let parsed = text.trim().split_once(['-', '/']).and_then(|(y, m)| {
-        Month::new(y.parse().ok()?, m.parse().ok()?).filter(|_| (4..=7).contains(&y.len()))
-    });
-    parsed
-        .map(Some)
-        .ok_or_else(|| BadRequest::new(format!("{name}={text:?}: expected a month, YYYY-MM")))
 }
 
 /// lila-openingexplorer's answer (its fields in their order).
@@ -299,62 +274,51 @@ pub(crate) struct HistoryMonth {
 
 pub(crate) async fn lichess(
     Shared(state): Shared<Arc<State>>,
-    RawQuery(query): RawQuery,
+    Lichess(at): Lichess<PositionQuery>,
+    Lichess(query): Lichess<LichessQuery>,
 ) -> Result<Json<Explorer>, ApiError> {
-    answer(&state, query, Wanted::lichess, false).await
+    let (asked, wanted) = (Asked::of(&at)?, Wanted::lichess(&query));
+    answer(&state, asked, wanted).await
 }
 
 /// lila's older `/lichess/history`: `/lichess` with `history` and no
 /// moves or games.
 pub(crate) async fn lichess_history(
     Shared(state): Shared<Arc<State>>,
-    RawQuery(query): RawQuery,
+    Lichess(at): Lichess<PositionQuery>,
+    Lichess(query): Lichess<LichessQuery>,
 ) -> Result<Json<Explorer>, ApiError> {
-    let history_only = |params: &Params| {
-        let wanted = Wanted::lichess(params)?;
-        Ok(Wanted {
-            history: true,
-            moves: 0,
-            top_games: 0,
-            recent_games: 0,
-            ..wanted
-        })
+    let wanted = Wanted {
+        history: true,
+        moves: 0,
+        top_games: 0,
+        recent_games: 0,
+        ..Wanted::lichess(&query)
     };
-    answer(&state, query, history_only, false).await
+    answer(&state, Asked::of(&at)?, wanted).await
 }
 
 pub(crate) async fn masters(
     Shared(state): Shared<Arc<State>>,
-    RawQuery(query): RawQuery,
+    Lichess(at): Lichess<PositionQuery>,
+    Lichess(query): Lichess<MastersQuery>,
 ) -> Result<Json<Explorer>, ApiError> {
-    answer(&state, query, Wanted::masters, true).await
+    let (asked, wanted) = (Asked::of(&at)?, Wanted::masters(&query)?);
+    answer(&state, asked, wanted).await
 }
 
-/// The answer to `query` read as `wanted` reads it, from `--masters` or
-/// `--data`.
+/// The answer for `asked` and `wanted`, from `--masters` or `--data`.
 async fn answer(
     state: &Arc<State>,
-    query: Option<String>,
-    wanted: impl Fn(&Params) -> Result<Wanted, BadRequest>,
-    masters: bool,
+    asked: Asked,
+    wanted: Wanted,
 ) -> Result<Json<Explorer>, ApiError> {
-    let params = Params::parse(query.as_deref())?;
-    let (asked, wanted) = (Asked::parse(&params)?, wanted(&params)?);
     let answer = blocking(state, move |s| {
-        let dir = if masters { &s.masters } else { &s.data };
+        let dir = if wanted.masters { &s.masters } else { &s.data };
         explore(s, dir, &asked, &wanted)
     })
     .await?;
     Ok(Json(answer))
-}
-
-/// A failure to read the tables: a 500 naming the file (logged); a
-/// filter the tables cannot answer: a 400.
-pub(crate) fn read_error(e: ExploreError) -> ApiError {
-    match e {
-        ExploreError::BadFilter { message } => ApiError::bad_request(message),
-        other => ApiError::internal(other.to_string()),
-    }
 }
 
 /// The answer for `asked` and `wanted` from the data in `dir`.
@@ -364,17 +328,17 @@ pub(crate) fn explore(
     asked: &Asked,
     wanted: &Wanted,
 ) -> Result<Explorer, ApiError> {
-    let data = Data::open(dir).map_err(|e| ApiError::internal(e.to_string()))?;
+    let data = state.data_at(dir)?;
     let period = data
         .summaries()
         .first()
         .map_or(OpeningPeriod::Month, |s| s.opening_tree.period);
     let bounds = wanted.bounds(period)?;
     let pos = &asked.position;
-    let sums = read_position(&data, pos, &bounds, &state.files).map_err(read_error)?;
-    let ids = GameIds::of(&data).map_err(read_error)?;
-    let lists = Lists::choose(&sums, &ids, wanted).map_err(read_error)?;
-    let found = read_games(&data, &lists.wanted(), &state.files).map_err(read_error)?;
+    let sums = read_position(&data, pos, &bounds, &state.files)?;
+    let ids = GameIds::of(&data)?;
+    let lists = Lists::choose(&sums, &ids, wanted)?;
+    let found = read_games(&data, &lists.wanted(), &state.files)?;
     let mut total = Counts::default();
     // lila's order: by the games with a result (those it counts), ties by
     // SAN here (lila leaves them in any order).
@@ -427,7 +391,7 @@ pub(crate) fn explore(
 }
 
 fn api_game(found: &FoundGames, game: &GameAt, wanted: &Wanted) -> Result<ApiGame, ApiError> {
-    let game = found.get(game).map_err(read_error)?;
+    let game = found.get(game)?;
     Ok(ApiGame::of(&game, wanted.masters))
 }
 
@@ -568,13 +532,13 @@ fn lichess_top(
     let mut ranked = Vec::new();
     for (index, m) in sums.moves.iter().enumerate() {
         for best in &m.best {
-            let Some(group) = best.row.band().map(group_of_band) else {
+            let Some(group) = best.row.band().map(RatingGroup::of_band) else {
                 continue;
             };
             if group < lowest {
                 continue;
             }
-            let score = high_score(best.row.speed()) - group;
+            let score = best.row.speed().lichess_high_score() - group.lower_bound();
             ranked.push((score, index, ids.place(&best.game)?));
         }
     }
@@ -593,12 +557,13 @@ fn lichess_top(
 }
 
 /// The lowest group top games come from (see [`lichess_top`]).
-fn top_group(groups: &[i32]) -> Option<i32> {
+fn top_group(groups: &[RatingGroup]) -> Option<RatingGroup> {
+    let of = |bound| RatingGroup::of_bound(bound);
     if groups.is_empty() {
-        return Some(2000);
+        return of(2000);
     }
     let mut lowest = None;
-    for group in [2500, 2200, 2000] {
+    for group in [2500, 2200, 2000].into_iter().filter_map(of) {
         if !groups.contains(&group) {
             break;
         }
@@ -607,42 +572,21 @@ fn top_group(groups: &[i32]) -> Option<i32> {
     lowest
 }
 
-/// The lichess group a band falls in (by its lower bound).
-pub(crate) fn group_of_band(band: RatingBand) -> i32 {
-    let low = band.lower_bound();
-    RATING_GROUPS
-        .iter()
-        .rev()
-        .find(|&&g| g <= low)
-        .copied()
-        .unwrap_or(0)
-}
-
-/// lila's best score of a speed (`Speed::highscore`); an unknown speed
-/// ranks last.
-fn high_score(speed: TimeClass) -> i32 {
-    match speed {
-        TimeClass::UltraBullet => 2644,
-        TimeClass::Bullet => 3352,
-        TimeClass::Blitz => 2974,
-        TimeClass::Rapid => 2949,
-        TimeClass::Classical => 2533,
-        TimeClass::Correspondence => 4000,
-        TimeClass::Unknown => 10_000,
-    }
-}
-
-/// lila's `history`: the months from `since` (else the first with games
-/// of the position) to the last with games of the position, filtered out
-/// or not, empty ones as zeros; without `until`, the last month is left
-/// out (lila's may be half imported).
+/// lila's `history`: the months from `since` to `until`, each with the
+/// counts of the games kept, empty months as zeros; bounded by the
+/// archive: from the first month with games of the position (or `since`,
+/// when later) to the last (or `until`, when earlier). lila leaves out
+/// the current month, which it may be importing still; an archive's last
+/// month is complete, so it stays.
 fn history(sums: &PositionSums, since: Option<Month>, until: Option<Month>) -> Vec<HistoryMonth> {
     let Some((first, last)) = sums.months else {
         return Vec::new();
     };
-    let mut month = since.unwrap_or(first);
+    let from = since.map_or(first, |s| s.max(first));
+    let to = until.map_or(last, |u| u.min(last));
     let mut out = Vec::new();
-    while month <= last {
+    let mut month = from;
+    while month <= to {
         let counts = sums.by_month.get(&month).copied().unwrap_or_default();
         out.push(HistoryMonth {
             month: month.to_string(),
@@ -653,45 +597,51 @@ fn history(sums: &PositionSums, since: Option<Month>, until: Option<Month>) -> V
         let Some(next) = month.next() else { break };
         month = next;
     }
-    if until.is_none() {
-        out.pop();
-    }
     out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::model::RatingBand;
+    use crate::serve::query::parse;
 
-    fn params(query: &str) -> Params {
-        Params::parse(Some(query)).unwrap_or_else(|e| panic!("{}", e.0))
+    fn asked(query: &str) -> Result<Asked, String> {
+        parse::<PositionQuery>(Some(query))
+            .and_then(|q| Asked::of(&q))
+            .map_err(|e| e.message().to_owned())
+    }
+
+    fn lichess(query: &str) -> Result<Wanted, String> {
+        parse::<LichessQuery>(Some(query))
+            .map(|q| Wanted::lichess(&q))
+            .map_err(|e| e.message().to_owned())
     }
 
     #[test]
     fn a_position_is_the_fen_then_the_moves_of_play_named_along_the_line() {
-        let asked =
-            Asked::parse(&params("play=e2e4,c7c5,g1f3")).unwrap_or_else(|e| panic!("{}", e.0));
-        assert_eq!(asked.opening.map(|o| o.eco), Some("B27"));
-        let bad = Asked::parse(&params("play=e2e4,e2e4")).err().map(|e| e.0);
+        let asked_ok = |q: &str| asked(q).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
-            bad.as_deref(),
+            asked_ok("play=e2e4,c7c5,g1f3").opening.map(|o| o.eco),
+            Some("B27")
+        );
+        assert_eq!(
+            asked("play=e2e4,e2e4").err().as_deref(),
             Some(
                 "play: \"e2e4\" (move 2) is not a legal move in \
                  rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
             )
         );
-        assert!(Asked::parse(&params("fen=8/8/8+w")).is_err());
-        assert!(Asked::parse(&params("variant=atomic")).is_err());
+        assert!(asked("fen=8/8/8+w").is_err());
+        assert!(asked("variant=atomic").is_err());
         // Castling as the king taking its rook is read, and written so.
         let castle = "fen=r3k2r/8/8/8/8/8/8/R3K2R_w_KQkq_-&play=e1h1";
-        let castled = Asked::parse(&params(castle)).unwrap_or_else(|e| panic!("{}", e.0));
+        let castled = asked_ok(castle);
         assert_eq!(
             castled.position.board().king_of(shakmaty::Color::White),
             Some(shakmaty::Square::G1)
         );
-        let before = Asked::parse(&params(&castle[..castle.len() - 10]))
-            .map(|a| a.position)
-            .unwrap_or_default();
+        let before = asked_ok(&castle[..castle.len() - 10]).position;
         assert_eq!(
             legal(&before, "e1g1").map(lichess_uci).as_deref(),
             Some("e1h1")
@@ -701,9 +651,12 @@ mod tests {
 
     #[test]
     fn ratings_fall_in_lichess_groups_and_months_are_read_as_lila_reads_them() {
-        let wanted = Wanted::lichess(&params("ratings=1500,2500,2800,0&speeds=blitz,ultraBullet&since=2020-1&until=2021/03&topGames=9"))
-            .unwrap_or_else(|e| panic!("{}", e.0));
-        assert_eq!(wanted.groups, [0, 1400, 2500]);
+        let wanted = lichess(
+            "ratings=1500,2500,2800,0&speeds=blitz,ultraBullet&since=2020-1&until=2021/03&topGames=9",
+        )
+        .unwrap_or_else(|e| panic!("{e}"));
+        let bounds: Vec<i32> = wanted.groups.iter().map(|g| g.lower_bound()).collect();
+        assert_eq!(bounds, [0, 1400, 2500]);
         assert_eq!(wanted.speeds, [TimeClass::Blitz, TimeClass::UltraBullet]);
         assert_eq!(
             wanted.since.map(|m| m.to_string()).as_deref(),
@@ -724,10 +677,18 @@ mod tests {
             "moves=-1",
             "history=maybe",
         ] {
-            assert!(Wanted::lichess(&params(bad)).is_err(), "{bad}");
+            let message = lichess(bad).err();
+            let name = bad.split('=').next().unwrap_or_default();
+            assert!(
+                message
+                    .as_deref()
+                    .is_some_and(|m| m.starts_with(&format!("{name}: "))),
+                "{bad}: {message:?}"
+            );
         }
-        let masters =
-            Wanted::masters(&params("since=1990&until=2000")).unwrap_or_else(|e| panic!("{}", e.0));
+        let masters = parse::<MastersQuery>(Some("since=1990&until=2000"))
+            .and_then(|q| Wanted::masters(&q))
+            .unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(
             masters.since.map(|m| m.to_string()).as_deref(),
             Some("1990-01")
@@ -737,21 +698,51 @@ mod tests {
             Some("2000-12")
         );
         assert_eq!(masters.top_games, 15);
-        let uncapped = Wanted::lichess(&params("maxGames=50&topGames=30"))
-            .unwrap_or_else(|e| panic!("{}", e.0));
+        let uncapped = lichess("maxGames=50&topGames=30").unwrap_or_else(|e| panic!("{e}"));
         assert_eq!((uncapped.top_games, uncapped.recent_games), (30, 100));
     }
 
     #[test]
     fn top_games_come_from_2000_up_unless_the_ratings_leave_out_2500() {
-        assert_eq!(top_group(&[]), Some(2000));
-        assert_eq!(top_group(&[2000, 2200, 2500]), Some(2000));
-        assert_eq!(top_group(&[1800, 2200, 2500]), Some(2200));
-        assert_eq!(top_group(&[2500]), Some(2500));
-        assert_eq!(top_group(&[2000, 2200]), None);
-        let band = |low| RatingBand::from_column(low).map(group_of_band);
-        assert_eq!(band(800), Some(0));
+        let groups = |bounds: &[i32]| -> Vec<RatingGroup> {
+            bounds
+                .iter()
+                .filter_map(|&b| RatingGroup::of_bound(b))
+                .collect()
+        };
+        let lowest = |bounds: &[i32]| top_group(&groups(bounds)).map(RatingGroup::lower_bound);
+        assert_eq!(lowest(&[]), Some(2000));
+        assert_eq!(lowest(&[2000, 2200, 2500]), Some(2000));
+        assert_eq!(lowest(&[1800, 2200, 2500]), Some(2200));
+        assert_eq!(lowest(&[2500]), Some(2500));
+        assert_eq!(lowest(&[2000, 2200]), None);
+        let band =
+            |low| RatingBand::from_column(low).map(|b| RatingGroup::of_band(b).lower_bound());
         assert_eq!(band(2400), Some(2200));
-        assert_eq!(band(2800), Some(2500));
+    }
+
+    #[test]
+    fn history_keeps_the_last_month_and_stays_within_the_archive() {
+        let m = |t: &str| t.parse::<Month>().ok();
+        let Some(january) = m("2025-01") else {
+            panic!("a month")
+        };
+        let mut sums = PositionSums {
+            months: Some((january, january)),
+            ..PositionSums::default()
+        };
+        let counts = Counts {
+            games: 2,
+            white_wins: 1,
+            draws: 1,
+            black_wins: 0,
+        };
+        sums.by_month.insert(january, counts);
+        let one = history(&sums, None, None);
+        assert_eq!(one.len(), 1, "a one-month archive keeps its month");
+        assert_eq!((one[0].white, one[0].draws), (1, 1));
+        // A since far before the archive answers its months, not 24,000.
+        assert_eq!(history(&sums, m("0001-01"), m("9999-12")).len(), 1);
+        assert!(history(&sums, m("2025-02"), None).is_empty());
     }
 }

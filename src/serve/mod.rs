@@ -4,26 +4,31 @@
 //! axum and tokio.
 //!
 //! Read-only, and never a file named by a request: every answer comes from
-//! the folders given at start. Each request opens the data anew (a lake's
-//! commits and compactions are seen at once, its lock held shared for
-//! the milliseconds of one answer), while the tables' footers stay in
-//! memory (`read::keyed`): one answer reads the row groups of its position
-//! and of its games, nothing else. The reading runs on tokio's blocking
-//! threads, at most `READERS` at a time (measured: fewer, one per core,
-//! answered a fifth fewer requests a second, as reads wait on the disk's
-//! pages too), `/player` streams on their own few; the connections are
-//! async, so a slow or vanished client holds no reader.
+//! the folders given at start. A lake's summaries are kept until its
+//! folder changes (a commit or compaction is seen at once), and the
+//! tables' footers stay in memory (`read::keyed`): one answer reads the
+//! pages of its position and of its games, nothing else. The reading runs
+//! on tokio's blocking threads, `--readers` at a time, granted in order;
+//! the connections are async, so a slow or vanished client holds no
+//! reader, and bounded: a head must come within `--header-timeout`, and
+//! past `--max-connections` a new one is refused (`listen`).
 //!
-//! The rooms: `params` reads a query string as lichess does, `api` answers
-//! `/lichess` and `/masters` in lila-openingexplorer's JSON, `player`
-//! streams `/player`'s NDJSON, `pgn` the games as PGN, `page` the HTML.
+//! The rooms: `listen` accepts the connections, `query` reads a query
+//! string into typed queries as lila does, `error` is the one error path,
+//! `api` answers `/lichess` and `/masters` in lila-openingexplorer's JSON,
+//! `player` streams `/player`'s NDJSON, `pgn` the games as PGN, `page` the
+//! HTML.
 
 mod api;
+mod error;
 mod games;
+mod guard;
+mod listen;
 mod page;
 mod params;
 mod pgn;
 mod player;
+mod query;
 mod state;
 
 use std::net::SocketAddr;
@@ -32,24 +37,27 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::http::{HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::IntoResponse;
 use axum::routing::get;
+use tower_http::cors::{Any, CorsLayer};
+use tower_http::timeout::RequestBodyTimeoutLayer;
+use tower_http::trace::{DefaultMakeSpan, DefaultOnResponse, TraceLayer};
 
+pub(crate) use self::error::ApiError;
 use self::state::State;
 use crate::error::Error;
 
-/// `/player` streams read at once, beside the other answers' readers
-/// (one per core): a long stream never holds up `/lichess`.
-const PLAYER_READERS: usize = 2;
-
-/// Readers of the tables at once for the other answers; more requests
-/// wait their turn asynchronously.
-const READERS: usize = 8;
+/// How long a client has to send a request's body.
+const BODY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How long a stop waits for answers under way (a `/player` stream
 /// included) before the server exits anyway.
 const STOP_GRACE: Duration = Duration::from_secs(2);
+
+/// A URI longer than this is a 414 (the query string's own limit is
+/// `query::MAX_QUERY_BYTES`; hyper refuses past 64 KiB itself).
+const MAX_URI_BYTES: usize = 20 * 1024;
 
 /// What `pgnlake serve` was asked to do.
 #[derive(Debug, Clone)]
@@ -63,78 +71,70 @@ pub struct ServeOptions {
     pub cors: bool,
     /// Print the address and stop lines (off for tests that read stdout).
     pub quiet: bool,
+    /// The threads answering connections (tokio's workers).
+    pub threads: usize,
+    /// Readers of the tables at once: answers beyond wait their turn, in
+    /// order, `/player` streams among them a row group at a time.
+    pub readers: usize,
+    /// Connections open at once; one more is answered 503 and closed.
+    pub max_connections: usize,
+    /// How long a client has to send a request's head; an idle keep-alive
+    /// connection is closed after it too.
+    pub header_timeout: Duration,
+    /// One line on stderr per request (method, path, status, latency).
+    pub log_requests: bool,
+}
+
+impl ServeOptions {
+    /// The defaults for `data`: one thread per core, four readers per
+    /// thread (measured: reads wait on the disk's pages too, so one per
+    /// core answered a fifth fewer requests a second), connections up to
+    /// what the file limit leaves.
+    pub fn new(data: PathBuf, listen: SocketAddr) -> ServeOptions {
+        let threads = std::thread::available_parallelism().map_or(2, usize::from);
+        ServeOptions {
+            data,
+            masters: None,
+            listen,
+            cors: false,
+            quiet: false,
+            threads,
+            readers: 4 * threads,
+            max_connections: listen::default_max_connections(),
+            header_timeout: Duration::from_secs(10),
+            log_requests: true,
+        }
+    }
 }
 
 /// Serves until SIGINT or SIGTERM (then Ok: the only way it ends well).
 pub fn serve(options: &ServeOptions) -> Result<(), Error> {
+    if options.log_requests {
+        // Another subscriber already set (a test's) is kept.
+        let _ = tracing_subscriber::fmt()
+            .with_writer(std::io::stderr)
+            .with_max_level(tracing::Level::INFO)
+            .with_target(false)
+            .try_init();
+    }
     let state = Arc::new(State::open(options)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .max_blocking_threads(READERS + PLAYER_READERS + 4)
+        .worker_threads(options.threads.max(1))
+        .max_blocking_threads(2 * options.readers.max(1) + 4)
         .thread_name("pgnlake-serve")
         .enable_all()
         .build()
-        .map_err(|e| Error::Usage(format!("cannot start the server's threads: {e}")))?;
-    runtime.block_on(run(state, options))
+        .map_err(|source| Error::Serve {
+            what: "cannot start the server's threads".into(),
+            source,
+        })?;
+    runtime.block_on(listen::run(state, options))
 }
 
-async fn run(state: Arc<State>, options: &ServeOptions) -> Result<(), Error> {
-    let listener = tokio::net::TcpListener::bind(options.listen)
-        .await
-        .map_err(|e| Error::Usage(format!("{}: cannot listen: {e}", options.listen)))?;
-    let address = listener
-        .local_addr()
-        .map_err(|e| Error::Usage(format!("{}: cannot listen: {e}", options.listen)))?;
-    if !options.quiet {
-        // The line scripts and tests wait for (with the port a `:0` got).
-        say(&format!("pgnlake serve: listening on http://{address}/"));
-    }
-    let app = router(state, options.cors);
-    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
-    let stopping = {
-        let mut stop_rx = stop_rx.clone();
-        async move {
-            let _ = stop_rx.wait_for(|stop| *stop).await;
-        }
-    };
-    let server = axum::serve(listener, app).with_graceful_shutdown(stopping);
-    let signals = async move {
-        stop_signal().await;
-        let _ = stop_tx.send(true);
-        tokio::time::sleep(STOP_GRACE).await;
-    };
-    tokio::select! {
-        result = server => result.map_err(|e| Error::Usage(format!("the server stopped: {e}")))?,
-        () = signals => {}
-    }
-    if !options.quiet {
-        say("pgnlake serve: stopped");
-    }
-    Ok(())
-}
-
-/// A line on stdout; a reader that went away (a script that read the
-/// address and closed the pipe) changes nothing.
-fn say(line: &str) {
-    use std::io::Write;
-    let mut stdout = std::io::stdout().lock();
-    let _ = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
-}
-
-/// SIGINT or SIGTERM.
-async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (Ok(mut interrupt), Ok(mut terminate)) = (
-        signal(SignalKind::interrupt()),
-        signal(SignalKind::terminate()),
-    ) else {
-        // No handler: the default action (exit) stays.
-        return std::future::pending().await;
-    };
-    tokio::select! {
-        _ = interrupt.recv() => {}
-        _ = terminate.recv() => {}
-    }
+/// The server's routes and layers over `options`' folders, checked as
+/// `serve` checks them: for answering requests in process (tests).
+pub fn app(options: &ServeOptions) -> Result<Router, Error> {
+    Ok(router(Arc::new(State::open(options)?), options.cors))
 }
 
 fn router(state: Arc<State>, cors: bool) -> Router {
@@ -150,99 +150,77 @@ fn router(state: Arc<State>, cors: bool) -> Router {
         .route("/pgn/{id}", get(pgn::data_pgn))
         .route("/player", get(player::player))
         .route("/health", get(|| async { "ok\n" }))
+        .route(guard::TOO_LONG_PATH, axum::routing::any(uri_too_long))
+        .method_not_allowed_fallback(method_not_allowed)
         .fallback(not_found)
-        .with_state(state);
-    match cors {
-        true => app.layer(axum::middleware::map_response(allow_any_origin)),
+        .with_state(state)
+        .layer(axum::middleware::map_request(refuse_long_uri))
+        .layer(RequestBodyTimeoutLayer::new(BODY_TIMEOUT));
+    let app = match cors {
+        true => app.layer(
+            CorsLayer::new()
+                .allow_origin(Any)
+                .allow_methods([Method::GET, Method::HEAD]),
+        ),
         false => app,
-    }
-}
-
-async fn allow_any_origin(mut response: Response) -> Response {
-    response.headers_mut().insert(
-        header::ACCESS_CONTROL_ALLOW_ORIGIN,
-        HeaderValue::from_static("*"),
-    );
-    response
-}
-
-async fn not_found(uri: axum::http::Uri) -> Response {
-    ApiError::new(
-        StatusCode::NOT_FOUND,
-        format!("no such page: {}", uri.path()),
+    };
+    // Outermost: every answer logged, the layers' own included.
+    app.layer(
+        TraceLayer::new_for_http()
+            .make_span_with(DefaultMakeSpan::new().level(tracing::Level::INFO))
+            .on_response(
+                DefaultOnResponse::new()
+                    .level(tracing::Level::INFO)
+                    .latency_unit(tower_http::LatencyUnit::Micros),
+            ),
     )
-    .into_response()
 }
 
-/// An answer that is not the one asked for: 400 for a bad request, 404
-/// for what is not there, 500 for a table that cannot be read (said in
-/// one line on stderr too), as `{"error": ...}`.
-#[derive(Debug)]
-pub(crate) struct ApiError {
-    status: StatusCode,
-    message: String,
+/// A URI past `MAX_URI_BYTES`: a 414 in JSON, never routed.
+async fn refuse_long_uri(
+    request: axum::extract::Request,
+) -> Result<axum::extract::Request, ApiError> {
+    let length = request.uri().to_string().len();
+    if length > MAX_URI_BYTES {
+        return Err(ApiError::uri_too_long(format!(
+            "the URI is {length} bytes; at most {MAX_URI_BYTES} are read"
+        )));
+    }
+    Ok(request)
 }
 
-impl ApiError {
-    pub(crate) fn new(status: StatusCode, message: impl Into<String>) -> ApiError {
-        ApiError {
-            status,
-            message: message.into(),
-        }
-    }
-
-    /// Its status and message (for a page that shows it).
-    pub(crate) fn parts(self) -> (StatusCode, String) {
-        (self.status, self.message)
-    }
-
-    pub(crate) fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    /// A failure of the server's reading: logged, and a 500.
-    pub(crate) fn internal(message: impl Into<String>) -> ApiError {
-        let message = message.into();
-        eprintln!("pgnlake serve: {message}");
-        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-    }
+/// A request line `guard` found too long (its URI is not known here).
+async fn uri_too_long() -> ApiError {
+    ApiError::uri_too_long(format!(
+        "the request line is over {} bytes; at most {MAX_URI_BYTES} of URI are read",
+        guard::MAX_LINE
+    ))
 }
 
-impl From<params::BadRequest> for ApiError {
-    fn from(e: params::BadRequest) -> ApiError {
-        ApiError::bad_request(e.0)
-    }
+async fn not_found(uri: Uri) -> ApiError {
+    ApiError::not_found(format!("no such page: {}", uri.path()))
 }
 
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({ "error": self.message });
-        (self.status, axum::Json(body)).into_response()
-    }
+async fn method_not_allowed(method: Method, uri: Uri) -> impl IntoResponse {
+    let error = ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        format!("{method} {}: only GET and HEAD are answered", uri.path()),
+    );
+    ([(axum::http::header::ALLOW, "GET, HEAD")], error)
 }
 
-/// A permit of `readers`, when one is free.
-pub(crate) async fn reader(
-    readers: &Arc<tokio::sync::Semaphore>,
-) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-    readers
-        .clone()
-        .acquire_owned()
-        .await
-        .map_err(|_| ApiError::internal("the server is stopping"))
-}
-
-/// Runs `work` on a blocking thread, when a reader is free.
+/// Runs `work` on a blocking thread, when a reader is free (readers are
+/// granted in the order asked: a `/player` stream asks again for each
+/// row group, so it never holds one for long).
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     work: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
-    let permit = reader(&state.readers).await?;
+    let permit = state.reader().await?;
     let state = state.clone();
-    let joined = tokio::task::spawn_blocking(move || {
+    tokio::task::spawn_blocking(move || {
         let _permit = permit;
         work(&state)
     })
-    .await;
-    joined.unwrap_or_else(|e| Err(ApiError::internal(format!("a reader failed: {e}"))))
+    .await?
 }

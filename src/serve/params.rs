@@ -1,8 +1,8 @@
-//! Serve, a request's query string: its parameters as lichess's explorer
-//! reads them (a list as `speeds=blitz,rapid` or the older
-//! `speeds[]=blitz&speeds[]=rapid`, a boolean in any case, numbers capped
-//! at their maximum), each bad value a message naming the parameter; an
-//! unknown parameter is ignored, as lichess ignores it.
+//! Serve, the explorer page's own reading of its query string: the
+//! values as the user typed them, echoed back into the page's boxes and
+//! links (a FEN that is not one stays in its box to be fixed). The API's
+//! answers read typed queries (`query`); the page reads those too, for
+//! what it asks the API.
 
 /// A bad parameter: the message of the 400 answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

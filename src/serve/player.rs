@@ -17,26 +17,25 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::body::Body;
-use axum::extract::{RawQuery, State as Shared};
+use axum::extract::State as Shared;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
 use polars::prelude::DataFrame;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use shakmaty::{Chess, Color, Position};
 use tokio::sync::mpsc;
 
-use super::ApiError;
-use super::api::{Asked, legal, lichess_uci, month, speeds};
-use super::games::{ApiGame, GameWithUci, mode_of};
-use super::params::{BadRequest, Params};
+use super::api::{Asked, MOST_GAMES, PositionQuery, legal, lichess_uci};
+use super::error::ApiError;
+use super::games::{ApiGame, GameWithUci};
+use super::query::{Count, Lichess, List};
 use super::state::State;
 use crate::lake::PARTITION_COLUMN;
-use crate::model::{Month, TimeClass};
+use crate::model::{Mode, Month, TimeClass};
 use crate::read::explore::TopGame;
 use crate::read::explore::locate::OpeningLabel;
 use crate::read::explore::position::san_of;
 use crate::read::explore::top_games::games_of;
-use crate::read::source::Data;
 use crate::replay::openings::position_key;
 use crate::sink::columns::Columns;
 use crate::sink::schema::games as g;
@@ -51,6 +50,31 @@ const EVERY: Duration = Duration::from_secs(1);
 /// Bytes of a player's name at most.
 const MAX_NAME_BYTES: usize = 200;
 
+/// The side a player's games are counted from (lila's `color`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum Side {
+    White,
+    Black,
+}
+
+/// `/player`'s own parameters (lila's names).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct PlayerParams {
+    pub player: Option<String>,
+    pub color: Option<Side>,
+    #[serde(default)]
+    pub speeds: List<TimeClass>,
+    #[serde(default)]
+    pub modes: List<Mode>,
+    pub since: Option<Month>,
+    pub until: Option<Month>,
+    pub moves: Option<Count>,
+    pub recent_games: Option<Count>,
+    pub max_games: Option<Count>,
+}
+
 /// What `/player` asks.
 #[derive(Debug, Clone)]
 pub(crate) struct PlayerQuery {
@@ -59,8 +83,8 @@ pub(crate) struct PlayerQuery {
     pub color: Color,
     pub asked: Asked,
     speeds: Vec<TimeClass>,
-    /// `rated` / `casual` (none: all games, whatever their event says).
-    modes: Vec<&'static str>,
+    /// None: all games, whatever their event says.
+    modes: Vec<Mode>,
     since: Option<Month>,
     until: Option<Month>,
     moves: usize,
@@ -68,50 +92,34 @@ pub(crate) struct PlayerQuery {
 }
 
 impl PlayerQuery {
-    pub(crate) fn parse(params: &Params) -> Result<PlayerQuery, BadRequest> {
+    pub(crate) fn of(at: &PositionQuery, params: &PlayerParams) -> Result<PlayerQuery, ApiError> {
         let player = params
-            .get("player")
-            .ok_or_else(|| BadRequest::new("player: give a player's name"))?;
+            .player
+            .as_deref()
+            .ok_or_else(|| ApiError::bad_request("player: give a player's name"))?;
         if player.len() > MAX_NAME_BYTES {
-            return Err(BadRequest::new(format!(
+            return Err(ApiError::bad_request(format!(
                 "player: a name of {} bytes; at most {MAX_NAME_BYTES}",
                 player.len()
             )));
         }
-        let color = match params.get("color") {
-            Some("white") => Color::White,
-            Some("black") => Color::Black,
-            other => {
-                return Err(BadRequest::new(format!(
-                    "color={:?}: expected white or black",
-                    other.unwrap_or("")
-                )));
-            }
+        let color = match params.color {
+            Some(Side::White) => Color::White,
+            Some(Side::Black) => Color::Black,
+            None => return Err(ApiError::bad_request("color: expected white or black")),
         };
-        let mut modes = Vec::new();
-        for mode in params.list("modes") {
-            modes.push(match mode {
-                "rated" => "rated",
-                "casual" => "casual",
-                other => {
-                    return Err(BadRequest::new(format!(
-                        "modes: {other:?} is not a mode (rated, casual)"
-                    )));
-                }
-            });
-        }
-        let most = params.count("maxGames", 0, 200)?;
+        let most = Count::capped(params.max_games, 0, MOST_GAMES);
         let cap = if most == 0 { PLAYER_GAMES } else { most };
         Ok(PlayerQuery {
             player: player.trim().to_lowercase(),
             color,
-            asked: Asked::parse(params)?,
-            speeds: speeds(params)?,
-            modes,
-            since: month(params, "since")?,
-            until: month(params, "until")?,
-            moves: params.count("moves", usize::MAX, usize::MAX)?,
-            recent_games: params.count("recentGames", cap, cap)?,
+            asked: Asked::of(at)?,
+            speeds: params.speeds.distinct(),
+            modes: params.modes.distinct(),
+            since: params.since,
+            until: params.until,
+            moves: Count::capped(params.moves, usize::MAX, usize::MAX),
+            recent_games: Count::capped(params.recent_games, cap, cap),
         })
     }
 }
@@ -160,38 +168,36 @@ pub(crate) struct MoveTally {
 
 pub(crate) async fn player(
     Shared(state): Shared<Arc<State>>,
-    RawQuery(query): RawQuery,
-) -> Response {
-    match start(state, query).await {
-        Ok(response) => response,
-        Err(e) => e.into_response(),
-    }
-}
-
-async fn start(state: Arc<State>, query: Option<String>) -> Result<Response, ApiError> {
-    let params = Params::parse(query.as_deref())?;
-    let query = PlayerQuery::parse(&params)?;
-    let permit = super::reader(&state.players).await?;
+    Lichess(at): Lichess<PositionQuery>,
+    Lichess(params): Lichess<PlayerParams>,
+) -> Result<Response, ApiError> {
+    let query = PlayerQuery::of(&at, &params)?;
+    let permit = state.player().await?;
     let (tx, mut rx) = mpsc::channel::<Result<String, ApiError>>(4);
     let reader = state.clone();
+    let runtime = tokio::runtime::Handle::current();
     tokio::task::spawn_blocking(move || {
         let _permit = permit;
-        if let Err(e) = stream_player(&reader, &query, &tx) {
+        if let Err(e) = stream_player(&reader, &runtime, &query, &tx) {
             // Before the first line: the answer's status; after: the log.
             let _ = tx.blocking_send(Err(e));
         }
     });
     let first = match rx.recv().await {
-        Some(Ok(line)) => line,
-        Some(Err(e)) => return Err(e),
+        Some(line) => line?,
         None => return Err(ApiError::internal("the player's reader stopped")),
     };
     let rest = futures_util::stream::unfold(rx, |mut rx| async move {
         match tokio::time::timeout(KEEP_ALIVE, rx.recv()).await {
             Err(_) => Some((Ok::<String, std::io::Error>("\n".to_owned()), rx)),
             Ok(Some(Ok(line))) => Some((Ok(line), rx)),
-            // Logged where it happened; the stream just ends.
-            Ok(Some(Err(_))) | Ok(None) => None,
+            Ok(Some(Err(e))) => {
+                // After the first line the status is sent: the log says why
+                // the stream ends.
+                tracing::error!(error = %e, "pgnlake serve: /player stream stopped");
+                None
+            }
+            Ok(None) => None,
         }
     });
     let first = futures_util::stream::once(async move { Ok::<String, std::io::Error>(first) });
@@ -210,13 +216,14 @@ async fn start(state: Arc<State>, query: Option<String>) -> Result<Response, Api
 /// client is gone.
 fn stream_player(
     state: &State,
+    runtime: &tokio::runtime::Handle,
     query: &PlayerQuery,
     tx: &mpsc::Sender<Result<String, ApiError>>,
 ) -> Result<(), ApiError> {
     let mut sent: Option<u64> = None;
     let mut last = Instant::now();
     let mut gone = false;
-    let tally = player_tree(state, query, &mut |tally| {
+    let tally = player_tree(state, Some(runtime), query, &mut |tally| {
         let total = games_of_tally(tally);
         if sent.is_none() || (last.elapsed() >= EVERY && sent != Some(total)) {
             if tx.blocking_send(Ok(text_of(&line(query, tally)))).is_err() {
@@ -243,15 +250,17 @@ pub(crate) type Tally = HashMap<String, MoveTally>;
 
 /// The tree of the player's games from the position; `progress` is told
 /// the tally after each row group read, and stops the reading by
-/// returning false.
+/// returning false. With `runtime`, each row group is read with a
+/// reader's permit, taken in turn with the other answers' (a stream
+/// never holds the readers for long).
 pub(crate) fn player_tree(
     state: &State,
+    runtime: Option<&tokio::runtime::Handle>,
     query: &PlayerQuery,
     progress: &mut dyn FnMut(&Tally) -> bool,
 ) -> Result<Tally, ApiError> {
-    let data = Data::open(&state.data).map_err(|e| ApiError::internal(e.to_string()))?;
-    let ids =
-        crate::read::explore::top_games::GameIds::of(&data).map_err(super::api::read_error)?;
+    let data = state.data_at(&state.data)?;
+    let ids = crate::read::explore::top_games::GameIds::of(&data)?;
     let target = position_key(&query.asked.position);
     let mut tally = Tally::new();
     let name_column = match query.color {
@@ -259,15 +268,10 @@ pub(crate) fn player_tree(
         Color::Black => g::BLACK.name,
     };
     for (import, path) in data.files(&g::TABLE) {
-        let file = state
-            .files
-            .open(&path, g::GAME_ID.name, true)
-            .map_err(|e| ApiError::internal(format!("{}: {}", e.path.display(), e.message)))?;
+        let file = state.files.open(&path, g::GAME_ID.name, true)?;
         for group in 0..file.groups() {
-            let read = |columns: Option<&[&str]>| {
-                file.group(group, columns)
-                    .map_err(|e| ApiError::internal(format!("{}: {}", e.path.display(), e.message)))
-            };
+            let _turn = runtime.map(|r| state.reader_blocking(r)).transpose()?;
+            let read = |columns: Option<&[&str]>| file.group(group, columns);
             let names = read(Some(&[name_column]))?;
             let rows = matching_rows(&names, name_column, &query.player, &path)?;
             if !rows.is_empty() {
@@ -276,17 +280,13 @@ pub(crate) fn player_tree(
                     .iter()
                     .map(|&r| Some(r as polars::prelude::IdxSize))
                     .collect();
-                let mut games = games
-                    .take(&rows)
-                    .map_err(|e| ApiError::internal(e.to_string()))?;
+                let mut games = games.take(&rows)?;
                 if data.is_lake() {
                     let name = polars::prelude::Column::new(
                         PARTITION_COLUMN.into(),
                         vec![import.clone(); games.height()],
                     );
-                    games
-                        .with_column(name)
-                        .map_err(|e| ApiError::internal(e.to_string()))?;
+                    games.with_column(name)?;
                 }
                 count_games(&games, &path, query, target, &ids, &mut tally)?;
             }
@@ -324,9 +324,7 @@ fn matching_rows(
     player: &str,
     path: &std::path::Path,
 ) -> Result<Vec<usize>, ApiError> {
-    let names = Columns::new(names, path)
-        .texts(column)
-        .map_err(|e| ApiError::internal(e.to_string()))?;
+    let names = Columns::new(names, path).texts(column)?;
     Ok(names
         .iter()
         .enumerate()
@@ -348,14 +346,12 @@ fn count_games(
     tally: &mut Tally,
 ) -> Result<(), ApiError> {
     let rows = Columns::new(games, path);
-    let internal = |e: crate::sink::columns::ColumnError| ApiError::internal(e.to_string());
-    let facts = games_of(rows).map_err(internal)?;
+    let facts = games_of(rows)?;
     let (check, by_rule) = (
-        rows.required_texts(g::RESULT_CHECK.name)
-            .map_err(internal)?,
-        rows.texts(g::RESULT_BY_RULE.name).map_err(internal)?,
+        rows.required_texts(g::RESULT_CHECK.name)?,
+        rows.texts(g::RESULT_BY_RULE.name)?,
     );
-    let moves = rows.texts(g::FIRST_MOVES.name).map_err(internal)?;
+    let moves = rows.texts(g::FIRST_MOVES.name)?;
     for (row, game) in facts.into_iter().enumerate() {
         if !keeps(query, &game) {
             continue;
@@ -375,8 +371,7 @@ fn count_games(
             .place(&crate::read::explore::position::RowGame {
                 partition: game.import.clone(),
                 id: game.game_id,
-            })
-            .map_err(super::api::read_error)?
+            })?
             .order;
         let entry = tally.entry(uci).or_default();
         add_result(&mut entry.counts, result);
@@ -400,7 +395,7 @@ fn keeps(query: &PlayerQuery, game: &TopGame) -> bool {
         return false;
     }
     if !query.modes.is_empty()
-        && !mode_of(game.event.as_deref()).is_some_and(|m| query.modes.contains(&m))
+        && !Mode::of_event(game.event.as_deref()).is_some_and(|m| query.modes.contains(&m))
     {
         return false;
     }

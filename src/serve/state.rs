@@ -6,10 +6,11 @@ use std::sync::Arc;
 
 use tokio::sync::Semaphore;
 
-use super::{PLAYER_READERS, READERS, ServeOptions};
+use super::ServeOptions;
+use super::error::ApiError;
 use crate::error::Error;
 use crate::read::keyed::KeyedFiles;
-use crate::read::source::Data;
+use crate::read::source::{Data, DataCache};
 use crate::sink::schema;
 
 /// The server's state.
@@ -18,8 +19,11 @@ pub(crate) struct State {
     pub data: PathBuf,
     pub masters: PathBuf,
     pub files: KeyedFiles,
+    /// The folders' summaries, kept until a folder changes.
+    pub opened: DataCache,
+    /// Readers of the tables at once, granted in the order asked.
     pub readers: Arc<Semaphore>,
-    /// `/player`'s own readers.
+    /// `/player` streams at once (each takes a reader per row group).
     pub players: Arc<Semaphore>,
 }
 
@@ -38,10 +42,44 @@ impl State {
             data: options.data.clone(),
             masters,
             files: KeyedFiles::default(),
-            readers: Arc::new(Semaphore::new(READERS)),
-            players: Arc::new(Semaphore::new(PLAYER_READERS)),
+            opened: DataCache::default(),
+            readers: Arc::new(Semaphore::new(options.readers.max(1))),
+            players: Arc::new(Semaphore::new(options.readers.max(1))),
         })
     }
+
+    /// A reader's permit, when one is free.
+    pub(crate) async fn reader(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        permit(&self.readers).await
+    }
+
+    /// A `/player` stream's permit, when one is free.
+    pub(crate) async fn player(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        permit(&self.players).await
+    }
+
+    /// A reader's permit from a blocking thread (a `/player` stream's,
+    /// between its row groups), in turn with the answers' readers.
+    pub(crate) fn reader_blocking(
+        &self,
+        runtime: &tokio::runtime::Handle,
+    ) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+        runtime.block_on(permit(&self.readers))
+    }
+
+    /// The data in `dir` (one of the folders served), its summaries read
+    /// again only when the folder changed.
+    pub(crate) fn data_at(&self, dir: &Path) -> Result<Arc<Data>, ApiError> {
+        Ok(self.opened.get(dir)?)
+    }
+}
+
+async fn permit(semaphore: &Arc<Semaphore>) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
+    semaphore
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::internal("the server is stopping"))
 }
 
 fn check_folder(dir: &Path) -> Result<(), Error> {

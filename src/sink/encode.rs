@@ -41,11 +41,14 @@ pub(crate) use super::file::EncodedRowGroup;
 impl RowGroupEncoder {
     /// `compression` as given to the file's writer; `declared`: columns
     /// encoded as their table declares ([`ValueEncoding`]; plain without a
-    /// dictionary trial, or delta), the others as polars' writer chooses.
+    /// dictionary trial, or delta), the others as polars' writer chooses;
+    /// `page_bytes`: the most bytes of values (as polars estimates them
+    /// before encoding) a data page holds, polars' 1 MiB without.
     pub fn new(
         schema: &Schema,
         compression: ParquetCompression,
         declared: &[(&str, ValueEncoding)],
+        page_bytes: Option<usize>,
     ) -> PolarsResult<RowGroupEncoder> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = to_parquet_schema(&arrow)?;
@@ -80,7 +83,7 @@ impl RowGroupEncoder {
                 },
                 compression: compression.into(),
                 version: Version::V1,
-                data_page_size: None,
+                data_page_size: page_bytes,
             },
         })
     }

@@ -30,6 +30,33 @@ use shakmaty::Color;
 /// enough to keep the writer's memory bounded and the last flush short.
 pub(crate) const ROW_GROUP_ROWS: usize = 1 << 15;
 
+/// The most bytes of values (as polars estimates them before encoding:
+/// 8 a 64-bit integer, 16 and the text of a string) a data page of a table
+/// read by key holds. A point read decompresses and decodes only the
+/// pages of its rows (`read::keyed`, through the page index): with
+/// polars' 1 MiB pages, each column of a 32,768-row group was one page,
+/// decoded whole for a few rows.
+pub(crate) const KEYED_PAGE_BYTES: usize = 64 << 10;
+
+/// The page size of `table`'s data pages: [`KEYED_PAGE_BYTES`] for the
+/// tables read by key (`openings` by position, `games` by game id), the
+/// writer's default for those only scanned.
+fn page_bytes(table: &schema::Table) -> Option<usize> {
+    // TEMP experiment
+    if let Some(bytes) = std::env::var("PGNLAKE_PAGE_BYTES")
+        .ok()
+        .and_then(|v| v.parse::<usize>().ok())
+    {
+        return [schema::openings::TABLE.name, games::TABLE.name]
+            .contains(&table.name)
+            .then_some(bytes)
+            .filter(|b| *b > 0);
+    }
+    [schema::openings::TABLE.name, games::TABLE.name]
+        .contains(&table.name)
+        .then_some(KEYED_PAGE_BYTES)
+}
+
 /// A table's frame from its columns, each cast to the type the schema
 /// declares for it: every unsigned integer column becomes the signed type of
 /// the next width that holds it (u8, u16, u32 → i32; u64 → i64, strictly):
@@ -470,13 +497,19 @@ impl TableWriter {
     ) -> PolarsResult<TableWriter> {
         let declared: Vec<(&str, ValueEncoding)> =
             table.columns.iter().map(|c| (c.name, c.encoding)).collect();
-        Self::create_with(final_path, &table_schema(table), &declared, compression)
+        Self::create_with(
+            final_path,
+            &table_schema(table),
+            &declared,
+            compression,
+            page_bytes(table),
+        )
     }
 
     /// A table at any path, written as `.NAME.tmp` beside it until finished
     /// (the default compression).
     pub(crate) fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
-        Self::create_with(final_path, schema, &[], Compression::default())
+        Self::create_with(final_path, schema, &[], Compression::default(), None)
     }
 
     fn create_with(
@@ -484,6 +517,7 @@ impl TableWriter {
         schema: &Schema,
         encodings: &[(&str, ValueEncoding)],
         compression: Compression,
+        page_bytes: Option<usize>,
     ) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
         let name = final_path
@@ -494,6 +528,7 @@ impl TableWriter {
             schema,
             compression.to_polars()?,
             encodings,
+            page_bytes,
         )?);
         let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);

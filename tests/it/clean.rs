@@ -619,10 +619,7 @@ fn tags_only_games_are_each_a_game() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_book_collection_is_repaired_and_python_chess_reads_it() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; book collection test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let dir = tmp();
     let output = dir.path().join("book.pgn");
     let input = shared.join("corpus/book-collections.pgn.zst");

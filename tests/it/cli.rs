@@ -6,14 +6,7 @@ use crate::common;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use common::sample;
-
-fn pgnlake(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"))
-}
+use common::{pgnlake, sample};
 
 fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -5,8 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::common::{read_table, run_oracle, sample, table_names};
-use crate::lake::{ok, pgnlake, text};
+use crate::common::{ok, pgnlake, read_table, run_oracle, sample, table_names, text};
 use crate::shard::assert_same_tables;
 
 /// `import sample-data --moves` into `out` with `extra` options.

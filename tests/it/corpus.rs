@@ -9,10 +9,7 @@ use crate::common;
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn edge_corpus_and_twic_are_fully_accounted_for() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let mut inputs = common::files_under(&shared.join("edge"));
     inputs.push(shared.join("corpus/twic0920.pgn"));
     let run = common::import(&inputs, 2);
@@ -61,10 +58,7 @@ fn edge_corpus_and_twic_are_fully_accounted_for() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn every_shared_file_is_accounted_for_by_import_and_clean() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let inputs = common::files_under(&shared);
     let run = common::import(&inputs, 2);
     let s = &run.summary;
@@ -110,10 +104,7 @@ fn every_shared_file_is_accounted_for_by_import_and_clean() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_compressed_by_pzstd_gives_the_plain_tables() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let plain = dir.path().join("sample.pgn");
     let text: Vec<u8> = [

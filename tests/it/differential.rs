@@ -132,7 +132,7 @@ fn dead_where_python_sees_no_end(ours: &Option<Verdict>, theirs: &Option<Verdict
     }
 }
 
-fn ok(plies: u32, end_state: &str) -> Option<Verdict> {
+fn accepted(plies: u32, end_state: &str) -> Option<Verdict> {
     Some(Verdict::Ok {
         plies,
         end_state: end_state.to_owned(),
@@ -154,11 +154,11 @@ fn the_known_differences_are_exactly_these() {
         disagreements(&fixture),
         [
             // python-chess skips a token it cannot read and plays on.
-            (1, failed("unknown_token"), ok(4, "none")),
+            (1, failed("unknown_token"), accepted(4, "none")),
             // python-chess plays `--` as a null move.
-            (2, failed("null_move"), ok(4, "none")),
+            (2, failed("null_move"), accepted(4, "none")),
             // python-chess reads `a8Q`, a promotion without `=`.
-            (3, failed("unparsable_san"), ok(1, "none")),
+            (3, failed("unparsable_san"), accepted(1, "none")),
             // python-chess raises on an empty FEN tag.
             (5, failed("invalid_fen"), failed("raised")),
             // Both refuse the illegal move (python-chess logs an error).

@@ -6,12 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use crate::common::{self, run_oracle, sample, shared_data};
-use crate::lake::{ok, pgnlake};
-
-fn text(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
-}
+use crate::common::{self, ok, pgnlake, run_oracle, sample, text};
 
 /// `clean INPUTS -o FILE` (with `extra`), its output.
 fn cleaned(dir: &Path, inputs: &[PathBuf], extra: &[&str]) -> String {
@@ -106,11 +101,9 @@ fn a_selection_is_the_matching_subsequence_of_cleans_output_in_the_querys_order(
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn python_chess_selects_the_same_games_by_rating_eco_and_position() {
-    let Some(shared) = shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; export oracle test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let corpus = shared.join("corpus/twic0920.pgn");
     let dir = tempfile::tempdir().unwrap();
     let tables = imported(dir.path(), std::slice::from_ref(&corpus));

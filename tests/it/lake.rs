@@ -7,29 +7,17 @@ use crate::common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+// Re-exported for tests/it/serve.rs, which still names them by this
+// module: the helpers live in `common`.
+pub(crate) use common::{ok, pgnlake, text};
 use common::{rows, run_oracle, sample};
 use pgnlake::read::query::{Tables, split_statements};
 use pgnlake::sink::schema::{self, Merge, Table};
 
 const INPUTS: [&str; 3] = ["lichess-2025-05-30games.pgn", "openings.pgn", "results.pgn"];
 
-pub(crate) fn pgnlake(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("pgnlake: {e}"))
-}
-
-pub(crate) fn ok(output: Output) -> String {
-    common::stdout_of(&output)
-}
-
 pub(crate) fn error(output: Output) -> String {
     common::usage_error(&output)
-}
-
-pub(crate) fn text(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
 }
 
 pub(crate) fn input(name: &str) -> String {
@@ -703,11 +691,9 @@ fn merged_shards_go_into_a_lake_as_one_import() {
 }
 
 #[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn a_lake_of_corpus_imports_reads_as_one_import_of_them() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let corpus = shared.join("corpus");
     let inputs = [
         "lichess-2025-05-sample.pgn",

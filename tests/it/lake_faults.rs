@@ -10,10 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common;
-use crate::lake::{
-    error, import_into, input, lake_of, lake_state, ok, pgnlake, staging_left, text,
-};
+use crate::common::{self, ok, pgnlake, text};
+use crate::lake::{error, import_into, input, lake_of, lake_state, staging_left};
 
 /// A copy of the folder `from` at `to` (files copied, not linked).
 fn copy_tree(from: &Path, to: &Path) {

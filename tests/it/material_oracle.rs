@@ -7,7 +7,7 @@ use crate::common;
 
 use std::path::Path;
 
-use common::{bool_at, i32_at, import, sample, shared_data, str_at, u32_at};
+use common::{bool_at, i32_at, import, sample, str_at, u32_at};
 
 fn cell<T: ToString>(value: Option<T>) -> String {
     value.map_or("-".to_owned(), |v| v.to_string())
@@ -63,10 +63,7 @@ fn material_of_the_sample_games_equals_python_chess() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn material_of_a_corpus_file_equals_python_chess() {
-    let Some(data) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let data = common::corpus_data();
     assert_eq!(
         assert_same(&data.join("corpus/lichess-2025-05-sample.pgn")),
         438

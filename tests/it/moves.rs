@@ -8,7 +8,7 @@ use crate::common;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Imported, import_moves, run_oracle, sample, shared_data};
+use common::{Imported, import_moves, run_oracle, sample};
 use polars::prelude::*;
 
 /// The columns of the moves table the fixtures check, in this order.
@@ -192,10 +192,7 @@ fn the_games_columns_are_the_same_without_moves() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_games_columns_are_the_same_without_moves() {
-    let Some(shared) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let shared = common::corpus_data();
     games_agree_with_and_without_moves(&[
         shared.join("corpus/tcec-engine-sample.pgn.zst"),
         shared.join("corpus/lichess-2025-05-sample.pgn"),
@@ -286,10 +283,7 @@ fn python_chess_agrees_on_every_ply_of_the_lichess_sample() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_python_chess_agrees_on_every_ply_of_the_lichess_export() {
-    let Some(shared) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let shared = common::corpus_data();
     let pgn = shared.join("corpus/lichess-2025-05-sample.pgn");
     let (run, counts) = python_chess_agrees(&pgn);
     assert_eq!(counts, [438, 28538, 28538, 2216, 0]);
@@ -299,10 +293,7 @@ fn corpus_python_chess_agrees_on_every_ply_of_the_lichess_export() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn corpus_tcec_comments_read_with_few_malformed_values() {
-    let Some(shared) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let shared = common::corpus_data();
     let run = import_moves(&[shared.join("corpus/tcec-engine-sample.pgn.zst")], 2);
     let a = run
         .summary

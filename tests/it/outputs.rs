@@ -13,8 +13,7 @@ use std::process::{Command, Output};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use crate::common::sample;
-use crate::lake::{ok, pgnlake, text};
+use crate::common::{ok, pgnlake, sample, text};
 
 /// The four writers' arguments with `-o OUT`, over the import in `tables`.
 fn commands(tables: &Path, out: &Path) -> Vec<(&'static str, Vec<String>)> {

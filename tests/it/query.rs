@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::OnceLock;
 
-use common::{import_moves, recipes, run_oracle, stdout_of as stdout, usage_error as error};
+use common::{
+    import_moves, pgnlake, recipes, run_oracle, stdout_of as stdout, text, usage_error as error,
+};
 use pgnlake::read::query::{engine, split_statements};
 use serde_json::Value;
 
@@ -26,17 +28,6 @@ fn data() -> &'static Path {
     RUN.get_or_init(|| import_moves(&[PathBuf::from("sample-data")], 2))
         .dir
         .path()
-}
-
-/// The binary, as a user runs it: without `RUST_BACKTRACE`, which asks
-/// for Rust's own report of a panic beside pgnlake's one line.
-fn pgnlake(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-        .args(args)
-        .current_dir(manifest())
-        .env_remove("RUST_BACKTRACE")
-        .output()
-        .unwrap_or_else(|e| panic!("pgnlake: {e}"))
 }
 
 fn query(args: &[&str]) -> Output {
@@ -118,6 +109,57 @@ fn position_key_of_a_fen_finds_the_rows_of_its_position() {
         "pgnlake: -e: statement 1 (line 1): position_key: not a legal position: \"nope\" \
          (invalid board part in fen)"
     );
+}
+
+/// Regression (issue 64): `GROUP BY move_san` over `openings`, the obvious
+/// query, gave a null row and short counts (rows of one game carry no
+/// SAN), and nothing said so. It now earns one line on stderr naming the
+/// column and what to use; grouping by `move_uci` counts right, with
+/// `MAX(move_san)` beside it, and earns none; nor does any recipe.
+#[test]
+fn grouping_the_tree_by_move_san_is_warned_of_and_move_uci_counts_right() {
+    let after_e4 = "position_key('rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -')";
+    let by_san = query(&[
+        "--format",
+        "csv",
+        "-e",
+        &format!(
+            "SELECT move_san, SUM(games) AS games FROM openings \
+             WHERE position_key = {after_e4} GROUP BY move_san ORDER BY games DESC, move_san"
+        ),
+    ]);
+    // The rows are the query's, wrong as they are: e5's games of one row
+    // fall in the null group.
+    assert_eq!(stdout(&by_san), "move_san,games\ne5,25\n,23\n");
+    let warning = String::from_utf8_lossy(&by_san.stderr).into_owned();
+    assert_eq!(warning.lines().count(), 1, "{warning}");
+    assert!(
+        warning.starts_with("pgnlake: warning: -e: statement 1 (line 1): move_san is null")
+            && warning.contains("group by move_uci"),
+        "{warning}"
+    );
+    let by_uci = query(&[
+        "--format",
+        "csv",
+        "-e",
+        &format!(
+            "SELECT move_uci, MAX(move_san) AS move_san, SUM(games) AS games FROM openings \
+             WHERE position_key = {after_e4} GROUP BY move_uci ORDER BY games DESC, move_uci \
+             LIMIT 3"
+        ),
+    ]);
+    assert_eq!(
+        stdout(&by_uci),
+        "move_uci,move_san,games\ne7e5,e5,36\ng7g6,,4\nc7c5,,3\n"
+    );
+    assert!(by_uci.stderr.is_empty(), "{by_uci:?}");
+    for name in recipes() {
+        let output = query(&[&format!("queries/{name}")]);
+        assert!(
+            !String::from_utf8_lossy(&output.stderr).contains("warning"),
+            "{name}: {output:?}"
+        );
+    }
 }
 
 #[test]
@@ -509,10 +551,7 @@ fn pyarrow_reads_integers_lists_and_nulls_as_written() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn duckdb_agrees_on_corpus_archives() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let shared = common::corpus_data();
     let corpus = shared.join("corpus");
     let run = import_moves(
         &[
@@ -552,10 +591,6 @@ fn quiet_ok(args: &[&str]) -> String {
     let out = stdout(&output);
     assert!(output.stderr.is_empty(), "{args:?}: {output:?}");
     out
-}
-
-fn text(path: &Path) -> String {
-    path.to_string_lossy().into_owned()
 }
 
 /// A lake at `lake` of two imports (`a`, with moves, and `b`) and one

@@ -8,8 +8,9 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
-use crate::common::{self, Imported, import, import_repair, read_table, run_oracle, sample};
-use crate::lake::{ok, pgnlake};
+use crate::common::{
+    self, Imported, import, import_repair, ok, pgnlake, read_table, run_oracle, sample,
+};
 
 /// `column` of every row, by `key` (nulls as `-`).
 fn by(frame: &DataFrame, key: &str, column: &str) -> BTreeMap<String, String> {
@@ -269,10 +270,7 @@ fn import_repair_accepts_what_python_chess_reads_in_chessgames_and_chesscom_arch
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn import_repair_reads_the_book_collection_as_python_chess_does() {
-    let Some(shared) = common::shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; book collection repair test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let compressed = shared.join("corpus/book-collections.pgn.zst");
     let repaired = import_repair(std::slice::from_ref(&compressed), 2);
     let s = &repaired.summary;

@@ -11,7 +11,7 @@ use pgnlake::import::{
 };
 use pgnlake::input::shard::Shard;
 
-use crate::common::{read_table, sample, shared_data, table_names};
+use crate::common::{self, read_table, sample, table_names};
 
 fn options(inputs: &[PathBuf], out: &Path, shard: Option<Shard>, min_games: u32) -> ImportOptions {
     ImportOptions {
@@ -182,10 +182,7 @@ fn the_sample_split_any_number_of_ways_merges_into_the_single_import() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
-    let Some(shared) = shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     // Plain files that shard bounds cut, and a compressed one that goes whole.
     let inputs: Vec<PathBuf> = [
         "twic0920.pgn",
@@ -210,10 +207,7 @@ fn the_corpus_split_any_number_of_ways_merges_into_the_single_import() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn multi_frame_zstd_split_any_number_of_ways_merges_into_the_single_import() {
-    let Some(shared) = shared_data() else {
-        eprintln!("NOTICE: ../shared/data is absent; corpus shard test skipped");
-        return;
-    };
+    let shared = common::corpus_data();
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let text: Vec<u8> = ["twic0920.pgn", "lichess-2025-05-sample.pgn"]
         .iter()
@@ -263,11 +257,9 @@ fn opening_min_games_applies_after_the_shards_are_summed() {
     assert!(summary.opening_tree.rows_dropped > 0);
 }
 
-fn pgnlake(args: &[&str]) -> (Option<i32>, String) {
-    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-        .args(args)
-        .output()
-        .unwrap_or_else(|e| panic!("{e}"));
+/// `pgnlake ARGS`: its exit code and stderr.
+fn exit_and_stderr(args: &[&str]) -> (Option<i32>, String) {
+    let output = crate::common::pgnlake(args);
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
@@ -282,15 +274,15 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
     let mut refusals = BTreeMap::new();
     refusals.insert(
         "stdin",
-        pgnlake(&["import", "-", "--shard", "1/2", "-o", &at("a"), "-q"]),
+        exit_and_stderr(&["import", "-", "--shard", "1/2", "-o", &at("a"), "-q"]),
     );
     refusals.insert(
         "bad k/n",
-        pgnlake(&["import", &results, "--shard", "3/2", "-o", &at("b")]),
+        exit_and_stderr(&["import", &results, "--shard", "3/2", "-o", &at("b")]),
     );
     refusals.insert(
         "min games",
-        pgnlake(&[
+        exit_and_stderr(&[
             "import",
             &results,
             "--shard",
@@ -301,26 +293,26 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
             &at("c"),
         ]),
     );
-    let (code, _) = pgnlake(&["import", &results, "--shard", "1/2", "-o", &at("s1"), "-q"]);
+    let (code, _) = exit_and_stderr(&["import", &results, "--shard", "1/2", "-o", &at("s1"), "-q"]);
     assert_eq!(code, Some(0));
-    let (code, _) = pgnlake(&["import", &results, "-o", &at("whole"), "-q"]);
+    let (code, _) = exit_and_stderr(&["import", &results, "-o", &at("whole"), "-q"]);
     assert_eq!(code, Some(0));
     refusals.insert(
         "missing shard",
-        pgnlake(&["merge", &at("s1"), "-o", &at("m1")]),
+        exit_and_stderr(&["merge", &at("s1"), "-o", &at("m1")]),
     );
     refusals.insert(
         "not a shard",
-        pgnlake(&["merge", &at("whole"), "-o", &at("m2")]),
+        exit_and_stderr(&["merge", &at("whole"), "-o", &at("m2")]),
     );
     refusals.insert(
         "no folder",
-        pgnlake(&["merge", &at("nowhere"), "-o", &at("m3")]),
+        exit_and_stderr(&["merge", &at("nowhere"), "-o", &at("m3")]),
     );
     // Shard 2 with --moves, then with --repair: neither is summed with a
     // shard 1 imported without it.
     for (flag, shard, merged) in [("--moves", "s2", "m4"), ("--repair", "s4", "m7")] {
-        let (code, _) = pgnlake(&[
+        let (code, _) = exit_and_stderr(&[
             "import",
             &results,
             "--shard",
@@ -338,12 +330,12 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
         };
         refusals.insert(
             what,
-            pgnlake(&["merge", &at("s1"), &at(shard), "-o", &at(merged)]),
+            exit_and_stderr(&["merge", &at("s1"), &at(shard), "-o", &at(merged)]),
         );
     }
     // Regression: a summary with a field missing was read as zeros (a
     // merge of two shards reported the first shard's games alone).
-    let (code, _) = pgnlake(&["import", &results, "--shard", "2/2", "-o", &at("s3"), "-q"]);
+    let (code, _) = exit_and_stderr(&["import", &results, "--shard", "2/2", "-o", &at("s3"), "-q"]);
     assert_eq!(code, Some(0));
     let edit_summary = |dir: &str, edit: &dyn Fn(&mut serde_json::Value)| {
         let path = root.path().join(dir).join("summary.json");
@@ -358,12 +350,12 @@ fn shards_and_merges_that_cannot_work_are_refused_in_one_line() {
     });
     refusals.insert(
         "field missing",
-        pgnlake(&["merge", &at("s1"), &at("s3"), "-o", &at("m5")]),
+        exit_and_stderr(&["merge", &at("s1"), &at("s3"), "-o", &at("m5")]),
     );
     edit_summary("s3", &|s| s["version"] = "0.0.9".into());
     refusals.insert(
         "other version",
-        pgnlake(&["merge", &at("s1"), &at("s3"), "-o", &at("m6")]),
+        exit_and_stderr(&["merge", &at("s1"), &at("s3"), "-o", &at("m6")]),
     );
     for (what, (code, stderr)) in &refusals {
         assert_eq!(*code, Some(2), "{what}: {stderr}");

@@ -134,7 +134,7 @@ fn the_spark_job_equals_a_single_import_and_answers_the_recipes() {
     // The job's result, a partition of Spark's part files, reads in a lake
     // as the single import added to a lake, before and after compaction.
     let single_lake = dir.path().join("single-lake");
-    let lake_cmd = |args: &[&str]| crate::lake::ok(crate::lake::pgnlake(args));
+    let lake_cmd = |args: &[&str]| crate::common::ok(crate::common::pgnlake(args));
     let added = lake_cmd(&[
         "lake",
         &single_lake.to_string_lossy(),

@@ -11,7 +11,6 @@
 //! old digest of the counts, spelling and position plies).
 
 use std::path::Path;
-use std::process::Command;
 
 use pgnlake::sink::schema::{self, Merge, Table};
 
@@ -60,14 +59,11 @@ fn old_bands_sql(table: &Table) -> String {
     )
 }
 
-fn pgnlake(args: &[&str]) -> Vec<u8> {
-    // From the checkout, so that the inputs' paths in the tables are
-    // `sample-data/…` wherever it is.
-    let output = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(args)
-        .output()
-        .unwrap();
+/// The stdout of `pgnlake ARGS`, which must succeed (run from the
+/// checkout, so that the inputs' paths in the tables are `sample-data/…`
+/// wherever it is).
+fn stdout_bytes(args: &[&str]) -> Vec<u8> {
+    let output = crate::common::pgnlake(args);
     assert!(output.status.success(), "{args:?}: {output:?}");
     output.stdout
 }
@@ -88,7 +84,7 @@ fn tables(out: &Path) -> Vec<String> {
         .contains(&table.name)
         {
             let sql = old_bands_sql(table);
-            let csv = pgnlake(&["query", "--data", data, "--format", "csv", "-e", &sql]);
+            let csv = stdout_bytes(&["query", "--data", data, "--format", "csv", "-e", &sql]);
             let rows = csv.iter().filter(|&&b| b == b'\n').count() - 1;
             format!(
                 "{}: {} in the old bands ({rows} rows)",
@@ -113,7 +109,7 @@ fn the_tables_of_sample_data_are_those_of_the_build_before() {
         let mut args = vec!["import", "sample-data", "--quiet", "--out"];
         args.push(out.to_str().unwrap());
         args.extend(extra);
-        pgnlake(&args);
+        stdout_bytes(&args);
         report.push(format!("{name}:"));
         report.extend(tables(&out).into_iter().map(|l| format!("  {l}")));
     }

@@ -9,8 +9,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use crate::common::sample;
-use crate::lake::{ok, pgnlake, text};
+use crate::common::{ok, pgnlake, sample, text};
 
 const INPUTS: [&str; 3] = ["lichess-2025-05-30games.pgn", "openings.pgn", "results.pgn"];
 

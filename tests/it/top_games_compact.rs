@@ -11,8 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::common::sample;
-use crate::lake::{ok, pgnlake, text};
+use crate::common::{ok, pgnlake, sample, text};
 
 /// The positions explored, as moves from the start.
 const POSITIONS: [&[&str]; 5] = [&[], &["e4"], &["d4"], &["e4", "e5"], &["e4", "c5"]];

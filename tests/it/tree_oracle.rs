@@ -11,12 +11,13 @@ use crate::common;
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use common::{dates, import_with, sample, shared_data, str_at, u32_at, u64_at};
+use common::{dates, import_with, sample, str_at, u32_at, u64_at};
 
 /// (EPD, SAN, time class, band, month) → (games, earliest ply).
 type Tree = BTreeMap<(String, String, String, String, String), (u64, u32)>;
 
-fn text(value: Option<impl ToString>) -> String {
+/// A value as the oracle prints it: `-` for none.
+fn shown(value: Option<impl ToString>) -> String {
     value.map_or("-".to_owned(), |v| v.to_string())
 }
 
@@ -32,8 +33,8 @@ fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<String>) {
                 "{}\t{}\t{}\t{}",
                 u64_at(&games, "game_index", i)?,
                 str_at(&games, "time_class", i)?,
-                text(common::i32_at(&games, "white_elo", i)),
-                text(common::i32_at(&games, "black_elo", i)),
+                shown(common::i32_at(&games, "white_elo", i)),
+                shown(common::i32_at(&games, "black_elo", i)),
             ))
         })
         .collect();
@@ -47,8 +48,8 @@ fn ours(pgn: &Path, plies: usize) -> (Tree, Vec<String>) {
                     spelled[i].epd.clone(),
                     spelled[i].san.clone(),
                     str_at(&tree, "time_class", i).unwrap_or_default(),
-                    text(common::i32_at(&tree, "rating_band", i)),
-                    text(months.get(i).cloned().flatten()),
+                    shown(common::i32_at(&tree, "rating_band", i)),
+                    shown(months.get(i).cloned().flatten()),
                 ),
                 (
                     u64_at(&tree, "games", i).unwrap_or_default(),
@@ -119,10 +120,7 @@ fn the_tree_of_the_sample_games_equals_python_chess() {
 #[test]
 #[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
 fn the_tree_of_a_corpus_file_equals_python_chess() {
-    let Some(data) = shared_data() else {
-        eprintln!("skipped: ../shared/data is absent");
-        return;
-    };
+    let data = common::corpus_data();
     let rows = assert_same_tree(&data.join("corpus/twic0920.pgn"), 20);
     // 24,459 (position, move)s, split by speed, rating band and month.
     assert_eq!(rows, 30_966);

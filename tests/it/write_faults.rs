@@ -13,8 +13,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::common::{self, sample};
-use crate::lake::{ok, pgnlake, text};
+use crate::common::{self, ok, pgnlake, sample, text};
 
 /// The files under `dir` (relative names, hidden ones too), with their
 /// bytes; a summary with its timings and peak memory left out.

@@ -118,7 +118,7 @@ class Game:
     __slots__ = (
         "api_id", "import_name", "game_id", "white", "black", "white_elo",
         "black_elo", "speed", "time_class", "month", "year", "event",
-        "declared", "counted", "first_moves", "visits", "mode",
+        "declared", "counted", "first_moves", "visits", "mode", "lichess_id",
     )
 
     def elo(self, color):
@@ -153,6 +153,9 @@ def read_games(data_dir):
             g.import_name = name
             g.game_id = row["game_id"]
             g.api_id = f"{name}:{row['game_id']}" if is_lake else str(row["game_id"])
+            # /lichess and /player name a lichess game by its lichess id (a
+            # client's link to lichess.org), /masters by pgnlake's.
+            g.lichess_id = row["lichess_id"]
             g.white, g.black = row["white"], row["black"]
             g.white_elo, g.black_elo = row["white_elo"], row["black_elo"]
             g.time_class = row["time_class"]
@@ -326,6 +329,7 @@ class Checker:
         t0 = time.time()
         self.games, self.is_lake = read_games(data_dir)
         self.by_id = {g.api_id: g for g in self.games}
+        self.by_id.update({g.lichess_id: g for g in self.games if g.lichess_id})
         self.index = replay(self.games)
         self.periods = opening_periods(data_dir, self.is_lake)
         self.load_seconds = time.time() - t0
@@ -405,6 +409,10 @@ class Checker:
         month = None if g.month is None else f"{g.month[0]:04}-{g.month[1]:02}"
         if gj.get("month") != month:
             errors.append(f"{where}: game {g.api_id} month {gj.get('month')!r}, expected {month!r}")
+        want_id = g.lichess_id if endpoint in ("lichess", "player") and g.lichess_id else g.api_id
+        if gj["id"] != want_id:
+            errors.append(f"{where}: game {g.api_id} id {gj['id']!r}, expected {want_id!r} "
+                          f"(its lichess id on /lichess and /player)")
         if endpoint in ("lichess", "player"):
             if gj.get("speed") != g.speed:
                 errors.append(f"{where}: game {g.api_id} speed {gj.get('speed')!r}, expected "
@@ -464,7 +472,7 @@ class Checker:
                     errors.append(f"{where}: one game ({st.games[0].api_id}) but game is "
                                   f"{game!r}")
                 else:
-                    if game.get("id") != st.games[0].api_id:
+                    if self.by_id.get(game.get("id")) is not st.games[0]:
                         errors.append(f"{where}: game.id {game.get('id')!r}, the move's one game "
                                       f"is {st.games[0].api_id!r}")
                     self.check_game_json(game, f"{where}.game", endpoint, errors)
@@ -491,8 +499,9 @@ class Checker:
     def check_history(self, got, board, keep, since, until, warnings):
         """lila's history (only warnings: the brief's rules do not cover it): one
         segment per month from `since` (else the first month with a game of the
-        position) to the last month with one, counts of the filtered games; the
-        last segment left out when `until` is absent."""
+        position) to the last month with one, counts of the filtered games. An
+        archive's last month is kept (lila leaves out its current, unfinished
+        month), and the months stay within the archive's."""
         lo = month_tuple(since) if since else None
         hi = month_tuple(until) if until else None
         counts = collections.defaultdict(lambda: [0, 0, 0])
@@ -512,8 +521,6 @@ class Checker:
                 w, d, b = counts[(y, m)]
                 expected.append({"month": f"{y:04}-{m:02}", "white": w, "draws": d, "black": b})
                 y, m = (y + 1, 1) if m == 12 else (y, m + 1)
-            if hi is None:
-                expected.pop()
         # Leading and trailing zero segments may differ (lila counts the months of
         # any game of the position, the filter's or not): compare the others, and
         # that the months follow each other.
@@ -527,6 +534,11 @@ class Checker:
                                     (month_tuple(a)[0], month_tuple(a)[1] + 1))
                  for a, b in zip(months, months[1:])):
             warnings.append(f"history months do not follow each other: {months}")
+
+    def api_of(self, gj):
+        """pgnlake's id of a game the server listed (by its lichess id or ours)."""
+        g = self.by_id.get(gj.get("id"))
+        return g.api_id if g is not None else gj.get("id")
 
     def moves_of(self, board, keep=None):
         """api id -> lichess uci of the move each (kept) game played at board."""
@@ -630,10 +642,10 @@ class Checker:
                 # a top game comes first. Only a warning: the tree keeps the latest
                 # game of each (move, speed, band, month) row, not lila's last 8, so
                 # an earlier game of a row whose latest is a top game is lost.
-                top_ids = {gj.get("id") for gj in top}
+                top_ids = {self.api_of(gj) for gj in top}
                 rest = [int(i) for i in played if i not in top_ids]
-                if rest and recent[0].get("id") != str(max(rest)):
-                    warnings.append(f"recentGames[0] is {recent[0].get('id')}, the latest "
+                if rest and self.api_of(recent[0]) != str(max(rest)):
+                    warnings.append(f"recentGames[0] is {self.api_of(recent[0])}, the latest "
                                     f"matching game not in topGames is {max(rest)}")
         self.report(label, errors, warnings)
         return ans
@@ -719,8 +731,8 @@ class Checker:
                 errors.append(f"no recent games, but {len(played)} games match")
             if recent and not self.is_lake:
                 latest = max(int(i) for i in played)
-                if recent[0].get("id") != str(latest):
-                    warnings.append(f"recentGames[0] is {recent[0].get('id')}, the latest "
+                if self.api_of(recent[0]) != str(latest):
+                    warnings.append(f"recentGames[0] is {self.api_of(recent[0])}, the latest "
                                     f"matching game is {latest}")
         if "topGames" in ans and ans["topGames"]:
             errors.append(f"/player answer lists topGames: {ans['topGames']!r}")

@@ -9,7 +9,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 use crate::input::shard::Shard;
-use crate::sink::summary::{InputSummary, SUMMARY_FILE, Summary};
+use crate::lake::Listing;
+use crate::sink::summary::{InputSummary, SUMMARY_FILE, Summary, SummaryError};
 
 /// One shard's output folder and its summary.
 pub(super) struct ShardDir {
@@ -20,16 +21,36 @@ pub(super) struct ShardDir {
 }
 
 /// The summary of an import's folder `dir` (a missing one: not an
-/// import's folder).
+/// import's folder), checked against the tables in the folder: a table it
+/// lists must be there and a table there must be listed, or `merge` and
+/// `lake --add` would sum or commit rows the summary does not account for.
 pub fn read_folder_summary(dir: &Path) -> Result<Summary, Error> {
     let path = dir.join(SUMMARY_FILE);
-    Summary::read(&path).map_err(|e| match e {
+    let summary = Summary::read(&path).map_err(|e| match e {
         e if e.is_missing() => Error::Usage(format!(
             "{}: cannot read (no such file): not an import's folder",
             path.display()
         )),
         e => Error::Summary(e),
-    })
+    })?;
+    match crate::lake::check_folder_listing(dir, &summary) {
+        None => Ok(summary),
+        // The folder lacks a table: named as `lake --add` names it.
+        Some(Listing::Missing { table }) => Err(Error::Usage(format!(
+            "{}: missing (summary.json lists {} rows of {})",
+            dir.join(table.file_name()).display(),
+            summary
+                .tables
+                .get(&table.file_name())
+                .copied()
+                .unwrap_or_default(),
+            table.name
+        ))),
+        Some(unlisted) => Err(Error::Summary(SummaryError::Inconsistent {
+            path: path.display().to_string(),
+            what: unlisted.describe(),
+        })),
+    }
 }
 
 /// Reads and checks the shards' summaries: one import split N ways, every
@@ -44,6 +65,23 @@ pub(super) fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
                 dir.join(SUMMARY_FILE).display()
             )));
         };
+        // A shard run records the part of every input it read (a whole
+        // one as `start` 0, `end` null): without it, the input would be
+        // taken as read whole by this shard alone.
+        if let Some((i, input)) = summary
+            .inputs
+            .iter()
+            .enumerate()
+            .find(|(_, input)| input.part.is_none())
+        {
+            return Err(Error::Summary(SummaryError::Inconsistent {
+                path: dir.join(SUMMARY_FILE).display().to_string(),
+                what: format!(
+                    "inputs[{i}] ({}) has no `part`, which every input of a shard has",
+                    input.path
+                ),
+            }));
+        }
         shards.push(ShardDir {
             dir: dir.clone(),
             summary,
@@ -96,6 +134,18 @@ pub(super) fn read_shards(dirs: &[PathBuf]) -> Result<Vec<ShardDir>, Error> {
         }
     }
     check_one_input(&shards)?;
+    // Game ids are rebased by the games read before each shard, and every
+    // count of games adds up to them: their total must fit.
+    let mut games = 0u64;
+    for shard in &shards {
+        games = games.checked_add(shard.summary.games_read).ok_or_else(|| {
+            Error::Usage(format!(
+                "{}: games_read {}: the shards' games add up past 2^64 (edited or damaged?)",
+                shard.dir.join(SUMMARY_FILE).display(),
+                shard.summary.games_read
+            ))
+        })?;
+    }
     let indexes: Vec<u32> = shards.iter().map(|s| s.shard.index).collect();
     if let Some(missing) = (1..=count).find(|k| !indexes.contains(k)) {
         return Err(Error::Usage(format!(

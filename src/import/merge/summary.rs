@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::pgn::annotations::AnnotationCounts;
+use crate::replay::dead::UnwinnableCounts;
 use crate::sink::summary::{InputSummary, Summary};
 
 use super::shards::ShardDir;
@@ -20,11 +22,20 @@ pub(super) fn merged_summary(
 ) -> Summary {
     let summaries: Vec<&Summary> = shards.iter().map(|s| &s.summary).collect();
     let mut summary = first.clone();
-    let sum = |field: fn(&Summary) -> u64| -> u64 { summaries.iter().map(|s| field(s)).sum() };
+    // Saturating: the counts come from files. The games (and so every
+    // count that adds up to them) fit, as `read_shards` checked; the
+    // others (repairs, spills, annotations) would stop at 2^64 − 1 rather
+    // than wrap or panic.
+    let sum = |field: fn(&Summary) -> u64| -> u64 {
+        summaries
+            .iter()
+            .fold(0, |total, s| total.saturating_add(field(s)))
+    };
     let add_maps = |field: fn(&Summary) -> &BTreeMap<String, u64>| {
         let mut total: BTreeMap<String, u64> = BTreeMap::new();
         for (name, n) in summaries.iter().flat_map(|s| field(s)) {
-            *total.entry(name.clone()).or_default() += n;
+            let at = total.entry(name.clone()).or_default();
+            *at = at.saturating_add(*n);
         }
         total
     };
@@ -54,14 +65,23 @@ pub(super) fn merged_summary(
     summary.annotations = summaries
         .iter()
         .filter_map(|s| s.annotations)
-        .reduce(|mut total, a| {
-            total += &a;
-            total
+        .reduce(|total, a| AnnotationCounts {
+            clocks: total.clocks.saturating_add(a.clocks),
+            move_times: total.move_times.saturating_add(a.move_times),
+            evals: total.evals.saturating_add(a.evals),
+            malformed: total.malformed.saturating_add(a.malformed),
         });
-    summary.unwinnability = summaries.iter().fold(Default::default(), |mut total, s| {
-        total += &s.unwinnability;
-        total
-    });
+    summary.unwinnability = summaries
+        .iter()
+        .fold(UnwinnableCounts::default(), |total, s| {
+            let u = &s.unwinnability;
+            UnwinnableCounts {
+                winnable: total.winnable.saturating_add(u.winnable),
+                unwinnable: total.unwinnable.saturating_add(u.unwinnable),
+                undetermined: total.undetermined.saturating_add(u.undetermined),
+                not_asked: total.not_asked.saturating_add(u.not_asked),
+            }
+        });
     let mut skipped: Vec<String> = Vec::new();
     for name in summaries.iter().flat_map(|s| &s.skipped_entries) {
         if !skipped.contains(name) {
@@ -83,7 +103,9 @@ pub(super) fn merged_summary(
     tree.min_games = min_games;
     tree.rows = written + dropped;
     tree.rows_dropped = dropped;
-    tree.spill_runs = summaries.iter().map(|s| s.opening_tree.spill_runs).sum();
+    tree.spill_runs = summaries.iter().fold(0, |total, s| {
+        total.saturating_add(s.opening_tree.spill_runs)
+    });
     tree.spill_rows = sum(|s| s.opening_tree.spill_rows);
     tree.spill_bytes = sum(|s| s.opening_tree.spill_bytes);
     // The largest of the shards' (there is at least one: `run_merge`).
@@ -103,7 +125,8 @@ fn merged_inputs(shards: &[ShardDir]) -> Vec<InputSummary> {
         let whole_or_last = input.part.as_ref().is_none_or(|p| p.end.is_none());
         match inputs.last_mut().filter(|last| last.path == input.path) {
             Some(last) => {
-                last.games += input.games;
+                // Within the games read, which fit (see `read_shards`).
+                last.games = last.games.saturating_add(input.games);
                 if whole_or_last {
                     last.uncompressed_bytes = input.uncompressed_bytes;
                     last.truncated = input.truncated.clone();

@@ -78,7 +78,8 @@ struct LakeIds {
 
 impl GameIds {
     /// The numbering of `data`'s games: in a lake, the compacted imports'
-    /// offsets (see [`crate::lake::game_offsets`]), then the others'.
+    /// offsets (as [`crate::lake::game_offsets`] numbers them, from the
+    /// summaries `data` read), then the others'.
     pub(crate) fn of(data: &Data) -> Result<GameIds, ExploreError> {
         let openings = data.table_path(&schema::openings::TABLE);
         if !data.is_lake() {
@@ -87,22 +88,24 @@ impl GameIds {
                 openings,
             });
         }
-        let compacted = crate::lake::game_offsets(data.dir())?;
         let games_read: HashMap<&str, u64> =
             data.imports().map(|(n, s)| (n, s.games_read)).collect();
-        // The uncompacted imports follow the compacted ones' games.
-        let mut next = match compacted.last() {
-            Some((name, offset)) => {
-                let read = games_read.get(name.as_str()).ok_or_else(|| {
-                    crate::lake::LakeError::CompactedUnlisted {
-                        lake: data.dir().to_path_buf(),
-                        name: name.clone(),
-                    }
-                })?;
-                offset.saturating_add(*read)
-            }
-            None => 0,
+        let read = |name: &String| {
+            games_read.get(name.as_str()).copied().ok_or_else(|| {
+                crate::lake::LakeError::CompactedUnlisted {
+                    lake: data.dir().to_path_buf(),
+                    name: name.clone(),
+                }
+            })
         };
+        // Each compacted import's games follow those of the ones before it.
+        let mut compacted = Vec::with_capacity(data.compacted().len());
+        let mut next = 0u64;
+        for name in data.compacted() {
+            compacted.push((name.clone(), next));
+            next = next.saturating_add(read(name)?);
+        }
+        // The uncompacted imports follow the compacted ones' games.
         let mut offsets: HashMap<String, u64> = compacted.iter().cloned().collect();
         for (name, summary) in data.imports() {
             if !offsets.contains_key(name) {

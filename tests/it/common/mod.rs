@@ -1,7 +1,9 @@
 //! Helpers shared by the integration tests: run an import into a temporary
 //! folder and read its tables back with polars.
 
+pub mod app;
 pub mod games;
+pub mod server;
 pub mod tree;
 
 use std::fs::File;
@@ -34,10 +36,26 @@ pub fn sample(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `../shared/data` beside the project, when present.
+/// `../shared/data` beside the project, when present (for a test that
+/// reads the corpus when it is there and runs without it too).
 pub fn shared_data() -> Option<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/data");
     dir.is_dir().then_some(dir)
+}
+
+/// `../shared/data`, for a corpus test: the suite's one way for a test
+/// that cannot run without it. Such a test carries
+/// `#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]`
+/// (`build.rs` sets the cfg when the corpus is absent), so that it is
+/// reported as ignored with that reason; run anyway (`--ignored`), it
+/// fails saying why, and never passes without having run.
+pub fn corpus_data() -> PathBuf {
+    shared_data().unwrap_or_else(|| {
+        panic!(
+            "../shared/data is absent: this corpus test needs it \
+             (it is ignored when the build finds no corpus)"
+        )
+    })
 }
 
 pub struct Imported {
@@ -479,6 +497,30 @@ pub fn summed_lines_digest(lines: &DataFrame) -> (usize, String) {
         }
     }
     (summed.len(), format!("{hash:016x}"))
+}
+
+/// `pgnlake ARGS` as a user runs it, its exit, stdout and stderr: from the
+/// checkout (so that `sample-data/…` and `queries/…` resolve, and the
+/// paths the tables record do not depend on where the clone is), and
+/// without `RUST_BACKTRACE`, which asks for Rust's own report of a panic
+/// beside pgnlake's one line. The one way the tests run the binary.
+pub fn pgnlake(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pgnlake"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env_remove("RUST_BACKTRACE")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run pgnlake: {e}"))
+}
+
+/// The stdout of a run that must have succeeded (else its exit and stderr).
+pub fn ok(output: std::process::Output) -> String {
+    stdout_of(&output)
+}
+
+/// A path as a command-line argument.
+pub fn text(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// The stdout of a run that must have succeeded (else its exit and stderr).
