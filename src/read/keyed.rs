@@ -19,6 +19,7 @@
 //! and the next read opens them, so a long-running reader (`pgnlake
 //! serve`) never reads a stale footer against new bytes.
 
+use std::cell::RefCell;
 use std::fs::File;
 use std::io::Cursor;
 use std::ops::Range;
@@ -34,7 +35,8 @@ use polars_parquet::parquet::statistics::Statistics;
 use polars_parquet::read::{
     BasicDecompressor, Filter, column_iter_to_arrays, infer_schema, read_metadata,
 };
-use polars_parquet_format::thrift::protocol::TCompactInputProtocol;
+use polars_parquet::parquet::compression::Compression;
+use polars_parquet_format::thrift::protocol::{TCompactInputProtocol, TCompactOutputProtocol};
 use polars_parquet_format::{ColumnIndex, OffsetIndex, PageHeader, PageLocation, PageType};
 use quick_cache::sync::{Cache, DefaultLifecycle};
 use quick_cache::{DefaultHashBuilder, OptionsBuilder, Weighter};
@@ -160,6 +162,69 @@ struct ChunkBytes {
     bytes: Vec<u8>,
     values: i64,
     first_row: usize,
+}
+
+thread_local! {
+    /// This thread's zstd context, kept from page to page: polars' page
+    /// decoder makes one for every column chunk it reads (under load,
+    /// creating them and their allocations were a sixth of the server's
+    /// CPU).
+    static ZSTD: RefCell<Option<zstd::bulk::Decompressor<'static>>> = const { RefCell::new(None) };
+}
+
+/// `pages` (a column chunk's, back to back, zstd-compressed) with each
+/// page's values decompressed here and its header saying so, for the
+/// decoders to take as uncompressed; None when a page is of a kind whose
+/// layout this does not rewrite (a v2 data page, whose levels are not
+/// compressed): polars decompresses those.
+fn decompressed(pages: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let mut out = Vec::with_capacity(pages.len() * 4);
+    let mut rest = pages;
+    while !rest.is_empty() {
+        let mut header = PageHeader::read_from_in_protocol(&mut TCompactInputProtocol::new(
+            &mut rest,
+            THRIFT_LIMIT,
+        ))
+        .map_err(|e| format!("damaged page header: {e}"))?;
+        if header.type_ != PageType::DATA_PAGE && header.type_ != PageType::DICTIONARY_PAGE {
+            return Ok(None);
+        }
+        let (Ok(size), Ok(values)) = (
+            usize::try_from(header.compressed_page_size),
+            usize::try_from(header.uncompressed_page_size),
+        ) else {
+            return Err("damaged page header: a negative size".into());
+        };
+        if size > rest.len() || values > MAX_PAGE_BYTES {
+            return Err(format!(
+                "damaged page header: {size} bytes compressed, {values} not"
+            ));
+        }
+        let (page, after) = rest.split_at(size);
+        rest = after;
+        header.compressed_page_size = header.uncompressed_page_size;
+        // Any checksum was of the compressed bytes.
+        header.crc = None;
+        header
+            .write_to_out_protocol(&mut TCompactOutputProtocol::new(&mut out))
+            .map_err(|e| format!("page header: {e}"))?;
+        let start = out.len();
+        out.resize(start + values, 0);
+        let written = ZSTD.with(|cell| {
+            let mut slot = cell.borrow_mut();
+            let decompressor = match &mut *slot {
+                Some(decompressor) => decompressor,
+                None => slot.insert(zstd::bulk::Decompressor::new()?),
+            };
+            decompressor.decompress_to_buffer(page, &mut out[start..])
+        });
+        match written {
+            Ok(n) if n == values => {}
+            Ok(n) => return Err(format!("a page of {n} bytes, its header says {values}")),
+            Err(e) => return Err(format!("damaged zstd page: {e}")),
+        }
+    }
+    Ok(Some(out))
 }
 
 impl KeyedFile {
@@ -498,14 +563,21 @@ impl KeyedFile {
             if flat {
                 filter = Filter::new_ranged(rows.start - read.first_row, rows.end - read.first_row);
             }
+            let (bytes, compression) = match chunk.compression() {
+                Compression::Zstd => match decompressed(&read.bytes)? {
+                    Some(bytes) => (bytes, Compression::Uncompressed),
+                    None => (read.bytes, Compression::Zstd),
+                },
+                other => (read.bytes, other),
+            };
             let meta = PageMetaData::new(
                 0,
                 read.values,
-                chunk.compression(),
+                compression,
                 chunk.descriptor().descriptor.clone(),
             );
             let pages = PageReader::new_with_page_meta(
-                Cursor::new(read.bytes.into()),
+                Cursor::new(bytes.into()),
                 meta,
                 Vec::new(),
                 MAX_PAGE_BYTES,

@@ -189,15 +189,11 @@ impl Data {
 /// the next [`DataCache::get`] sees it, however soon after, as the stamp
 /// is taken under the lake's read lock, which every change holds
 /// exclusively.
-// The server's state holds one (issue 64; until it is wired in, only the
-// tests use it).
-#[allow(dead_code)]
 #[derive(Debug, Default)]
 pub(crate) struct DataCache {
     kept: std::sync::Mutex<std::collections::HashMap<PathBuf, (Stamp, Arc<Listing>)>>,
 }
 
-#[allow(dead_code)]
 impl DataCache {
     /// The data in `dir` as [`Data::open`] reads it (a lake's read lock
     /// taken, held by the `Data` returned), its summaries kept from the
@@ -246,13 +242,11 @@ impl DataCache {
     }
 }
 
-#[allow(dead_code)] // See `DataCache`.
 /// What changes when a reader could see a folder change: the identities
 /// of the files its summaries come from, by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Stamp(Vec<(std::ffi::OsString, Option<FileStamp>)>);
 
-#[allow(dead_code)] // See `DataCache`.
 /// A file's identity: a file renamed into place is another inode, and a
 /// file rewritten has other times or size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -263,7 +257,6 @@ struct FileStamp {
     changed_ns: i128,
 }
 
-#[allow(dead_code)] // See `DataCache`.
 impl FileStamp {
     fn of(path: &Path) -> Option<FileStamp> {
         use std::os::unix::fs::MetadataExt;
@@ -278,7 +271,6 @@ impl FileStamp {
     }
 }
 
-#[allow(dead_code)] // See `DataCache`.
 impl Stamp {
     /// `dir`'s stamp; None when it cannot be taken (a folder that cannot
     /// be listed, an import's folder without its summary): not kept.

@@ -1,11 +1,12 @@
-//! Replay stage, a game's steps: one game's PGN text read as the import
-//! reads a game (pgn-reader's visitor, the token audit) and replayed from
-//! its own start (its `Variant` and `FEN` tags through [`setup_variant`],
-//! its moves through the import's [`Replayer`]), then walked ply by ply for
-//! whoever shows the game (the server's game page): each move's SAN, UCI,
-//! squares and the FEN after it. A set-up position, Chess960 and every
-//! lichess variant step as the import replayed them; a move that cannot
-//! be played is an error, never a game cut short.
+//! Replay stage, a game's steps: one game's PGN text framed and read as
+//! the import reads a game (the framer, pgn-reader's visitor, the token
+//! audit) and replayed from its own start (its `Variant` and `FEN` tags
+//! through [`setup_variant`], its moves through the import's `Replayer`),
+//! then walked ply by ply for whoever shows the game (the server's game
+//! page): each move's SAN, UCI, squares and the FEN after it. A set-up
+//! position, Chess960 and every lichess variant step as the import
+//! replayed them; a move that cannot be played is an error, never a game
+//! cut short.
 
 use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;

@@ -80,21 +80,6 @@ impl Params {
         })?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX).min(max))
     }
-
-    /// `name` as a boolean (`true`/`false`, `1`/`0`, any case); `default`
-    /// when absent.
-    pub(crate) fn flag(&self, name: &str, default: bool) -> Result<bool, BadRequest> {
-        let Some(text) = self.get(name) else {
-            return Ok(default);
-        };
-        match text.trim().to_ascii_lowercase().as_str() {
-            "true" | "1" | "yes" | "on" => Ok(true),
-            "false" | "0" | "no" | "off" => Ok(false),
-            _ => Err(BadRequest::new(format!(
-                "{name}={text:?}: expected true or false"
-            ))),
-        }
-    }
 }
 
 #[cfg(test)]
@@ -111,8 +96,6 @@ mod tests {
         assert_eq!(p.list("speeds"), ["blitz", "rapid", "bullet"]);
         assert_eq!(p.get("fen"), Some("8/8 w - -"));
         assert_eq!(p.get("x"), None);
-        assert_eq!(p.flag("history", false), Ok(true));
-        assert_eq!(p.flag("other", false), Ok(false));
         assert!(p.list("ratings").is_empty());
     }
 
@@ -128,7 +111,6 @@ mod tests {
                 "topGames=\"abc\": expected a count from 0 to 4"
             ))
         );
-        assert!(params("history=maybe").flag("history", false).is_err());
         let long = "a".repeat(MAX_QUERY_BYTES + 1);
         assert!(Params::parse(Some(&long)).is_err());
     }
