@@ -357,7 +357,8 @@ fn the_page_is_clicked_through_in_chromium() {
     let (status, page) = server.get("/?player=%3Cscript%3Ewindow.__pwned%3D1%3Balert(1)%3C%2Fscript%3E%3Cimg+src%3Dx+onerror%3D%27window.__pwned%3D2%27%3E&color=white");
     assert_eq!(status, 200);
     assert!(!page.contains("<script>window"), "{page}");
-    assert!(page.contains("&lt;script&gt;window.__pwned=1;alert(1)&lt;/script&gt;"));
+    // askama writes entities by number.
+    assert!(page.contains("&#60;script&#62;window.__pwned=1;alert(1)&#60;/script&#62;"));
 }
 
 #[test]
