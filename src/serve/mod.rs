@@ -74,7 +74,8 @@ pub struct ServeOptions {
     /// The threads answering connections (tokio's workers).
     pub threads: usize,
     /// Readers of the tables at once: answers beyond wait their turn, in
-    /// order, `/player` streams among them a row group at a time.
+    /// order. `/player` streams read on `threads` threads of their own,
+    /// at a lower priority.
     pub readers: usize,
     /// Connections open at once; one more is answered 503 and closed.
     pub max_connections: usize,
@@ -210,8 +211,7 @@ async fn method_not_allowed(method: Method, uri: Uri) -> impl IntoResponse {
 }
 
 /// Runs `work` on a blocking thread, when a reader is free (readers are
-/// granted in the order asked: a `/player` stream asks again for each
-/// row group, so it never holds one for long).
+/// granted in the order asked; `/player` streams have their own).
 pub(crate) async fn blocking<T: Send + 'static>(
     state: &Arc<State>,
     work: impl FnOnce(&State) -> Result<T, ApiError> + Send + 'static,

@@ -2,27 +2,27 @@
 //! written on the server, working without JavaScript (a few lines of
 //! script add the arrow keys), from the same answers as `/lichess` and
 //! `/player`. The handlers here read the request and the tables; `view`
-//! writes the page from plain data through askama's templates, which
-//! escape every value from the archive (names, events, tags) and the
-//! request (a FEN as typed).
+//! (the explorer) and `game_view` (a game) write the pages from plain
+//! data through askama's templates, which escape every value from the
+//! archive (names, events, tags) and the request (a FEN as typed, an id).
 
+mod game_view;
 mod view;
 
-use std::fmt::Write as _;
 use std::sync::Arc;
 
-use askama::Template as _;
-use axum::extract::{Path, RawQuery, State as Shared};
+use axum::extract::{RawQuery, State as Shared};
 use axum::http::StatusCode;
-use axum::response::{Html, IntoResponse, Response};
-use shakmaty::{Board, Chess, Color, Position, Square};
+use axum::response::Response;
+use shakmaty::{Chess, Color, Position};
 
+use self::game_view::{GameMove, GamePageView, StepLinks};
 use self::view::{ExplorerView, Filters, GameRow, MoveRow, Moves, PlayerBox};
 use super::api::{Asked, Explorer, LichessQuery, PositionQuery, Wanted, explore};
 use super::games::{ApiGame, GameWithUci};
 use super::params::Params;
 use super::player::{PlayerParams, PlayerQuery, line, player_tree};
-use super::query;
+use super::query::{self, IdPath};
 use super::{ApiError, blocking};
 use crate::model::{RatingGroup, TimeClass};
 use crate::replay::steps::{GameSteps, game_steps};
@@ -110,7 +110,7 @@ pub(crate) async fn index(
                 Err(e) => return explorer_error(&params, Some(&asked), e.status(), e.message()),
             };
             blocking(&state, move |s| {
-                let tally = player_tree(s, None, &query, &mut |_| true)?;
+                let tally = player_tree(s, &query, &mut |_| true)?;
                 let answer = line(&query, &tally);
                 let total = [answer.white, answer.draws, answer.black];
                 // A player's tree lists every move unless `moves` says
@@ -311,55 +311,19 @@ fn game_row(g: &GameWithUci) -> GameRow {
     }
 }
 
-/// The board of a page still written piece by piece (the game page),
-/// from the explorer's template: white at the bottom; `last`: the squares
-/// of the move that led to it (none for a drop's origin), highlighted as
-/// lichess does.
-fn board(out: &mut String, board: &Board, last: Option<(Option<Square>, Square)>) {
-    // Writing a template fails only if a value's Display does: never here
-    // (squares, glyphs); the page then lacks its board, rather than panic.
-    if let Ok(html) = view::Board::new(board, last).render() {
-        out.push_str(&html);
-    }
-}
-
-/// `text` escaped for HTML text and quoted attributes, for a page still
-/// written piece by piece (the game page): askama's escape, the one its
-/// templates apply.
-pub(crate) fn escape(text: &str) -> String {
-    use askama::filters::Escaper as _;
-    let mut out = String::with_capacity(text.len());
-    // Writing to a String cannot fail.
-    let _ = askama::filters::Html.write_escaped_str(&mut out, text);
-    out
-}
-
-/// A page's head, up to `<body>`, for a page still written piece by piece
-/// (the game page).
-fn head(out: &mut String, title: &str) {
-    if let Ok(html) = (view::Head { title }).render() {
-        out.push_str(&html);
-    }
-}
-
-/// A page that only says what went wrong (the game page's errors).
-fn error_page(status: StatusCode, message: &str) -> Response {
-    let page = view::ErrorPage {
-        title: "pgnlake explorer",
-        message,
-    };
-    match page.render() {
-        Ok(html) => (status, Html(html)).into_response(),
-        Err(e) => view::render_failed(&e),
-    }
-}
-
-/// A game's page: its board at a ply, its moves as links, its tags.
+/// A game's page: its board at a ply, its moves as links, its tags. An
+/// id that names no game is the page with the message (404), a game
+/// whose source cannot be read a 500 page naming it, a path that does
+/// not decode (`/game/%ff`) a 400 page.
 pub(crate) async fn game(
     Shared(state): Shared<Arc<super::state::State>>,
-    Path(id): Path<String>,
+    id: Result<IdPath, ApiError>,
     RawQuery(query): RawQuery,
 ) -> Response {
+    let id = match id {
+        Ok(IdPath(id)) => id,
+        Err(e) => return game_error(None, e),
+    };
     let params = Params::parse(query.as_deref()).unwrap_or_default();
     let ply = params
         .count("ply", usize::MAX, usize::MAX)
@@ -373,109 +337,63 @@ pub(crate) async fn game(
     })
     .await;
     match steps {
-        Ok(steps) => Html(game_page(&shown, &steps, ply)).into_response(),
-        Err(e) => api_error_page(e),
+        Ok(steps) => game_view::game_response(StatusCode::OK, &game_page(&shown, &steps, ply)),
+        Err(e) => game_error(Some(&shown), e),
     }
 }
 
-fn api_error_page(e: ApiError) -> Response {
+/// The game page saying why game `id` (None: the path did not decode)
+/// cannot be shown, with the error's status.
+fn game_error(id: Option<&str>, e: ApiError) -> Response {
     let (status, message) = e.parts();
-    error_page(status, &message)
+    game_view::game_response(status, &GamePageView::error(id, &message))
 }
 
-/// The page of game `id` from its steps, at `ply` (its end when past
-/// it): the board after `ply` plies with the move that led there and its
-/// FEN.
-fn game_page(id: &str, game: &GameSteps, ply: usize) -> String {
-    let played: Vec<&str> = game.steps.iter().map(|s| s.san.as_str()).collect();
-    let tags = &game.tags;
-    let ply = ply.min(played.len());
+/// The page's plain data of game `id` from its steps, at `ply` (its end
+/// when past it): the board after `ply` plies with the move that led
+/// there and its FEN.
+fn game_page(id: &str, game: &GameSteps, ply: usize) -> GamePageView {
+    let plies = game.steps.len();
+    let ply = ply.min(plies);
     let shown = ply.checked_sub(1).and_then(|i| game.steps.get(i));
-    let mut out = String::with_capacity(16 * 1024);
-    head(&mut out, &format!("Game {id}"));
-    let title = |name: &str| {
-        tags.iter()
+    let tag = |name: &str| {
+        game.tags
+            .iter()
             .find(|(k, _)| k == name)
-            .map(|(_, v)| v.as_str())
-            .unwrap_or("?")
+            .map_or("?", |(_, v)| v.as_str())
+            .to_owned()
     };
-    let _ = write!(
-        out,
-        "<header><h1><a href=\"/\">pgnlake</a> · {} – {}</h1></header><main><section class=\"left\">",
-        escape(title("White")),
-        escape(title("Black"))
-    );
-    match shown {
-        Some(step) => board(&mut out, &step.board, Some((step.from, step.to))),
-        None => board(&mut out, &game.start_board, None),
-    }
-    let fen = shown.map_or(game.start_fen.as_str(), |step| step.fen.as_str());
-    let _ = write!(out, "<p class=\"fen\">{}</p>", escape(fen));
-    let href = |n: usize| escape(&format!("/game/{id}?ply={n}"));
-    out.push_str("<nav class=\"steps\">");
-    let _ = write!(out, "<a id=\"first\" href=\"{}\">« start</a>", href(0));
-    match ply.checked_sub(1) {
-        Some(back) => {
-            let _ = write!(out, "<a id=\"back\" href=\"{}\">◀ back</a>", href(back));
-        }
-        None => out.push_str("<span class=\"off\">◀ back</span>"),
-    }
-    match ply < played.len() {
-        true => {
-            let _ = write!(
-                out,
-                "<a id=\"forward\" href=\"{}\">forward ▶</a>",
-                href(ply + 1)
-            );
-        }
-        false => out.push_str("<span class=\"off\">forward ▶</span>"),
-    }
-    let _ = write!(
-        out,
-        "<a id=\"last\" href=\"{}\">end »</a>",
-        href(played.len())
-    );
-    let _ = write!(
-        out,
-        "</nav><p><a class=\"pgn\" href=\"/pgn/{}\">PGN</a></p></section><section class=\"right\"><table class=\"tags\">",
-        escape(id)
-    );
-    for (name, value) in tags {
-        let _ = write!(
-            out,
-            "<tr><th>{}</th><td>{}</td></tr>",
-            escape(name),
-            escape(value)
-        );
-    }
-    out.push_str("</table><p class=\"moves\">");
     // A set-up position can start with black, at any move number.
     let black_first = usize::from(game.start_turn == Color::Black);
     let first = game.start_move_number as usize;
-    for (i, san) in played.iter().enumerate() {
-        let number = first + (i + black_first) / 2;
-        if (i + black_first) % 2 == 0 {
-            let _ = write!(out, "<span class=\"number\">{number}.</span>");
-        } else if i == 0 {
-            let _ = write!(out, "<span class=\"number\">{number}…</span>");
-        }
-        let current = if i + 1 == ply {
-            " class=\"current\""
-        } else {
-            ""
-        };
-        let _ = write!(
-            out,
-            "<a{current} href=\"{}\">{}</a> ",
-            href(i + 1),
-            escape(san)
-        );
+    let moves = game
+        .steps
+        .iter()
+        .enumerate()
+        .map(|(i, step)| GameMove {
+            number: u32::try_from(first + (i + black_first) / 2).unwrap_or(u32::MAX),
+            san: step.san.clone(),
+            ply: i + 1,
+            current: i + 1 == ply,
+        })
+        .collect();
+    GamePageView {
+        id: id.to_owned(),
+        title: format!("Game {id}"),
+        players: Some((tag("White"), tag("Black"))),
+        tags: game.tags.clone(),
+        board: shown.map_or(&game.start_board, |step| &step.board).clone(),
+        last_move: shown.map(|step| (step.from, step.to)),
+        fen: shown.map_or(&game.start_fen, |step| &step.fen).clone(),
+        start_number: game.start_move_number,
+        start_turn: game.start_turn,
+        moves,
+        links: Some(StepLinks {
+            first: 0,
+            back: ply.checked_sub(1),
+            forward: (ply < plies).then_some(ply + 1),
+            end: plies,
+        }),
+        error: None,
     }
-    out.push_str("</p></section></main>");
-    out.push_str(KEYS);
-    out.push_str("</body></html>\n");
-    out
 }
-
-/// The pages' script (the keys), for a page still written piece by piece.
-const KEYS: &str = concat!("<script>", include_str!("assets/page.js"), "</script>");

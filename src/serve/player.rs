@@ -175,14 +175,20 @@ pub(crate) async fn player(
     let permit = state.player().await?;
     let (tx, mut rx) = mpsc::channel::<Result<String, ApiError>>(4);
     let reader = state.clone();
-    let runtime = tokio::runtime::Handle::current();
-    tokio::task::spawn_blocking(move || {
-        let _permit = permit;
-        if let Err(e) = stream_player(&reader, &runtime, &query, &tx) {
-            // Before the first line: the answer's status; after: the log.
-            let _ = tx.blocking_send(Err(e));
-        }
-    });
+    // A thread of its own, behind the other answers' readers in the
+    // scheduler's eyes: a long stream takes the cores the short answers
+    // leave, and never a reader of theirs.
+    let spawned = std::thread::Builder::new()
+        .name("pgnlake-player".into())
+        .spawn(move || {
+            let _permit = permit;
+            yield_to_answers();
+            if let Err(e) = stream_player(&reader, &query, &tx) {
+                // Before the first line: the answer's status; after: the log.
+                let _ = tx.blocking_send(Err(e));
+            }
+        });
+    spawned.map_err(|e| ApiError::internal(format!("cannot start a /player reader: {e}")))?;
     let first = match rx.recv().await {
         Some(line) => line?,
         None => return Err(ApiError::internal("the player's reader stopped")),
@@ -212,18 +218,30 @@ pub(crate) async fn player(
         .into_response())
 }
 
+/// Lowers the calling thread's priority (nice 10): `/player` streams
+/// scan whole tables, and `/lichess` answers must not wait behind them
+/// for a core (measured with 60 streams running: see docs/performance.md).
+fn yield_to_answers() {
+    // SAFETY: gettid and setpriority touch only this thread's priority;
+    // raising a nice value is always allowed, and a failure changes
+    // nothing.
+    unsafe {
+        let tid = libc::gettid();
+        libc::setpriority(libc::PRIO_PROCESS, tid as libc::id_t, 10);
+    }
+}
+
 /// Reads the player's games, sending lines to `tx`; stops early when the
 /// client is gone.
 fn stream_player(
     state: &State,
-    runtime: &tokio::runtime::Handle,
     query: &PlayerQuery,
     tx: &mpsc::Sender<Result<String, ApiError>>,
 ) -> Result<(), ApiError> {
     let mut sent: Option<u64> = None;
     let mut last = Instant::now();
     let mut gone = false;
-    let tally = player_tree(state, Some(runtime), query, &mut |tally| {
+    let tally = player_tree(state, query, &mut |tally| {
         let total = games_of_tally(tally);
         if sent.is_none() || (last.elapsed() >= EVERY && sent != Some(total)) {
             if tx.blocking_send(Ok(text_of(&line(query, tally)))).is_err() {
@@ -250,12 +268,9 @@ pub(crate) type Tally = HashMap<String, MoveTally>;
 
 /// The tree of the player's games from the position; `progress` is told
 /// the tally after each row group read, and stops the reading by
-/// returning false. With `runtime`, each row group is read with a
-/// reader's permit, taken in turn with the other answers' (a stream
-/// never holds the readers for long).
+/// returning false.
 pub(crate) fn player_tree(
     state: &State,
-    runtime: Option<&tokio::runtime::Handle>,
     query: &PlayerQuery,
     progress: &mut dyn FnMut(&Tally) -> bool,
 ) -> Result<Tally, ApiError> {
@@ -270,7 +285,6 @@ pub(crate) fn player_tree(
     for (import, path) in data.files(&g::TABLE) {
         let file = state.files.open(&path, g::GAME_ID.name, true)?;
         for group in 0..file.groups() {
-            let _turn = runtime.map(|r| state.reader_blocking(r)).transpose()?;
             let read = |columns: Option<&[&str]>| file.group(group, columns);
             let names = read(Some(&[name_column]))?;
             let rows = matching_rows(&names, name_column, &query.player, &path)?;

@@ -32,7 +32,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for Lichess<T> {
 }
 
 /// The id in a path (`/pgn/{id}`, `/game/{id}`): a path that does not
-/// decode (`%ff`) is a 400 in JSON, as every error of the API.
+/// decode (`%ff`) is a 400 in JSON, as every error of the API (the game
+/// page takes it as a `Result` and shows the 400 in its page).
 #[derive(Debug, Clone)]
 pub(crate) struct IdPath(pub String);
 

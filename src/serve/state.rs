@@ -23,7 +23,8 @@ pub(crate) struct State {
     pub opened: DataCache,
     /// Readers of the tables at once, granted in the order asked.
     pub readers: Arc<Semaphore>,
-    /// `/player` streams at once (each takes a reader per row group).
+    /// `/player` streams read at once (each on a thread of its own, at a
+    /// lower priority than the answers' readers); more wait their turn.
     pub players: Arc<Semaphore>,
 }
 
@@ -44,7 +45,7 @@ impl State {
             files: KeyedFiles::default(),
             opened: DataCache::default(),
             readers: Arc::new(Semaphore::new(options.readers.max(1))),
-            players: Arc::new(Semaphore::new(options.readers.max(1))),
+            players: Arc::new(Semaphore::new(options.threads.max(1))),
         })
     }
 
@@ -56,15 +57,6 @@ impl State {
     /// A `/player` stream's permit, when one is free.
     pub(crate) async fn player(&self) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
         permit(&self.players).await
-    }
-
-    /// A reader's permit from a blocking thread (a `/player` stream's,
-    /// between its row groups), in turn with the answers' readers.
-    pub(crate) fn reader_blocking(
-        &self,
-        runtime: &tokio::runtime::Handle,
-    ) -> Result<tokio::sync::OwnedSemaphorePermit, ApiError> {
-        runtime.block_on(permit(&self.readers))
     }
 
     /// The data in `dir` (one of the folders served), its summaries read

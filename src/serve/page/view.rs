@@ -2,7 +2,8 @@
 //! position, its moves and totals, its games, the filters, an error), HTML
 //! out through askama's templates (`src/serve/templates/`), which escape
 //! every value; the style and the script are their own files
-//! (`src/serve/assets/`), put in each page at build time.
+//! (`src/serve/assets/`), put in each page at build time. The board, the
+//! style, the script and the icon are the game page's too (`game_view`).
 
 use askama::Template;
 use axum::http::StatusCode;
@@ -570,22 +571,6 @@ fn glyph(color: Color, role: Role) -> &'static str {
     }
 }
 
-/// A page's head, up to `<body>`: for a page still written piece by piece
-/// (the game page).
-#[derive(Template)]
-#[template(path = "serve/templates/head.html", config = "src/askama.toml")]
-pub(crate) struct Head<'a> {
-    pub title: &'a str,
-}
-
-/// A page that only says what went wrong (the game page's errors).
-#[derive(Template)]
-#[template(path = "serve/templates/error.html", config = "src/askama.toml")]
-pub(crate) struct ErrorPage<'a> {
-    pub title: &'a str,
-    pub message: &'a str,
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -771,10 +756,8 @@ mod tests {
     fn the_icon_is_written_as_is_inside_its_quoted_attribute() {
         // `|safe` in head.html: nothing in it may end or open markup.
         assert!(!FAVICON.contains(['"', '<', '>', '&']), "{FAVICON}");
-        let head = (Head { title: "t" })
-            .render()
-            .unwrap_or_else(|e| panic!("{e}"));
-        assert!(head.contains(&format!("<link rel=\"icon\" href=\"{FAVICON}\">")));
+        let html = page(&start());
+        assert!(html.contains(&format!("<link rel=\"icon\" href=\"{FAVICON}\">")));
     }
 
     #[test]
