@@ -29,13 +29,13 @@ use std::sync::{Arc, OnceLock};
 
 use polars::prelude::*;
 use polars_arrow::datatypes::{ArrowSchema, Field as ArrowField};
+use polars_parquet::parquet::compression::Compression;
 use polars_parquet::parquet::metadata::{ColumnChunkMetadata, FileMetadata};
 use polars_parquet::parquet::read::{PageMetaData, PageReader};
 use polars_parquet::parquet::statistics::Statistics;
 use polars_parquet::read::{
     BasicDecompressor, Filter, column_iter_to_arrays, infer_schema, read_metadata,
 };
-use polars_parquet::parquet::compression::Compression;
 use polars_parquet_format::thrift::protocol::{TCompactInputProtocol, TCompactOutputProtocol};
 use polars_parquet_format::{ColumnIndex, OffsetIndex, PageHeader, PageLocation, PageType};
 use quick_cache::sync::{Cache, DefaultLifecycle};
@@ -437,7 +437,7 @@ impl KeyedFile {
         let Some(first) = holding.next() else {
             return Ok(None);
         };
-        let end = holding.last().map_or(first.rows.end, |p| p.rows.end);
+        let end = holding.next_back().map_or(first.rows.end, |p| p.rows.end);
         Ok(Some(first.rows.start..end))
     }
 

@@ -385,7 +385,6 @@ fn game_page(id: &str, game: &GameSteps, ply: usize) -> GamePageView {
         board: shown.map_or(&game.start_board, |step| &step.board).clone(),
         last_move: shown.map(|step| (step.from, step.to)),
         fen: shown.map_or(&game.start_fen, |step| &step.fen).clone(),
-        start_number: game.start_move_number,
         start_turn: game.start_turn,
         moves,
         links: Some(StepLinks {

@@ -42,16 +42,6 @@ pub(crate) const KEYED_PAGE_BYTES: usize = 64 << 10;
 /// tables read by key (`openings` by position, `games` by game id), the
 /// writer's default for those only scanned.
 fn page_bytes(table: &schema::Table) -> Option<usize> {
-    // TEMP experiment
-    if let Some(bytes) = std::env::var("PGNLAKE_PAGE_BYTES")
-        .ok()
-        .and_then(|v| v.parse::<usize>().ok())
-    {
-        return [schema::openings::TABLE.name, games::TABLE.name]
-            .contains(&table.name)
-            .then_some(bytes)
-            .filter(|b| *b > 0);
-    }
     [schema::openings::TABLE.name, games::TABLE.name]
         .contains(&table.name)
         .then_some(KEYED_PAGE_BYTES)

@@ -238,6 +238,11 @@ pub struct Summary {
     pub merged_shards: Option<usize>,
 }
 
+/// A sum that may have overflowed, as a refusal shows it.
+fn shown(sum: Option<u64>) -> String {
+    sum.map_or_else(|| "more than 2^64".to_owned(), |n| n.to_string())
+}
+
 /// The rating bands a summary's tables use, when they are not this
 /// version's: an import from before 200-wide bands became lichess's groups'
 /// unions has no `rating_bands` (its bands split 2400–2599).
@@ -407,29 +412,57 @@ impl Summary {
     /// accepted or rejected, the inputs' games are the games read, and the
     /// games and rejects tables have a row for each).
     fn inconsistency(&self) -> Option<String> {
-        let framed: u64 = self.inputs.iter().map(|i| i.games).sum();
-        let by_reason: u64 = self.rejected_by_reason.values().sum();
+        // Sums past 2^64 are damage too (None), never an overflow.
+        let total = |counts: &BTreeMap<String, u64>| {
+            counts.values().try_fold(0u64, |sum, n| sum.checked_add(*n))
+        };
+        let framed = self
+            .inputs
+            .iter()
+            .try_fold(0u64, |sum, input| sum.checked_add(input.games));
+        let by_reason = total(&self.rejected_by_reason);
+        // Every accepted game ends in one end state and gets one result
+        // check.
+        let (end_states, result_checks) = (total(&self.end_states), total(&self.result_checks));
         let rows = |table: &str| self.tables.get(table).copied();
         let checks = [
             (
-                self.games_read == self.accepted + self.rejected,
+                self.accepted.checked_add(self.rejected) == Some(self.games_read),
                 format!(
                     "games_read {} is not accepted {} + rejected {}",
                     self.games_read, self.accepted, self.rejected
                 ),
             ),
             (
-                framed == self.games_read,
+                framed == Some(self.games_read),
                 format!(
-                    "the inputs' games add up to {framed}, games_read is {}",
+                    "the inputs' games add up to {}, games_read is {}",
+                    shown(framed),
                     self.games_read
                 ),
             ),
             (
-                by_reason == self.rejected,
+                by_reason == Some(self.rejected),
                 format!(
-                    "rejected_by_reason adds up to {by_reason}, rejected is {}",
+                    "rejected_by_reason adds up to {}, rejected is {}",
+                    shown(by_reason),
                     self.rejected
+                ),
+            ),
+            (
+                end_states == Some(self.accepted),
+                format!(
+                    "end_states adds up to {}, accepted is {}",
+                    shown(end_states),
+                    self.accepted
+                ),
+            ),
+            (
+                result_checks == Some(self.accepted),
+                format!(
+                    "result_checks adds up to {}, accepted is {}",
+                    shown(result_checks),
+                    self.accepted
                 ),
             ),
             (

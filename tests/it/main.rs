@@ -1,8 +1,8 @@
 //! pgnlake's integration tests: one binary (as ripgrep and ruff do), so that
 //! polars is linked once and the shared helpers in `common` serve every module.
 //! Each module tests one command or one property end to end on the fixtures
-//! in `sample-data/`; corpus tests that need `../shared/data` skip with a
-//! printed notice when it is absent.
+//! in `sample-data/`; corpus tests that need `../shared/data` are reported
+//! as ignored, with that reason, when it is absent (`common::corpus_data`).
 
 mod common;
 

@@ -5,7 +5,8 @@
 //! from a set-up position (`FEN`), of a Chess960 game and of a crazyhouse
 //! game shows, at every ply, python-chess's FEN of the position, and the
 //! move that led there highlighted; an id that names no game is a 404, a
-//! game whose source is gone a 500.
+//! game whose source is gone a 500 (the game page's errors are its page,
+//! a path that does not decode a 400 page).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -305,9 +306,21 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
         assert_eq!(status, 404, "{missing}: {body}");
         assert!(head.contains("application/json"), "{missing}: {head}");
     }
-    let (status, _, page) = server.get("/game/2024-02:999999");
-    assert_eq!(status, 404, "{page}");
-    assert!(page.contains("no game 2024-02:999999"), "{page}");
+    // The game page's errors are pages: the message above the board.
+    for (path, status, message) in [
+        ("/game/2024-02:999999", 404, "no game 2024-02:999999"),
+        ("/game/999999", 404, "999999"),
+        ("/game/%ff", 400, "/game/%ff"),
+    ] {
+        let (got, head, page) = server.get(path);
+        assert_eq!(got, status, "{path}: {page}");
+        assert!(head.contains("content-type: text/html"), "{path}: {head}");
+        assert!(
+            page.contains("<p class=\"error\" role=\"alert\">") && page.contains(message),
+            "{path}: {page}"
+        );
+        assert_eq!(page.matches("data-square=").count(), 64, "{path}: {page}");
+    }
     // A game whose source is gone: 500, naming it; back once it is back.
     let games = all_games(&lake);
     let (chess960, _) = games
@@ -319,7 +332,10 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
     let (status, _, body) = server.get(&format!("/pgn/{chess960}"));
     assert_eq!(status, 500, "{body}");
     assert!(body.contains("2024-02.pgn.zst"), "{body}");
-    assert_eq!(server.get(&format!("/game/{chess960}")).0, 500);
+    let (status, head, page) = server.get(&format!("/game/{chess960}"));
+    assert_eq!(status, 500, "{page}");
+    assert!(head.contains("content-type: text/html"), "{head}");
+    assert!(page.contains("2024-02.pgn.zst"), "{page}");
     std::fs::rename(&kept, &february).unwrap_or_else(|e| panic!("{e}"));
     server.ok(&format!("/pgn/{chess960}"));
 }

@@ -35,11 +35,11 @@ pub(crate) struct GamePageView {
     pub last_move: Option<(Option<Square>, Square)>,
     /// The position's FEN.
     pub fen: String,
-    /// The number of the game's first move, and who plays it (a game set
-    /// up with black to move starts `40…`).
-    pub start_number: u32,
+    /// Who plays the game's first move (a game set up with black to move
+    /// at move 40 starts `40…`).
     pub start_turn: Color,
-    /// Every move of the mainline, in order.
+    /// Every move of the mainline, in order, numbered from the game's
+    /// start (its `FEN`'s move number).
     pub moves: Vec<GameMove>,
     /// The plies the step links lead to, and with them the PGN link
     /// (None: no game to step through, on an error).
@@ -88,7 +88,6 @@ impl GamePageView {
             last_move: None,
             fen: shakmaty::fen::Fen::from_position(&start, shakmaty::EnPassantMode::Legal)
                 .to_string(),
-            start_number: 1,
             start_turn: Color::White,
             moves: Vec::new(),
             links: None,
@@ -196,7 +195,6 @@ mod tests {
                 Color::White => vec![mv(start_number, "e4", 1), mv(start_number, "e5", 2)],
                 Color::Black => vec![mv(start_number, "Kg7", 1), mv(start_number + 1, "Qd4", 2)],
             },
-            start_number,
             start_turn,
             links: Some(StepLinks {
                 first: 0,
@@ -242,7 +240,10 @@ mod tests {
     #[test]
     fn moves_are_numbered_from_the_games_start_and_link_to_their_ply() {
         let html = page(&two_plies(Color::White, 1));
-        assert!(html.contains("<h1><a href=\"/\">pgnlake</a> · W – B</h1>"), "{html}");
+        assert!(
+            html.contains("<h1><a href=\"/\">pgnlake</a> · W – B</h1>"),
+            "{html}"
+        );
         assert!(
             html.contains(
                 "<p class=\"moves\"><span class=\"number\">1.</span><a class=\"current\" \
@@ -283,12 +284,18 @@ mod tests {
 
     #[test]
     fn an_error_is_the_page_with_the_message_and_the_start_position() {
-        let html = page(&GamePageView::error(Some("2024-02:999999"), "no game 2024-02:999999"));
+        let html = page(&GamePageView::error(
+            Some("2024-02:999999"),
+            "no game 2024-02:999999",
+        ));
         assert!(
             html.contains("<p class=\"error\" role=\"alert\">no game 2024-02:999999</p>"),
             "{html}"
         );
-        assert!(html.contains("<title>Game 2024-02:999999</title>"), "{html}");
+        assert!(
+            html.contains("<title>Game 2024-02:999999</title>"),
+            "{html}"
+        );
         assert_eq!(html.matches("data-square=").count(), 64);
         assert!(!html.contains("id=\"forward\""), "{html}");
         assert!(!html.contains("class=\"pgn\""), "{html}");
