@@ -1053,6 +1053,7 @@ mod tests {
             ParquetCompression::Zstd(None),
             &[("key", ValueEncoding::Delta)],
             Some(page_bytes),
+            &[],
         )
         .unwrap_or_else(|e| panic!("{e}"));
         let mut file = encoder.create_file(path).unwrap_or_else(|e| panic!("{e}"));

@@ -34,21 +34,33 @@ pub(crate) struct RowGroupEncoder {
     fields: Vec<ParquetType>,
     encodings: Vec<Vec<Encoding>>,
     options: WriteOptions,
+    /// Each column's options: `options` with its page size.
+    column_options: Vec<WriteOptions>,
 }
 
 pub(crate) use super::file::EncodedRowGroup;
+
+/// A column of a batch to encode: its values, type, encodings, options.
+type Leaf<'a> = (
+    &'a ArrayRef,
+    &'a ParquetType,
+    &'a Vec<Encoding>,
+    &'a WriteOptions,
+);
 
 impl RowGroupEncoder {
     /// `compression` as given to the file's writer; `declared`: columns
     /// encoded as their table declares ([`ValueEncoding`]; plain without a
     /// dictionary trial, or delta), the others as polars' writer chooses;
     /// `page_bytes`: the most bytes of values (as polars estimates them
-    /// before encoding) a data page holds, polars' 1 MiB without.
+    /// before encoding) a data page holds, polars' 1 MiB without, and for
+    /// the columns `whole_pages`.
     pub fn new(
         schema: &Schema,
         compression: ParquetCompression,
         declared: &[(&str, ValueEncoding)],
         page_bytes: Option<usize>,
+        whole_pages: &[&str],
     ) -> PolarsResult<RowGroupEncoder> {
         let arrow = schema.to_arrow(CompatLevel::newest());
         let parquet = to_parquet_schema(&arrow)?;
@@ -67,24 +79,36 @@ impl RowGroupEncoder {
                 }
             })
             .collect();
+        // As polars' ParquetWriter materialises its defaults.
+        let options = WriteOptions {
+            // Text statistics truncated to 64 bytes, as polars does by
+            // default, but pinned: polars takes the length from an
+            // environment variable, and the files must not depend on it.
+            statistics: StatisticsOptions {
+                binary_statistics_truncate_length: Some(STATISTICS_TEXT_BYTES),
+                ..StatisticsOptions::default()
+            },
+            compression: compression.into(),
+            version: Version::V1,
+            data_page_size: page_bytes,
+        };
+        let column_options = schema
+            .iter_names()
+            .map(|name| match whole_pages.contains(&name.as_str()) {
+                true => WriteOptions {
+                    data_page_size: None,
+                    ..options
+                },
+                false => options,
+            })
+            .collect();
         Ok(RowGroupEncoder {
             fields: parquet.fields().to_vec(),
             encodings,
             arrow,
             schema: parquet,
-            // As polars' ParquetWriter materialises its defaults.
-            options: WriteOptions {
-                // Text statistics truncated to 64 bytes, as polars does by
-                // default, but pinned: polars takes the length from an
-                // environment variable, and the files must not depend on it.
-                statistics: StatisticsOptions {
-                    binary_statistics_truncate_length: Some(STATISTICS_TEXT_BYTES),
-                    ..StatisticsOptions::default()
-                },
-                compression: compression.into(),
-                version: Version::V1,
-                data_page_size: page_bytes,
-            },
+            options,
+            column_options,
         })
     }
 
@@ -109,15 +133,16 @@ impl RowGroupEncoder {
             if batch.is_empty() {
                 continue;
             }
-            let arrays: Vec<(&ArrayRef, &ParquetType, &Vec<Encoding>)> = batch
+            let arrays: Vec<Leaf> = batch
                 .columns()
                 .iter()
                 .zip(&self.fields)
                 .zip(&self.encodings)
-                .map(|((array, field), encoding)| (array, field, encoding))
+                .zip(&self.column_options)
+                .map(|(((array, field), encoding), options)| (array, field, encoding, options))
                 .collect();
-            let encode = |(array, field, encoding): &(&ArrayRef, &ParquetType, &Vec<Encoding>)| {
-                self.encode_column(array, field, encoding)
+            let encode = |(array, field, encoding, options): &Leaf| {
+                self.encode_column(array, field, encoding, **options)
             };
             let encoded: Vec<Vec<Vec<CompressedPage>>> = if parallel {
                 arrays.par_iter().map(encode).collect::<PolarsResult<_>>()?
@@ -142,8 +167,9 @@ impl RowGroupEncoder {
         array: &ArrayRef,
         field: &ParquetType,
         encoding: &[Encoding],
+        options: WriteOptions,
     ) -> PolarsResult<Vec<Vec<CompressedPage>>> {
-        array_to_columns(array, field.clone(), self.options, encoding)?
+        array_to_columns(array, field.clone(), options, encoding)?
             .into_iter()
             .map(|pages| {
                 pages

@@ -40,7 +40,9 @@ pub(crate) const KEYED_PAGE_BYTES: usize = 64 << 10;
 
 /// The page size of `table`'s data pages: [`KEYED_PAGE_BYTES`] for the
 /// tables read by key (`openings` by position, `games` by game id), the
-/// writer's default for those only scanned.
+/// writer's default for those only scanned (and for the columns of the
+/// former declared [`schema::Column::scanned_only`]: their large texts
+/// packed in small pages made `games` 5 % larger).
 fn page_bytes(table: &schema::Table) -> Option<usize> {
     [schema::openings::TABLE.name, games::TABLE.name]
         .contains(&table.name)
@@ -487,19 +489,26 @@ impl TableWriter {
     ) -> PolarsResult<TableWriter> {
         let declared: Vec<(&str, ValueEncoding)> =
             table.columns.iter().map(|c| (c.name, c.encoding)).collect();
+        let whole_pages: Vec<&str> = table
+            .columns
+            .iter()
+            .filter(|c| c.scanned_only)
+            .map(|c| c.name)
+            .collect();
         Self::create_with(
             final_path,
             &table_schema(table),
             &declared,
             compression,
             page_bytes(table),
+            &whole_pages,
         )
     }
 
     /// A table at any path, written as `.NAME.tmp` beside it until finished
     /// (the default compression).
     pub(crate) fn create_at(final_path: &Path, schema: &Schema) -> PolarsResult<TableWriter> {
-        Self::create_with(final_path, schema, &[], Compression::default(), None)
+        Self::create_with(final_path, schema, &[], Compression::default(), None, &[])
     }
 
     fn create_with(
@@ -508,6 +517,7 @@ impl TableWriter {
         encodings: &[(&str, ValueEncoding)],
         compression: Compression,
         page_bytes: Option<usize>,
+        whole_pages: &[&str],
     ) -> PolarsResult<TableWriter> {
         let final_path = final_path.to_path_buf();
         let name = final_path
@@ -519,6 +529,7 @@ impl TableWriter {
             compression.to_polars()?,
             encodings,
             page_bytes,
+            whole_pages,
         )?);
         let file = encoder.create_file(&tmp_path)?;
         crate::interrupt::register(&tmp_path);

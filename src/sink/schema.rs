@@ -119,6 +119,10 @@ pub struct Column {
     pub meaning: &'static str,
     /// How its values are laid out in the pages.
     pub encoding: ValueEncoding,
+    /// Never read by key (a large text only scanned): written in the
+    /// writer's default pages even in a table read by key, whose small
+    /// pages would pack it worse (`sink::parquet::KEYED_PAGE_BYTES`).
+    pub scanned_only: bool,
 }
 
 impl Column {
@@ -130,6 +134,7 @@ impl Column {
             merge: Merge::Row,
             meaning,
             encoding: ValueEncoding::Chosen,
+            scanned_only: false,
         }
     }
 
@@ -176,6 +181,14 @@ impl Column {
     const fn plain(self) -> Column {
         Column {
             encoding: ValueEncoding::Plain,
+            ..self
+        }
+    }
+
+    /// Never read by key: see [`Column::scanned_only`].
+    const fn scanned_only(self) -> Column {
+        Column {
+            scanned_only: true,
             ..self
         }
     }
@@ -431,7 +444,8 @@ pub mod games {
         Text,
         "The mainline's first moves within the opening tree's window (`--opening-plies`), in UCI separated by spaces (castling as `e1g1`): what `openings` rows of this game are spelled from. Null when the game is not in the tree (a set-up position, Chess960, another variant, or `--opening-plies 0`).",
     )
-    .plain();
+    .plain()
+    .scanned_only();
     pub(crate) const ECO_MATCHES_TAG: Column = Column::nullable(
         "eco_matches_tag",
         Bool,
@@ -540,7 +554,8 @@ pub mod games {
         "final_fen",
         Text,
         "FEN of the final position (en-passant square only when a capture is legal; Shredder/X-FEN castling for Chess960).",
-    );
+    )
+    .scanned_only();
     pub(crate) const FINAL_MATERIAL: Column = Column::required(
         "final_material",
         Text,
@@ -582,7 +597,8 @@ pub mod games {
         "moves_uci",
         Text,
         "The mainline in UCI, space-separated (Chess960 castling as king takes rook).",
-    );
+    )
+    .scanned_only();
     pub(crate) const ENCODING_REPAIRED: Column = Column::required(
         "encoding_repaired",
         Bool,
@@ -801,7 +817,8 @@ pub mod openings {
         "The position as EPD (FEN without the clocks; en-passant square only when legal); null on a row of one game (spell it from `game_id`, or find the position by its key).",
     )
     .merged(Merge::Spelled)
-    .plain();
+    .plain()
+    .scanned_only();
     pub(crate) const PLY: Column = Column::required(
         "ply",
         I32,

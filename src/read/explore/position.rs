@@ -451,6 +451,14 @@ mod tests {
     use crate::read::explore::filters::Filters;
     use crate::stats::dimensions::OpeningPeriod;
 
+    #[test]
+    fn the_tree_is_read_from_columns_written_in_small_pages() {
+        for name in SUMMED.iter().chain([&table::POSITION_KEY.name]) {
+            let column = table::TABLE.columns.iter().find(|c| c.name == *name);
+            assert_eq!(column.map(|c| c.scanned_only), Some(false), "{name}");
+        }
+    }
+
     /// Rows of one position: e4 at blitz in two bands, d4 at bullet.
     fn rows() -> DataFrame {
         df!(

@@ -250,6 +250,22 @@ impl FoundGames {
     }
 }
 
+/// The columns of a game listed in an answer (read by game id).
+const LISTED: [schema::Column; 12] = [
+    g::GAME_ID,
+    g::WHITE,
+    g::BLACK,
+    g::WHITE_ELO,
+    g::BLACK_ELO,
+    g::DECLARED_RESULT,
+    g::DATE,
+    g::TIME_CLASS,
+    g::MONTH,
+    g::YEAR,
+    g::EVENT,
+    g::LICHESS_ID,
+];
+
 /// The games `wanted` read from `games.parquet` (each once, however
 /// often it is wanted), each from the row group of its import's file that
 /// holds its id.
@@ -273,21 +289,7 @@ pub(crate) fn read_games(
     if tables.is_empty() {
         return Err(ExploreError::MissingTable { path });
     }
-    let columns = [
-        g::GAME_ID,
-        g::WHITE,
-        g::BLACK,
-        g::WHITE_ELO,
-        g::BLACK_ELO,
-        g::DECLARED_RESULT,
-        g::DATE,
-        g::TIME_CLASS,
-        g::MONTH,
-        g::YEAR,
-        g::EVENT,
-        g::LICHESS_ID,
-    ]
-    .map(|c| c.name);
+    let columns = LISTED.map(|c| c.name);
     for game in wanted {
         let import = game.import.as_deref().unwrap_or("");
         // A game of an import the lake no longer lists is not found.
@@ -385,6 +387,11 @@ mod tests {
     use std::path::Path;
 
     use super::*;
+
+    #[test]
+    fn games_listed_are_read_from_columns_written_in_small_pages() {
+        assert!(LISTED.iter().all(|c| !c.scanned_only));
+    }
 
     fn lake_ids() -> GameIds {
         let compacted = vec![("a".to_owned(), 0), ("b".to_owned(), 10)];
