@@ -441,43 +441,11 @@ fn scan_naming_imports_by_path(paths: Vec<PlRefPath>, table_dir: &Path) -> Polar
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sink::summary::{Options, PieceValueNames, TreeSummary};
 
     /// The summary of an import of no games, `note` in its options.
     fn summary(note: &str) -> String {
-        let options = Options {
-            inputs: Vec::new(),
-            out: note.to_owned(),
-            threads: 1,
-            strict: false,
-            quiet: true,
-            piece_values: PieceValueNames {
-                pawn: 1,
-                knight: 3,
-                bishop: 3,
-                rook: 5,
-                queen: 9,
-            },
-            moves: false,
-            unwinnable_nodes: 0,
-            repair: false,
-        };
-        let tree = TreeSummary {
-            plies: 20,
-            period: crate::stats::dimensions::OpeningPeriod::Month,
-            min_games: 1,
-            rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
-            rows: 0,
-            rows_dropped: 0,
-            memory_limit_bytes: 0,
-            peak_memory_bytes: 0,
-            spill_runs: 0,
-            spill_rows: 0,
-            spill_bytes: 0,
-        };
-        let counts = crate::stats::RunCounts::default();
-        let summary = Summary::new(options, Vec::new(), &counts, 0.0, Default::default(), tree);
-        serde_json::to_string(&summary).unwrap_or_else(|e| panic!("{e}"))
+        serde_json::to_string(&Summary::of_nothing(note, Vec::new()))
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// `text` put at `to` as a commit puts a summary: written beside it,

@@ -318,6 +318,38 @@ impl SummaryError {
 }
 
 impl Summary {
+    /// The summary of an import of no games from `inputs`, written to
+    /// `out`: a fixture for the readers' and merge's unit tests.
+    #[cfg(test)]
+    pub(crate) fn of_nothing(out: &str, inputs: Vec<InputSummary>) -> Summary {
+        let options = Options {
+            inputs: inputs.iter().map(|i| i.path.clone()).collect(),
+            out: out.to_owned(),
+            threads: 1,
+            strict: false,
+            quiet: true,
+            piece_values: crate::replay::material::PieceValues::default().into(),
+            moves: false,
+            unwinnable_nodes: 0,
+            repair: false,
+        };
+        let tree = TreeSummary {
+            plies: 20,
+            period: crate::stats::dimensions::OpeningPeriod::Month,
+            min_games: 1,
+            rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
+            rows: 0,
+            rows_dropped: 0,
+            memory_limit_bytes: 0,
+            peak_memory_bytes: 0,
+            spill_runs: 0,
+            spill_rows: 0,
+            spill_bytes: 0,
+        };
+        let counts = RunCounts::default();
+        Summary::new(options, inputs, &counts, 0.0, BTreeMap::new(), tree)
+    }
+
     pub fn new(
         options: Options,
         inputs: Vec<InputSummary>,

@@ -8,14 +8,11 @@
 //! game whose source is gone a 500 (the game page's errors are its page,
 //! a path that does not decode a 400 page).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
-use crate::common::{run_oracle, sample};
-use crate::lake::{ok, pgnlake, query_rows, text};
+use crate::common::server::Server;
+use crate::common::{ok, pgnlake, run_oracle, sample, text};
+use crate::lake::query_rows;
 
 /// A game from a set-up position: from the standard start its first move
 /// is illegal.
@@ -27,78 +24,6 @@ const CRAZYHOUSE_GAME: &str = "[Event \"crazyhouse game\"]\n[Site \"pgnlake test
 
 /// The games whose pages are stepped through, by their `Event`.
 const STEPPED: [&str; 3] = ["set-up position", "chess960 game", "crazyhouse game"];
-
-/// A running `pgnlake serve`, stopped when dropped.
-struct Server {
-    child: Child,
-    address: String,
-}
-
-impl Server {
-    fn start(data: &Path) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pgnlake"))
-            .args(["serve", "--data", &text(data), "--listen", "127.0.0.1:0"])
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .unwrap_or_else(|e| panic!("pgnlake serve: {e}"));
-        let stdout = child.stdout.take().unwrap_or_else(|| panic!("no stdout"));
-        let mut first = String::new();
-        BufReader::new(stdout)
-            .read_line(&mut first)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let address = first
-            .trim()
-            .strip_prefix("pgnlake serve: listening on http://")
-            .and_then(|rest| rest.strip_suffix('/'))
-            .unwrap_or_else(|| panic!("pgnlake serve printed {first:?}"))
-            .to_owned();
-        Server { child, address }
-    }
-
-    /// `GET path`: the status, the headers (lowercased) and the body.
-    fn get(&self, path: &str) -> (u16, String, String) {
-        let mut stream = TcpStream::connect(&self.address).unwrap_or_else(|e| panic!("{e}"));
-        stream
-            .set_read_timeout(Some(Duration::from_secs(120)))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let request = format!(
-            "GET {path} HTTP/1.1\r\nHost: {}\r\nConnection: close\r\n\r\n",
-            self.address
-        );
-        stream
-            .write_all(request.as_bytes())
-            .unwrap_or_else(|e| panic!("{e}"));
-        let mut raw = Vec::new();
-        stream
-            .read_to_end(&mut raw)
-            .unwrap_or_else(|e| panic!("{e}"));
-        let raw = String::from_utf8_lossy(&raw).into_owned();
-        let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
-        let status = head
-            .split_whitespace()
-            .nth(1)
-            .and_then(|s| s.parse().ok())
-            .unwrap_or_else(|| panic!("no status in {head:?}"));
-        let head = head.to_ascii_lowercase();
-        assert!(!head.contains("chunked"), "GET {path}: {head}");
-        (status, head, body.to_owned())
-    }
-
-    /// `GET path`, which must answer 200: its headers and body.
-    fn ok(&self, path: &str) -> (String, String) {
-        let (status, head, body) = self.get(path);
-        assert_eq!(status, 200, "GET {path}: {body}");
-        (head, body)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
 
 /// Two months: January a plain file (the lichess sample and the set-up
 /// game), February a `.pgn.zst` (the opening sample, the Chess960 and the
@@ -290,7 +215,7 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let lake = dir.path().join("lake");
     let (_, february) = two_months_into(dir.path(), &lake);
-    let server = Server::start(&lake);
+    let server = Server::start(&lake, &[]);
     check_games(&server, &lake, dir.path());
     ok(pgnlake(&["lake", &text(&lake), "--compact"]));
     check_games(&server, &lake, dir.path());
@@ -302,7 +227,7 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
         "/pgn/2024-01:x",
         "/masters/pgn/..%2F..%2Fetc%2Fpasswd",
     ] {
-        let (status, head, body) = server.get(missing);
+        let (status, head, body) = server.get_with(missing, &[]);
         assert_eq!(status, 404, "{missing}: {body}");
         assert!(head.contains("application/json"), "{missing}: {head}");
     }
@@ -312,7 +237,7 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
         ("/game/999999", 404, "999999"),
         ("/game/%ff", 400, "/game/%ff"),
     ] {
-        let (got, head, page) = server.get(path);
+        let (got, head, page) = server.get_with(path, &[]);
         assert_eq!(got, status, "{path}: {page}");
         assert!(head.contains("content-type: text/html"), "{path}: {head}");
         assert!(
@@ -329,10 +254,10 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
         .unwrap_or_else(|| panic!("no chess960 game"));
     let kept = dir.path().join("kept.zst");
     std::fs::rename(&february, &kept).unwrap_or_else(|e| panic!("{e}"));
-    let (status, _, body) = server.get(&format!("/pgn/{chess960}"));
+    let (status, _, body) = server.get_with(&format!("/pgn/{chess960}"), &[]);
     assert_eq!(status, 500, "{body}");
     assert!(body.contains("2024-02.pgn.zst"), "{body}");
-    let (status, head, page) = server.get(&format!("/game/{chess960}"));
+    let (status, head, page) = server.get_with(&format!("/game/{chess960}"), &[]);
     assert_eq!(status, 500, "{page}");
     assert!(head.contains("content-type: text/html"), "{head}");
     assert!(page.contains("2024-02.pgn.zst"), "{page}");
@@ -355,10 +280,10 @@ fn games_of_an_import_step_from_their_own_start_as_python_chess() {
         &text(&out),
         "-q",
     ]));
-    let server = Server::start(&out);
+    let server = Server::start(&out, &[]);
     check_games(&server, &out, dir.path());
     assert_eq!(
-        server.get("/pgn/2024-01:1").0,
+        server.get_with("/pgn/2024-01:1", &[]).0,
         404,
         "a lake's id in a folder"
     );

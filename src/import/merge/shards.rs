@@ -211,41 +211,12 @@ pub(super) fn moves_of_first(shards: &[ShardDir]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeMap;
-
     use super::*;
-    use crate::replay::material::PieceValues;
-    use crate::sink::summary::{InputPart, Options, TreeSummary};
-    use crate::stats::RunCounts;
+    use crate::sink::summary::InputPart;
 
     /// The summary of an import of no games: shard `K/N` of it, if given.
     fn summary(shard: Option<(u32, u32)>, inputs: Vec<InputSummary>) -> Summary {
-        let options = Options {
-            inputs: inputs.iter().map(|i| i.path.clone()).collect(),
-            out: "out".into(),
-            threads: 1,
-            strict: false,
-            quiet: true,
-            piece_values: PieceValues::default().into(),
-            moves: false,
-            unwinnable_nodes: 0,
-            repair: false,
-        };
-        let tree = TreeSummary {
-            plies: 10,
-            period: Default::default(),
-            min_games: 1,
-            rating_bands: crate::model::RatingBand::LOWER_BOUNDS.to_vec(),
-            rows: 0,
-            rows_dropped: 0,
-            memory_limit_bytes: 0,
-            peak_memory_bytes: 0,
-            spill_runs: 0,
-            spill_rows: 0,
-            spill_bytes: 0,
-        };
-        let counts = RunCounts::default();
-        let mut summary = Summary::new(options, inputs, &counts, 0.0, BTreeMap::new(), tree);
+        let mut summary = Summary::of_nothing("out", inputs);
         summary.shard = shard.map(|(index, count)| Shard { index, count });
         summary
     }
