@@ -6,7 +6,8 @@
 //! game shows, at every ply, python-chess's FEN of the position, and the
 //! move that led there highlighted; an id that names no game is a 404, a
 //! game whose source is gone a 500 (the game page's errors are its page,
-//! a path that does not decode a 400 page).
+//! a path that does not decode a 400 page); the set-up and Chess960 games
+//! stepped through in Chromium, board and FEN against python-chess.
 
 use std::path::{Path, PathBuf};
 
@@ -287,4 +288,47 @@ fn games_of_an_import_step_from_their_own_start_as_python_chess() {
         404,
         "a lake's id in a folder"
     );
+}
+
+/// The game page in a browser: the set-up game and the Chess960 game
+/// stepped through in Chromium, by the forward link and the arrow key,
+/// each position's FEN and drawn board equal to python-chess's
+/// (`tests/oracle/game_steps_ui.py`).
+#[test]
+fn the_set_up_and_chess960_games_step_in_chromium_as_python_chess() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let (january, february) = two_months(dir.path());
+    let out = dir.path().join("out");
+    ok(pgnlake(&[
+        "import",
+        &text(&january),
+        &text(&february),
+        "--out",
+        &text(&out),
+        "-q",
+    ]));
+    let server = Server::start(&out, &[]);
+    let games = all_games(&out);
+    let mut ids = Vec::new();
+    let mut pgn = String::new();
+    for event in ["set-up position", "chess960 game"] {
+        let (id, _) = games
+            .iter()
+            .find(|(_, e)| e == event)
+            .unwrap_or_else(|| panic!("no game {event}: {games:?}"));
+        pgn.push_str(&server.ok(&format!("/pgn/{id}")).1);
+        pgn.push('\n');
+        ids.push(id.clone());
+    }
+    let file = dir.path().join("stepped.pgn");
+    std::fs::write(&file, pgn).unwrap_or_else(|e| panic!("{e}"));
+    let mut args = vec![std::ffi::OsStr::new(server.url()), file.as_os_str()];
+    args.extend(ids.iter().map(std::ffi::OsStr::new));
+    let said = run_oracle("game_steps_ui.py", &args);
+    assert_eq!(
+        said.iter().filter(|l| l.starts_with("ok ")).count(),
+        2,
+        "{said:?}"
+    );
+    eprintln!("{}", said.join("\n"));
 }
