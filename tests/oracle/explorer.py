@@ -57,6 +57,7 @@ missing from recentGames, topGames with ratings lacking 2500, the missing
 
 import collections
 import datetime
+import io
 import json
 import os
 import sys
@@ -67,12 +68,13 @@ import urllib.request
 
 import berserk
 import chess
+import chess.pgn
 import pyarrow.parquet as pq
 
 COLUMNS = [
     "game_id", "white", "black", "white_elo", "black_elo", "time_class", "month",
     "year", "event", "declared_result", "result_check", "result_by_rule",
-    "first_moves", "lichess_id",
+    "first_moves", "lichess_id", "moves_uci",
 ]
 SPEED_OF_CLASS = {
     "ultrabullet": "ultraBullet", "bullet": "bullet", "blitz": "blitz",
@@ -118,7 +120,7 @@ class Game:
     __slots__ = (
         "api_id", "import_name", "game_id", "white", "black", "white_elo",
         "black_elo", "speed", "time_class", "month", "year", "event",
-        "declared", "counted", "first_moves", "visits", "mode", "lichess_id",
+        "declared", "counted", "first_moves", "visits", "mode", "lichess_id", "moves_uci",
     )
 
     def elo(self, color):
@@ -171,6 +173,7 @@ def read_games(data_dir):
             g.counted = (row["declared_result"] if row["result_check"] == "consistent"
                          else row["result_by_rule"])
             g.first_moves = row["first_moves"]
+            g.moves_uci = row["moves_uci"]
             g.visits = None
             games.append(g)
     return games, is_lake
@@ -338,6 +341,7 @@ class Checker:
         self.checked = 0
         self.failed = 0
         self.warnings = []
+        self.pgns_checked = set()
 
     # -- reporting
 
@@ -685,6 +689,8 @@ class Checker:
             ids = [gj.get("id") for gj in top]
             if len(ids) != len(set(ids)):
                 errors.append(f"a game listed twice in topGames: {ids}")
+            for game_id in ids[:2]:
+                self.check_master_pgn(game_id, errors)
             if any(a < b for a, b in zip(sums, sums[1:])):
                 errors.append(f"topGames not by the sum of both ratings, descending: "
                               f"{list(zip(ids, sums))}")
@@ -701,6 +707,28 @@ class Checker:
                                     f"no ratings")
         self.report(label, errors, warnings)
         return ans
+
+    def check_master_pgn(self, game_id, errors, most=12):
+        """A top game's PGN through berserk's `get_otb_master_game`, read by
+        python-chess: the game's players and moves (up to `most` games)."""
+        if game_id in self.pgns_checked or len(self.pgns_checked) >= most:
+            return
+        self.pgns_checked.add(game_id)
+        g = self.by_id.get(game_id)
+        try:
+            pgn = self.explorer.get_otb_master_game(game_id)
+        except Exception as e:  # noqa: BLE001
+            errors.append(f"get_otb_master_game({game_id!r}): {e}")
+            return
+        game = chess.pgn.read_game(io.StringIO(pgn))
+        if game is None or game.errors or g is None:
+            errors.append(f"get_otb_master_game({game_id!r}): {game and game.errors} {pgn[:200]!r}")
+            return
+        moves = " ".join(m.uci() for m in game.mainline_moves())
+        tags = (game.headers.get("White"), game.headers.get("Black"))
+        if moves != g.moves_uci or tags != (g.white or "?", g.black or "?"):
+            errors.append(f"get_otb_master_game({game_id!r}): {tags} {moves[:60]!r}, the games "
+                          f"table has {(g.white, g.black)} {g.moves_uci[:60]!r}")
 
     def check_player_answer(self, label, ans, player, color, play, fen, speeds, modes,
                             since, until, moves, recent_games, lines=None):
@@ -1011,7 +1039,8 @@ def main():
         print(f"warn /lichess/history play=e2e4: HTTP {status} {body[:100]!r}")
 
     print(f"# {len(ck.warnings)} warnings; {time.time() - t0:.1f}s")
-    print(f"checked {ck.checked} answers" + (f", {ck.failed} WRONG" if ck.failed else ""))
+    print(f"checked {ck.checked} answers, {len(ck.pgns_checked)} masters PGNs through "
+          f"get_otb_master_game" + (f", {ck.failed} WRONG" if ck.failed else ""))
     sys.exit(1 if ck.failed else 0)
 
 
