@@ -41,8 +41,8 @@ pub(crate) const KEYED_PAGE_BYTES: usize = 64 << 10;
 /// The page size of `table`'s data pages: [`KEYED_PAGE_BYTES`] for the
 /// tables read by key (`openings` by position, `games` by game id), the
 /// writer's default for those only scanned (and for the columns of the
-/// former declared [`schema::Column::scanned_only`]: their large texts
-/// packed in small pages made `games` 5 % larger).
+/// former declared [`schema::Column::scanned_only`]: `games`' large texts
+/// packed in small pages made it 5 % larger).
 fn page_bytes(table: &schema::Table) -> Option<usize> {
     [schema::openings::TABLE.name, games::TABLE.name]
         .contains(&table.name)

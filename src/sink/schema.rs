@@ -119,9 +119,9 @@ pub struct Column {
     pub meaning: &'static str,
     /// How its values are laid out in the pages.
     pub encoding: ValueEncoding,
-    /// Never read by key (a large text only scanned): written in the
-    /// writer's default pages even in a table read by key, whose small
-    /// pages would pack it worse (`sink::parquet::KEYED_PAGE_BYTES`).
+    /// Never read by key (a column only scanned): written in the writer's
+    /// default pages even in a table read by key, whose small pages would
+    /// pack it worse (`sink::parquet::KEYED_PAGE_BYTES`).
     pub scanned_only: bool,
 }
 
@@ -824,14 +824,16 @@ pub mod openings {
         I32,
         "The earliest ply at which a game of the row reached the position: the moves of `game_id` to replay to reach it.",
     )
-    .min();
+    .min()
+    .scanned_only();
     pub(crate) const MOVE_SAN: Column = Column::nullable(
         "move_san",
         Text,
         "The move in SAN, with `+` / `#`; null on a row of one game.",
     )
     .merged(Merge::Spelled)
-    .plain();
+    .plain()
+    .scanned_only();
     pub(crate) const MOVE_UCI: Column =
         Column::required("move_uci", Text, "The move in UCI (castling as `e1g1`).")
             .key()
@@ -845,7 +847,8 @@ pub mod openings {
         "Key of the position after the move; null on a row of one game.",
     )
     .merged(Merge::Spelled)
-    .plain();
+    .plain()
+    .scanned_only();
     result_count_columns!(
         "Games that played the move from the position (each game once).",
         "Their counted results (see Which result counts); they add up to `games`."
@@ -858,7 +861,9 @@ pub mod openings {
     pub(crate) const BLACK_ELO_COUNT: Column = RATINGS[3];
     const M_FIRST_YEAR: &str =
         "Earliest and latest `year` of those games; null when none has a year.";
-    pub(crate) const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR).min();
+    pub(crate) const FIRST_YEAR: Column = Column::nullable("first_year", I32, M_FIRST_YEAR)
+        .min()
+        .scanned_only();
     pub(crate) const LAST_YEAR: Column = Column::nullable("last_year", I32, M_FIRST_YEAR).max();
     pub(crate) const GAME_ID: Column = Column::required(
         "game_id",
