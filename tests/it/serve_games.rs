@@ -266,13 +266,10 @@ fn games_of_a_lake_are_export_s_text_and_step_as_python_chess_before_and_after_c
     server.ok(&format!("/pgn/{chess960}"));
 }
 
-/// The game page of an import's folder (whose PGN links always worked)
-/// steps set-up, Chess960 and crazyhouse games from their own start.
-#[test]
-fn games_of_an_import_step_from_their_own_start_as_python_chess() {
-    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let (january, february) = two_months(dir.path());
-    let out = dir.path().join("out");
+/// The two months imported into one folder, `DIR/out`.
+fn two_months_imported(dir: &Path) -> PathBuf {
+    let (january, february) = two_months(dir);
+    let out = dir.join("out");
     ok(pgnlake(&[
         "import",
         &text(&january),
@@ -281,6 +278,15 @@ fn games_of_an_import_step_from_their_own_start_as_python_chess() {
         &text(&out),
         "-q",
     ]));
+    out
+}
+
+/// The game page of an import's folder (whose PGN links always worked)
+/// steps set-up, Chess960 and crazyhouse games from their own start.
+#[test]
+fn games_of_an_import_step_from_their_own_start_as_python_chess() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let out = two_months_imported(dir.path());
     let server = Server::start(&out, &[]);
     check_games(&server, &out, dir.path());
     assert_eq!(
@@ -297,16 +303,7 @@ fn games_of_an_import_step_from_their_own_start_as_python_chess() {
 #[test]
 fn the_set_up_and_chess960_games_step_in_chromium_as_python_chess() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-    let (january, february) = two_months(dir.path());
-    let out = dir.path().join("out");
-    ok(pgnlake(&[
-        "import",
-        &text(&january),
-        &text(&february),
-        "--out",
-        &text(&out),
-        "-q",
-    ]));
+    let out = two_months_imported(dir.path());
     let server = Server::start(&out, &[]);
     let games = all_games(&out);
     let mut ids = Vec::new();

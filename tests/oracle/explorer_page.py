@@ -18,14 +18,11 @@ Prints one `ok ...` line per check; any failure raises (exit 1).
 import os
 import sys
 
+from chromium import launch
 from playwright.sync_api import sync_playwright
 
 base, hostile = sys.argv[1].rstrip("/"), sys.argv[2]
 shots = sys.argv[3] if len(sys.argv) > 3 else None
-CHROMIUM = os.environ.get("PGNLAKE_CHROMIUM") or next(
-    (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome") if os.path.exists(p)),
-    "chromium",
-)
 
 
 def shot(page, name):
@@ -42,12 +39,7 @@ def total(page):
 
 
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path=CHROMIUM,
-        headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--no-first-run"],
-    )
+    browser = launch(p)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     dialogs = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))

@@ -29,14 +29,11 @@ import os
 import sys
 import urllib.request
 
+from chromium import launch
 from playwright.sync_api import sync_playwright
 
 base = sys.argv[1].rstrip("/")
 shots = sys.argv[2] if len(sys.argv) > 2 else None
-CHROMIUM = os.environ.get("PGNLAKE_CHROMIUM") or next(
-    (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome") if os.path.exists(p)),
-    "chromium",
-)
 
 
 def shot(page, name):
@@ -61,12 +58,7 @@ LINES = """el => { const r = document.createRange(); r.selectNodeContents(el);
   return tops.size; }"""
 
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path=CHROMIUM,
-        headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--no-first-run"],
-    )
+    browser = launch(p)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))

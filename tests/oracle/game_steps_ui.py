@@ -15,18 +15,14 @@ forward: by clicking `forward ▶`, every third step by the right arrow key
 `ok ...` line per game; any difference raises (exit 1).
 """
 
-import os
 import sys
 
 import chess
 import chess.pgn
+from chromium import launch
 from playwright.sync_api import sync_playwright
 
 base, pgn, ids = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3:]
-CHROMIUM = os.environ.get("PGNLAKE_CHROMIUM") or next(
-    (p for p in ("/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome") if os.path.exists(p)),
-    "chromium",
-)
 
 
 def boards(game):
@@ -59,12 +55,7 @@ with open(pgn, encoding="utf-8") as handle:
 assert len(games) == len(ids), (len(games), ids)
 
 with sync_playwright() as p:
-    browser = p.chromium.launch(
-        executable_path=CHROMIUM,
-        headless=True,
-        args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-              "--disable-component-update", "--disable-sync", "--no-first-run"],
-    )
+    browser = launch(p)
     page = browser.new_page(viewport={"width": 1200, "height": 900})
     errors = []
     page.on("pageerror", lambda e: errors.append(str(e)))
