@@ -25,6 +25,9 @@ pub enum Command {
     /// Show the moves played from one position, from an import's opening tree.
     #[command(after_help = "More: docs/guide.md#explore")]
     Explore(ExploreArgs),
+    /// Find the games that reach a position, material or move pattern at any ply (scoutfish's JSON queries, or a FEN).
+    #[command(after_help = "More: docs/search.md")]
+    Search(SearchArgs),
     /// Serve the lichess opening explorer's HTTP API and an explorer page over an import or a lake.
     #[command(after_help = "More: docs/guide.md#serve, docs/serve.md")]
     Serve(ServeArgs),
@@ -482,6 +485,52 @@ pub fn rating_help() -> String {
          {last} and above); FROM.. and ..TO leave an end open, one bound is one band",
         crate::model::RatingBand::names()
     )
+}
+
+/// `pgnlake search --data DIR QUERY`.
+#[derive(Debug, Args)]
+pub struct SearchArgs {
+    /// scoutfish's JSON query (`{"material": "KRPKR"}`), a FEN for one
+    /// exact position, or @FILE holding either.
+    pub query: String,
+    /// The folder an import wrote, or a lake.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// How the matches are written: one line per game.
+    #[arg(long, value_enum, default_value_t = SearchFormat::Text)]
+    pub format: SearchFormat,
+    /// Where the matches go (- for stdout).
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Where the statistics of the games listed go, as JSON (- for stdout);
+    /// without it they are printed on stderr as a table (not with --quiet).
+    #[arg(long, value_name = "FILE")]
+    pub stats: Option<PathBuf>,
+    /// Only games of these time classes, separated by commas, as explore's.
+    #[arg(long, value_name = "LIST")]
+    pub speed: Option<String>,
+    #[arg(long, value_name = "FROM..TO", help = rating_help())]
+    pub rating: Option<String>,
+    /// Only games of this month or later (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub since: Option<String>,
+    /// Only games of this month or earlier (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub until: Option<String>,
+    /// Worker threads (0: one per core).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// No progress and no statistics on stderr.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SearchFormat {
+    Text,
+    Ndjson,
+    Csv,
+    Parquet,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

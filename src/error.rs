@@ -51,6 +51,9 @@ pub enum Error {
     Query(#[from] QueryError),
     #[error(transparent)]
     Explore(#[from] ExploreError),
+    /// A search query that cannot be run (`search`, `export --search`).
+    #[error(transparent)]
+    Search(#[from] crate::replay::scout::BadQuery),
     #[error(transparent)]
     Summary(#[from] SummaryError),
     #[cfg(feature = "tables")]

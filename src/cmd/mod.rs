@@ -12,6 +12,7 @@ mod panic;
 pub mod query;
 pub mod report;
 pub mod schema;
+pub mod search;
 pub mod serve;
 pub mod unwinnable;
 
@@ -107,6 +108,7 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::Import(_) => "import",
         Command::Explore(_) => "explore",
+        Command::Search(_) => "search",
         Command::Serve(_) => "serve",
         Command::Key(_) => "key",
         Command::Clean(_) => "clean",
@@ -135,7 +137,7 @@ fn run_command(cli: Cli) -> ExitStatus {
     if (reads_games
         || matches!(
             cli.command,
-            Command::Lake(_) | Command::Query(_) | Command::Report(_)
+            Command::Lake(_) | Command::Query(_) | Command::Report(_) | Command::Search(_)
         ))
         && let Err(message) = interrupt::install()
     {
@@ -145,6 +147,7 @@ fn run_command(cli: Cli) -> ExitStatus {
     let result = match cli.command {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
+        Command::Search(args) => search::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Key(args) => key::run(args),
         Command::Clean(args) => clean::run(args),

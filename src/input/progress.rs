@@ -27,3 +27,18 @@ pub(crate) fn import_bar(total: Option<u64>, quiet: bool) -> ProgressBar {
     bar.enable_steady_tick(Duration::from_millis(200));
     bar
 }
+
+/// A bar over games (a search's scan), hidden as the import's is.
+pub(crate) fn games_bar(quiet: bool) -> ProgressBar {
+    if quiet || !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+    if let Ok(style) =
+        ProgressStyle::with_template("{spinner} [{elapsed_precise}] {human_pos} games searched")
+    {
+        bar.set_style(style);
+    }
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}

@@ -6,6 +6,7 @@ pub mod explore;
 pub(crate) mod game_ref;
 pub(crate) mod keyed;
 pub mod query;
+pub mod search;
 pub(crate) mod source;
 
 impl From<crate::sink::columns::ColumnError> for crate::error::ExploreError {

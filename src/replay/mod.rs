@@ -11,6 +11,7 @@ pub mod moves;
 pub mod openings;
 pub mod reject;
 pub mod resolve;
+pub mod scout;
 pub mod steps;
 
 pub mod unwinnable;

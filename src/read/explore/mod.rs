@@ -22,6 +22,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+pub(crate) use self::filters::Bounds;
 pub use self::filters::Filters;
 pub(crate) use self::locate::{OpeningLabel, Target, locate, stored_key_of_fen};
 use self::position::{MoveSums, read_position};

@@ -136,7 +136,7 @@ impl From<KeyedError> for crate::error::ExploreError {
 impl KeyedFile {
     /// Reads the footer of `path`, whose rows are sorted by `key` (an
     /// Int64 column).
-    pub(super) fn open(path: &Path, key: &str, unique: bool) -> Result<KeyedFile, KeyedError> {
+    pub(crate) fn open(path: &Path, key: &str, unique: bool) -> Result<KeyedFile, KeyedError> {
         let error = KeyedError::of(path);
         let mut file = File::open(path).map_err(|e| error(&e))?;
         let identity = Identity::of(&file.metadata().map_err(|e| error(&e))?);

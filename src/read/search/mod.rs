@@ -1,0 +1,373 @@
+//! Reading, search: the games of an import or a lake scanned row group by
+//! row group on every core, each game replayed from its stored moves
+//! (`moves_uci`, from its own start) and tested with a query
+//! (`replay::scout`), the matches handed on in input order with the
+//! statistics of the games listed.
+
+pub mod stats;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use polars::prelude::*;
+use rayon::prelude::*;
+use shakmaty::uci::UciMove;
+use shakmaty::variant::VariantPosition;
+use shakmaty::{Chess, Move, Position};
+
+use crate::error::{Error, ExploreError};
+use crate::model::{Month, TimeClass};
+use crate::pgn::result::GameResult;
+use crate::read::explore::{Bounds, Filters};
+use crate::read::keyed::KeyedFile;
+use crate::read::source::Data;
+use crate::replay::audit::ResultCheck;
+use crate::replay::scout::{Query, ResultCode, search_game};
+use crate::replay::setup_variant;
+use crate::replay::variant::VariantName;
+use crate::sink::schema::games;
+use crate::stats::dimensions::{Dimensions, OpeningPeriod};
+pub use stats::SearchStats;
+
+/// One matching game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Match {
+    /// The lake's import holding it (empty in an import's folder).
+    pub import: String,
+    pub game_id: i64,
+    /// One per condition of the query, as scoutfish reports them.
+    pub plies: Vec<u32>,
+    dims: Dimensions,
+    counted: Option<GameResult>,
+}
+
+/// What a search went through.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Searched {
+    /// Games of the data (all rows read, before the filters).
+    pub games_read: u64,
+    /// Games the filters kept, each tested.
+    pub games_searched: u64,
+    /// Moves replayed to test them.
+    pub plies_replayed: u64,
+    /// Games matching (before `skip` and `limit`).
+    pub matched: u64,
+    /// Games listed.
+    pub listed: u64,
+    pub stats: SearchStats,
+    /// The data is a lake (matches name their import).
+    pub lake: bool,
+}
+
+/// What to search and how.
+pub struct SearchOptions<'a> {
+    pub data: &'a Path,
+    pub query: &'a Query,
+    pub filters: &'a Filters,
+    /// Worker threads (0: one per core).
+    pub threads: usize,
+    /// Called once a row group is searched, with its rows (a progress bar).
+    pub progress: &'a (dyn Fn(u64) + Sync),
+}
+
+/// The row groups searched at once, per thread: enough to keep every core
+/// busy, few enough that a `limit` stops the scan soon after it is met.
+const GROUPS_PER_THREAD: usize = 2;
+
+/// Searches the games of `options.data`, handing each listed match to
+/// `listed` in input order (a lake's imports by name, each in its order).
+pub fn search(
+    options: &SearchOptions<'_>,
+    mut listed: impl FnMut(&Match) -> Result<(), Error>,
+) -> Result<Searched, Error> {
+    let data = Data::open(options.data)?;
+    let bounds = options.filters.bounds(OpeningPeriod::Month)?;
+    let mut files = Vec::new();
+    for (import, path) in data.files(&games::TABLE) {
+        let file = KeyedFile::open(&path, games::GAME_ID.name, true).map_err(ExploreError::from)?;
+        files.push((import, path, file));
+    }
+    let units: Vec<(usize, usize)> = files
+        .iter()
+        .enumerate()
+        .flat_map(|(f, (_, _, file))| (0..file.groups()).map(move |g| (f, g)))
+        .collect();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads)
+        .build()
+        .map_err(|source| Error::Threads {
+            threads: options.threads,
+            source,
+        })?;
+    let wave = pool.current_num_threads().max(1) * GROUPS_PER_THREAD;
+    let needs = Needs::of(options.query);
+    let query = options.query;
+    // `limit: 0` lists all, as scoutfish reads it.
+    let wanted = query
+        .limit
+        .filter(|&limit| limit > 0)
+        .map(|limit| query.skip.saturating_add(limit));
+    let stop = AtomicBool::new(false);
+    let mut searched = Searched {
+        lake: data.is_lake(),
+        ..Searched::default()
+    };
+    for chunk in units.chunks(wave) {
+        crate::interrupt::check()?;
+        let parts: Vec<Result<Part, Error>> = pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|&(f, g)| {
+                    let (import, path, file) = &files[f];
+                    let unit = Unit {
+                        import,
+                        path,
+                        file,
+                        group: g,
+                    };
+                    let part = unit.search(query, &needs, &bounds, &stop);
+                    (options.progress)(part.as_ref().map_or(0, |p| p.rows));
+                    part
+                })
+                .collect()
+        });
+        for part in parts {
+            let part = part?;
+            searched.games_read += part.rows;
+            searched.games_searched += part.searched;
+            searched.plies_replayed += part.plies;
+            for found in &part.matches {
+                searched.matched += 1;
+                if searched.matched <= query.skip {
+                    continue;
+                }
+                if wanted.is_some_and(|wanted| searched.matched > wanted) {
+                    break;
+                }
+                searched.listed += 1;
+                searched.stats.add_game(&found.dims, found.counted);
+                listed(found)?;
+            }
+            if wanted.is_some_and(|wanted| searched.matched >= wanted) {
+                return Ok(searched);
+            }
+        }
+    }
+    Ok(searched)
+}
+
+/// The columns a query reads besides the moves.
+struct Needs {
+    columns: Vec<&'static str>,
+}
+
+impl Needs {
+    fn of(_query: &Query) -> Needs {
+        let mut columns = vec![
+            games::GAME_ID.name,
+            games::VARIANT_NAME.name,
+            games::START_FEN.name,
+            games::MOVES_UCI.name,
+            games::DECLARED_RESULT.name,
+            games::RESULT_BY_RULE.name,
+            games::RESULT_CHECK.name,
+            games::TIME_CLASS.name,
+            games::WHITE_ELO.name,
+            games::BLACK_ELO.name,
+            games::MONTH.name,
+        ];
+        columns.dedup();
+        Needs { columns }
+    }
+}
+
+/// One row group of one games file.
+struct Unit<'a> {
+    import: &'a str,
+    path: &'a PathBuf,
+    file: &'a KeyedFile,
+    group: usize,
+}
+
+/// What one row group gave.
+#[derive(Default)]
+struct Part {
+    rows: u64,
+    searched: u64,
+    plies: u64,
+    matches: Vec<Match>,
+}
+
+/// A table's value that is not what its column holds: an error naming the
+/// file, the column and the game.
+fn broken(path: &Path, message: String) -> Error {
+    Error::Explore(ExploreError::Table {
+        path: path.to_path_buf(),
+        message,
+    })
+}
+
+impl Unit<'_> {
+    fn search(
+        &self,
+        query: &Query,
+        needs: &Needs,
+        bounds: &Bounds,
+        stop: &AtomicBool,
+    ) -> Result<Part, Error> {
+        let frame = self
+            .file
+            .group(self.group, Some(&needs.columns))
+            .map_err(ExploreError::from)?;
+        let path = self.path.as_path();
+        let column = |name: &str| {
+            frame
+                .column(name)
+                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
+        };
+        let texts = |name: &str| -> Result<StringChunked, Error> {
+            column(name)?
+                .str()
+                .cloned()
+                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
+        };
+        let ints = |name: &str| -> Result<Int64Chunked, Error> {
+            column(name)?
+                .cast(&DataType::Int64)
+                .and_then(|c| c.i64().cloned())
+                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
+        };
+        let ids = ints(games::GAME_ID.name)?;
+        let variants = texts(games::VARIANT_NAME.name)?;
+        let fens = texts(games::START_FEN.name)?;
+        let moves = texts(games::MOVES_UCI.name)?;
+        let declared = texts(games::DECLARED_RESULT.name)?;
+        let by_rule = texts(games::RESULT_BY_RULE.name)?;
+        let checks = texts(games::RESULT_CHECK.name)?;
+        let classes = texts(games::TIME_CLASS.name)?;
+        let white_elo = ints(games::WHITE_ELO.name)?;
+        let black_elo = ints(games::BLACK_ELO.name)?;
+        let months = column(games::MONTH.name)?
+            .cast(&DataType::Int32)
+            .and_then(|c| c.i32().cloned())
+            .map_err(|e| broken(path, format!("column \"month\": {e}")))?;
+        let mut part = Part {
+            rows: frame.height() as u64,
+            ..Part::default()
+        };
+        for row in 0..frame.height() {
+            if row % 1024 == 0 && (stop.load(Ordering::Relaxed) || crate::interrupt::interrupted())
+            {
+                crate::interrupt::check()?;
+            }
+            let game_id = ids
+                .get(row)
+                .ok_or_else(|| broken(path, format!("row {row}: game_id is null")))?;
+            let at = |what: &str| broken(path, format!("game_id {game_id}: {what}"));
+            let class = classes
+                .get(row)
+                .and_then(TimeClass::parse)
+                .ok_or_else(|| at("time_class is not a speed pgnlake writes"))?;
+            let month = match months.get(row) {
+                None => None,
+                Some(days) => Some(
+                    Month::from_column(days)
+                        .ok_or_else(|| at("month is not a month's first day"))?,
+                ),
+            };
+            let elo = |c: &Int64Chunked| c.get(row).and_then(|e| i32::try_from(e).ok());
+            let dims = Dimensions::of(
+                class,
+                elo(&white_elo),
+                elo(&black_elo),
+                month.map(|m| (m.year(), Some(m.month()))),
+                OpeningPeriod::Month,
+            );
+            if !bounds.keeps(&dims) {
+                continue;
+            }
+            part.searched += 1;
+            let variant = variants
+                .get(row)
+                .and_then(VariantName::parse)
+                .ok_or_else(|| at("variant_name is not a variant pgnlake writes"))?;
+            let start = setup_variant(variant, fens.get(row))
+                .map_err(|e| at(&format!("start_fen: {}", e.message)))?;
+            let uci = moves.get(row).ok_or_else(|| at("moves_uci is null"))?;
+            let result = ResultCode::of_declared(declared.get(row));
+            let mut tokens = uci.split_ascii_whitespace();
+            let mut played = 0u64;
+            let mut next = |pos: &dyn PositionLike| -> Result<Option<Move>, Error> {
+                let Some(token) = tokens.next() else {
+                    return Ok(None);
+                };
+                played += 1;
+                pos.uci_move(token)
+                    .ok_or_else(|| {
+                        at(&format!(
+                            "moves_uci: {token:?} (ply {played}) cannot be played"
+                        ))
+                    })
+                    .map(Some)
+            };
+            let found = match start.pos {
+                VariantPosition::Chess(chess) => {
+                    search_game(query, chess, result, |p: &Chess| next(p))?
+                }
+                other => search_game(query, other, result, |p: &VariantPosition| next(p))?,
+            };
+            part.plies += played;
+            if let Some(plies) = found {
+                let counted = counted_result(checks.get(row), declared.get(row), by_rule.get(row))
+                    .map_err(|what| at(&what))?;
+                part.matches.push(Match {
+                    import: self.import.to_owned(),
+                    game_id,
+                    plies,
+                    dims,
+                    counted,
+                });
+            }
+        }
+        Ok(part)
+    }
+}
+
+/// A position a stored move is read in.
+trait PositionLike {
+    fn uci_move(&self, token: &str) -> Option<Move>;
+}
+
+impl<P: Position> PositionLike for P {
+    fn uci_move(&self, token: &str) -> Option<Move> {
+        UciMove::from_ascii(token.as_bytes())
+            .ok()?
+            .to_move(self)
+            .ok()
+    }
+}
+
+/// The result the opening tree counts (see `check::counted_result`), from
+/// the games table's columns.
+fn counted_result(
+    check: Option<&str>,
+    declared: Option<&str>,
+    by_rule: Option<&str>,
+) -> Result<Option<GameResult>, String> {
+    let result = |text: Option<&str>, name: &str| match text {
+        None => Ok(None),
+        Some(text) => GameResult::from_marker(text.as_bytes())
+            .map(Some)
+            .ok_or_else(|| format!("{name} {text:?} is not a result")),
+    };
+    let check = check.ok_or("result_check is null")?;
+    let consistent = check == ResultCheck::Consistent.as_str();
+    let (declared, by_rule) = (
+        result(declared, "declared_result")?,
+        result(by_rule, "result_by_rule")?,
+    );
+    Ok(match consistent {
+        true => declared.or(by_rule),
+        false => by_rule,
+    })
+}
