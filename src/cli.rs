@@ -230,6 +230,10 @@ pub struct ExportArgs {
     /// Any query that returns `game_id` (and, on a lake, `import`).
     #[command(flatten)]
     pub script: ScriptArgs,
+    /// Instead of SQL, the games a search matches (a scoutfish JSON query
+    /// or a FEN, as `pgnlake search` takes it; @FILE for one in a file).
+    #[arg(long, value_name = "QUERY", group = "ScriptArgs")]
+    pub search: Option<String>,
     /// The folder an import wrote, or a lake.
     #[arg(long, default_value = "out")]
     pub data: PathBuf,

@@ -36,19 +36,30 @@ use crate::error::Error;
 use crate::input::{self, InputSource};
 use crate::pgn::framer::{Batch, Truncation};
 use crate::pipeline;
+use crate::read::explore::Filters;
 use crate::read::query::{Statement, Tables};
+use crate::read::search::{SearchOptions, search};
 use crate::read::source::Data;
+use crate::replay::scout::Query;
 use crate::sink::output::{self, FileOutput};
 use crate::sink::schema::games;
+
+/// Which games `export` writes.
+#[derive(Debug, Clone)]
+pub enum Selection {
+    /// The games an SQL query returns (`game_id`, and `import` on a lake),
+    /// in its order, with where the query came from (for messages).
+    Sql { statement: Statement, place: String },
+    /// The games a search matches (`export --search`), in input order.
+    Search(Query),
+}
 
 /// What `pgnlake export` was asked to do.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
     /// An import's folder or a lake.
     pub data: PathBuf,
-    /// The selecting query, and where it came from (for messages).
-    pub statement: Statement,
-    pub place: String,
+    pub selection: Selection,
     pub output: PathBuf,
     pub fix_results: bool,
     pub repair: bool,
@@ -145,11 +156,41 @@ pub fn run_export(options: &ExportOptions) -> Result<ExportSummary, Error> {
     Ok(summary)
 }
 
+/// The games a search matches, as a query's rows: `game_id` (and
+/// `import` on a lake).
+fn searched(options: &ExportOptions, query: &Query, lake: bool) -> Result<DataFrame, Error> {
+    let (mut ids, mut imports) = (Vec::new(), Vec::new());
+    let filters = Filters::default();
+    let search_options = SearchOptions {
+        data: &options.data,
+        query,
+        filters: &filters,
+        threads: options.threads,
+        progress: &|_| {},
+    };
+    search(&search_options, |found| {
+        ids.push(found.game_id);
+        imports.push(found.import.clone());
+        Ok(())
+    })?;
+    let mut columns = vec![Column::new(games::GAME_ID.name.into(), ids)];
+    if lake {
+        columns.push(Column::new(crate::lake::PARTITION_COLUMN.into(), imports));
+    }
+    let height = columns[0].len();
+    DataFrame::new(height, columns).map_err(|e| Error::Usage(format!("--search: {e}")))
+}
+
 /// The games the query selects, in its order, with their places.
 fn select(options: &ExportOptions, data: &Data) -> Result<Vec<Selected>, Error> {
-    let mut tables = Tables::of_data(data, &options.data)?;
-    let frame = tables.run(&options.statement, &options.place)?;
-    let usage = |what: String| Error::Usage(format!("{}: {what}", options.place));
+    let (frame, place) = match &options.selection {
+        Selection::Sql { statement, place } => {
+            let mut tables = Tables::of_data(data, &options.data)?;
+            (tables.run(statement, place)?, place.as_str())
+        }
+        Selection::Search(query) => (searched(options, query, data.is_lake())?, "--search"),
+    };
+    let usage = |what: String| Error::Usage(format!("{place}: {what}"));
     let id_name = games::GAME_ID.name;
     let import_name = crate::lake::PARTITION_COLUMN;
     let mut keys = vec![id_name];

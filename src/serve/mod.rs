@@ -29,6 +29,7 @@ mod params;
 mod pgn;
 mod player;
 mod query;
+mod search;
 mod state;
 
 use std::net::SocketAddr;
@@ -150,6 +151,7 @@ fn router(state: Arc<State>, cors: bool) -> Router {
         .route("/master/pgn/{id}", get(pgn::masters_pgn))
         .route("/pgn/{id}", get(pgn::data_pgn))
         .route("/player", get(player::player))
+        .route("/search", get(search::search))
         .route("/health", get(|| async { "ok\n" }))
         .route(guard::TOO_LONG_PATH, axum::routing::any(uri_too_long))
         .method_not_allowed_fallback(method_not_allowed)

@@ -30,6 +30,7 @@ mod query;
 mod repair;
 mod report;
 mod roundtrip;
+mod search;
 mod serve;
 mod serve_api;
 mod serve_docs;

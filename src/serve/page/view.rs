@@ -173,9 +173,10 @@ pub(crate) fn render_failed(e: &askama::Error) -> Response {
 /// The explorer page of `view`.
 pub(crate) fn explorer(view: &ExplorerView) -> Result<String, askama::Error> {
     let links = Links::of(view);
+    let shown = Fen::from_position(&view.position, EnPassantMode::Legal).to_string();
     let fen_box = match &view.fen_typed {
         Some(typed) => typed.clone(),
-        None => Fen::from_position(&view.position, EnPassantMode::Legal).to_string(),
+        None => shown.clone(),
     };
     let mut hidden: Vec<(&'static str, String)> = Vec::new();
     if let Some(fen) = &view.fen {
@@ -212,6 +213,7 @@ pub(crate) fn explorer(view: &ExplorerView) -> Result<String, askama::Error> {
             links.with_play(&play, rest)
         }),
         fen_box,
+        search: format!("/search?fen={}", urlencode(&shown)),
         player_box: view
             .player
             .as_ref()
@@ -263,6 +265,8 @@ struct ExplorerPage {
     back: Option<String>,
     forward: Option<String>,
     fen_box: String,
+    /// `/search` for the position shown: the games that reach it at any move.
+    search: String,
     player_box: String,
     as_black: bool,
     opening: String,
@@ -569,6 +573,14 @@ fn glyph(color: Color, role: Role) -> &'static str {
         (Color::Black, Role::Knight) => "♞",
         (Color::Black, Role::Pawn) => "♟",
     }
+}
+
+/// A query string's value, percent-encoded (`form_urlencoded`'s way).
+fn urlencode(value: &str) -> String {
+    serde_urlencoded::to_string([("", value)])
+        .map(|pair| pair.trim_start_matches('=').to_owned())
+        // A string always encodes; were it not to, no link beats a wrong one.
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
