@@ -24,6 +24,7 @@ use crate::replay::audit::{self, Declared, ResultCheck};
 use crate::replay::draw::draw_reason;
 use crate::replay::material::{PieceValues, material_facts, material_facts_of};
 use crate::replay::openings;
+use crate::replay::scout::Prefilter;
 use crate::replay::variant::VariantName;
 use crate::sink::rows::{GameRow, MoveRow, RejectRow};
 use crate::stats::dimensions::Dimensions;
@@ -205,13 +206,18 @@ fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Ag
     let declared = row.declared_result;
     let counted = counted_result(row.result_check, declared, row.replayed.result_by_rule);
     let values = &aggregates.options.piece_values;
+    let (start, turn) = replayer.start();
+    let walked = replayer.variant_materials().is_none();
+    row.search_filter = Prefilter::of_game(start, turn, replayer.moves(), walked).columns();
     row.material = match replayer.variant_materials() {
         Some(materials) => material_facts_of(materials, replayer.final_board(), values),
-        None => {
-            let (start, turn) = replayer.start();
-            let moves = replayer.moves();
-            material_facts(start, turn, moves, replayer.final_board(), values)
-        }
+        None => material_facts(
+            start,
+            turn,
+            replayer.moves(),
+            replayer.final_board(),
+            values,
+        ),
     };
     if !row.variant_name.has_endgames() {
         row.material.endgame_ply = None;

@@ -81,9 +81,10 @@ fn write_stats(args: &SearchArgs, searched: &Searched) -> Result<(), Error> {
     }
     if !args.quiet {
         eprintln!(
-            "searched {} of {} games ({} moves replayed): {} matched, {} listed",
+            "searched {} of {} games ({} ruled out by the pre-filter, {} moves replayed): {} matched, {} listed",
             searched.games_searched,
             searched.games_read,
+            searched.ruled_out,
             searched.plies_replayed,
             searched.matched,
             searched.listed

@@ -599,6 +599,33 @@ pub mod games {
         "The mainline in UCI, space-separated (Chess960 castling as king takes rook).",
     )
     .scanned_only();
+    const M_SQUARES: &str = "The search pre-filter (docs/search.md): every square a piece of that side stood on at some point of the game (its start squares and the squares its moves went to), as a bitboard: bit 0 is a1, bit 7 h1, bit 63 h8; the 64 bits as the i64 Parquet keeps.";
+    pub(crate) const SQUARES_WHITE: Column =
+        Column::required("squares_white", I64, M_SQUARES).scanned_only();
+    pub(crate) const SQUARES_BLACK: Column =
+        Column::required("squares_black", I64, M_SQUARES).scanned_only();
+    pub(crate) const SQUARES_PAWNS: Column = Column::required(
+        "squares_pawns",
+        I64,
+        "The search pre-filter: every square a pawn of either side stood on, as a bitboard (as `squares_white`).",
+    )
+    .scanned_only();
+    const M_ARRIVALS: &str = "The search pre-filter: every square a move of that side went to (castling: the king's and the rook's), as a bitboard (as `squares_white`).";
+    pub(crate) const ARRIVALS_WHITE: Column =
+        Column::required("arrivals_white", I64, M_ARRIVALS).scanned_only();
+    pub(crate) const ARRIVALS_BLACK: Column =
+        Column::required("arrivals_black", I64, M_ARRIVALS).scanned_only();
+    const M_MATERIAL_RANGE: &str = "The search pre-filter, packed: for pawns, knights, bishops, rooks and queens in turn, a byte whose low 4 bits are the least count that side had during the game and high 4 bits the greatest (bits 0-39; 0 and 15 in a variant whose material is not walked from the moves); the kinds it captured, a bit each in that order (bits 40-44); castled king side (bit 45), queen side (bit 46).";
+    pub(crate) const MATERIAL_WHITE: Column =
+        Column::required("material_white", I64, M_MATERIAL_RANGE).scanned_only();
+    pub(crate) const MATERIAL_BLACK: Column =
+        Column::required("material_black", I64, M_MATERIAL_RANGE).scanned_only();
+    pub(crate) const IMBALANCE_RANGE: Column = Column::required(
+        "imbalance_range",
+        I64,
+        "The search pre-filter, packed: White's minus Black's pawns, least (bits 0-7) and greatest (8-15), as signed bytes; White's minus Black's non-pawn material in Stockfish's middle-game values (N 753, B 826, R 1285, Q 2513, as scoutfish's `imbalance`), least (16-31) and greatest (32-47), as signed 16-bit numbers.",
+    )
+    .scanned_only();
     pub(crate) const ENCODING_REPAIRED: Column = Column::required(
         "encoding_repaired",
         Bool,
@@ -708,6 +735,14 @@ pub mod games {
             BISHOP_PAIR_WHITE,
             BISHOP_PAIR_BLACK,
             MOVES_UCI,
+            SQUARES_WHITE,
+            SQUARES_BLACK,
+            SQUARES_PAWNS,
+            ARRIVALS_WHITE,
+            ARRIVALS_BLACK,
+            MATERIAL_WHITE,
+            MATERIAL_BLACK,
+            IMBALANCE_RANGE,
             ENCODING_REPAIRED,
             REPAIRS,
             EXTRA_TAGS,

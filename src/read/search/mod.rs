@@ -13,7 +13,7 @@ use polars::prelude::*;
 use rayon::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::variant::VariantPosition;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, File, Move, Position, Role, Square};
 
 use crate::error::{Error, ExploreError};
 use crate::model::{Month, TimeClass};
@@ -22,10 +22,10 @@ use crate::read::explore::{Bounds, Filters};
 use crate::read::keyed::KeyedFile;
 use crate::read::source::Data;
 use crate::replay::audit::ResultCheck;
-use crate::replay::scout::{Query, ResultCode, search_game};
+use crate::replay::scout::{Prefilter, Query, ResultCode, Rule, search_game};
 use crate::replay::setup_variant;
 use crate::replay::variant::VariantName;
-use crate::sink::schema::games;
+use crate::sink::schema::{self, games};
 use crate::stats::dimensions::{Dimensions, OpeningPeriod};
 pub use stats::SearchStats;
 
@@ -48,6 +48,8 @@ pub struct Searched {
     pub games_read: u64,
     /// Games the filters kept, each tested.
     pub games_searched: u64,
+    /// Games the pre-filter ruled out, not replayed.
+    pub ruled_out: u64,
     /// Moves replayed to test them.
     pub plies_replayed: u64,
     /// Games matching (before `skip` and `limit`).
@@ -135,6 +137,7 @@ pub fn search(
             let part = part?;
             searched.games_read += part.rows;
             searched.games_searched += part.searched;
+            searched.ruled_out += part.ruled_out;
             searched.plies_replayed += part.plies;
             for found in &part.matches {
                 searched.matched += 1;
@@ -156,13 +159,38 @@ pub fn search(
     Ok(searched)
 }
 
+/// The pre-filter's columns, in [`Prefilter::columns`]' order.
+const FILTER: [schema::Column; 8] = [
+    games::SQUARES_WHITE,
+    games::SQUARES_BLACK,
+    games::SQUARES_PAWNS,
+    games::ARRIVALS_WHITE,
+    games::ARRIVALS_BLACK,
+    games::MATERIAL_WHITE,
+    games::MATERIAL_BLACK,
+    games::IMBALANCE_RANGE,
+];
+
 /// The columns a query reads besides the moves.
 struct Needs {
     columns: Vec<&'static str>,
+    /// The query has a rule the pre-filter can rule games out by.
+    filter: bool,
 }
 
 impl Needs {
-    fn of(_query: &Query) -> Needs {
+    fn of(query: &Query) -> Needs {
+        let filter = query.rules().any(|rule| {
+            !matches!(
+                rule,
+                Rule::Result(_)
+                    | Rule::ResultType(_)
+                    | Rule::Quiet
+                    | Rule::Moved(_)
+                    | Rule::SideToMove(_)
+                    | Rule::Pass
+            )
+        });
         let mut columns = vec![
             games::GAME_ID.name,
             games::VARIANT_NAME.name,
@@ -176,8 +204,10 @@ impl Needs {
             games::BLACK_ELO.name,
             games::MONTH.name,
         ];
-        columns.dedup();
-        Needs { columns }
+        if filter {
+            columns.extend(FILTER.iter().map(|c| c.name));
+        }
+        Needs { columns, filter }
     }
 }
 
@@ -194,6 +224,7 @@ struct Unit<'a> {
 struct Part {
     rows: u64,
     searched: u64,
+    ruled_out: u64,
     plies: u64,
     matches: Vec<Match>,
 }
@@ -251,6 +282,13 @@ impl Unit<'_> {
             .cast(&DataType::Int32)
             .and_then(|c| c.i32().cloned())
             .map_err(|e| broken(path, format!("column \"month\": {e}")))?;
+        let filters: Vec<Int64Chunked> = match needs.filter {
+            true => FILTER
+                .iter()
+                .map(|c| ints(c.name))
+                .collect::<Result<_, _>>()?,
+            false => Vec::new(),
+        };
         let mut part = Part {
             rows: frame.height() as u64,
             ..Part::default()
@@ -287,6 +325,18 @@ impl Unit<'_> {
                 continue;
             }
             part.searched += 1;
+            if needs.filter {
+                let mut values = [0i64; 8];
+                for (value, column) in values.iter_mut().zip(&filters) {
+                    *value = column
+                        .get(row)
+                        .ok_or_else(|| at("a pre-filter column (squares_*, arrivals_*, material_*, imbalance_range) is null"))?;
+                }
+                if !Prefilter::from_columns(values).permits(query) {
+                    part.ruled_out += 1;
+                    continue;
+                }
+            }
             let variant = variants
                 .get(row)
                 .and_then(VariantName::parse)
@@ -311,9 +361,23 @@ impl Unit<'_> {
                     .map(Some)
             };
             let found = match start.pos {
-                VariantPosition::Chess(chess) => {
-                    search_game(query, chess, result, |p: &Chess| next(p))?
-                }
+                // The import proved every move legal: a standard or
+                // Chess960 game's moves are read without proving it again
+                // (most of a scan's time when they were), only checked to
+                // move a piece of the side to move onto no piece of its own.
+                VariantPosition::Chess(chess) => search_game(query, chess, result, |p: &Chess| {
+                    let Some(token) = tokens.next() else {
+                        return Ok(None);
+                    };
+                    played += 1;
+                    trusted_move(p, token)
+                        .ok_or_else(|| {
+                            at(&format!(
+                                "moves_uci: {token:?} (ply {played}) cannot be played"
+                            ))
+                        })
+                        .map(Some)
+                })?,
                 other => search_game(query, other, result, |p: &VariantPosition| next(p))?,
             };
             part.plies += played;
@@ -345,6 +409,61 @@ impl<P: Position> PositionLike for P {
             .to_move(self)
             .ok()
     }
+}
+
+/// A stored move read in `pos` as the import wrote it (UCI; Chess960
+/// castling as king takes rook), without proving it legal: the piece on
+/// its square must be the mover's, the square it goes to free of the
+/// mover's pieces (but for castling), a promotion a pawn's.
+fn trusted_move(pos: &Chess, token: &str) -> Option<Move> {
+    let UciMove::Normal {
+        from,
+        to,
+        promotion,
+    } = UciMove::from_ascii(token.as_bytes()).ok()?
+    else {
+        return None;
+    };
+    let board = pos.board();
+    let ours = board.by_color(pos.turn());
+    if !ours.contains(from) {
+        return None;
+    }
+    let role = board.role_at(from)?;
+    if promotion.is_some() && role != Role::Pawn {
+        return None;
+    }
+    if role == Role::King && (pos.castles().castling_rights() & ours).contains(to) {
+        return Some(Move::Castle {
+            king: from,
+            rook: to,
+        });
+    }
+    if role == Role::King && from.distance(to) == 2 && from.rank() == to.rank() {
+        // Standard castling written king to its square (e1g1).
+        let rook_file = if from.file() < to.file() {
+            File::H
+        } else {
+            File::A
+        };
+        let rook = Square::from_coords(rook_file, from.rank());
+        return (pos.castles().castling_rights() & ours)
+            .contains(rook)
+            .then_some(Move::Castle { king: from, rook });
+    }
+    if ours.contains(to) {
+        return None;
+    }
+    if role == Role::Pawn && from.file() != to.file() && !board.occupied().contains(to) {
+        return Some(Move::EnPassant { from, to });
+    }
+    Some(Move::Normal {
+        role,
+        from,
+        capture: board.role_at(to),
+        to,
+        promotion,
+    })
 }
 
 /// The result the opening tree counts (see `check::counted_result`), from

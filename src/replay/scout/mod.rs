@@ -4,9 +4,11 @@
 //! `read::search`'s.
 
 pub mod game;
+pub mod prefilter;
 pub mod query;
 pub mod rules;
 
 pub use game::search_game;
+pub use prefilter::Prefilter;
 pub use query::{BadQuery, Condition, Query};
 pub use rules::{ResultCode, Rule};

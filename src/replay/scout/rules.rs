@@ -108,6 +108,15 @@ impl MaterialCount {
     pub fn of(material: ByColor<ByRole<u8>>) -> MaterialCount {
         MaterialCount(material)
     }
+
+    /// Pieces on the board, both colours, kings included.
+    pub fn pieces(&self) -> usize {
+        self.0
+            .iter()
+            .flat_map(|side| side.iter())
+            .map(|&n| usize::from(n))
+            .sum()
+    }
 }
 
 /// Stockfish's middle-game piece values at scoutfish's version, which its
@@ -248,8 +257,11 @@ impl Rule {
             }
             Rule::SubFen(patterns) => patterns.iter().any(|p| p.holds(at.pos.board())),
             Rule::Material(counts) => {
-                let material = at.pos.board().material();
-                counts.iter().any(|c| c.0 == material)
+                // Most positions have another number of pieces: one count
+                // rules them out before the twelve.
+                let pieces = at.pos.board().occupied().count();
+                counts.iter().any(|c| c.pieces() == pieces)
+                    && counts.contains(&MaterialCount(at.pos.board().material()))
             }
             Rule::Imbalance(wanted) => {
                 let here = Imbalance::of(&at.pos.board().material());
