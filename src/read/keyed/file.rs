@@ -273,6 +273,18 @@ impl KeyedFile {
         }
     }
 
+    /// Rows `rows` of row group `index`, with `columns` (read from the
+    /// pages that hold them).
+    pub(crate) fn group_rows(
+        &self,
+        index: usize,
+        rows: Range<usize>,
+        columns: &[&str],
+    ) -> Result<DataFrame, KeyedError> {
+        let fields = self.fields(Some(columns))?;
+        self.read_rows(&self.file()?, index, rows, &fields)
+    }
+
     pub(super) fn file(&self) -> Result<File, KeyedError> {
         File::open(&self.path).map_err(|e| KeyedError::of(&self.path)(&e))
     }

@@ -6,6 +6,7 @@
 
 pub mod stats;
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -191,7 +192,7 @@ impl Needs {
                     | Rule::Pass
             )
         });
-        let mut columns = vec![
+        let columns = vec![
             games::GAME_ID.name,
             games::VARIANT_NAME.name,
             games::START_FEN.name,
@@ -204,9 +205,6 @@ impl Needs {
             games::BLACK_ELO.name,
             games::MONTH.name,
         ];
-        if filter {
-            columns.extend(FILTER.iter().map(|c| c.name));
-        }
         Needs { columns, filter }
     }
 }
@@ -238,7 +236,82 @@ fn broken(path: &Path, message: String) -> Error {
     })
 }
 
+/// The columns of one read of a row group, by name, each an error naming
+/// the file and the column when it is not what the table declares.
+struct Read<'a> {
+    frame: DataFrame,
+    path: &'a Path,
+}
+
+impl Read<'_> {
+    fn column(&self, name: &str) -> Result<&Column, Error> {
+        self.frame
+            .column(name)
+            .map_err(|e| broken(self.path, format!("column {name:?}: {e}")))
+    }
+
+    fn texts(&self, name: &str) -> Result<StringChunked, Error> {
+        self.column(name)?
+            .str()
+            .cloned()
+            .map_err(|e| broken(self.path, format!("column {name:?}: {e}")))
+    }
+
+    fn ints(&self, name: &str) -> Result<Int64Chunked, Error> {
+        self.column(name)?
+            .cast(&DataType::Int64)
+            .and_then(|c| c.i64().cloned())
+            .map_err(|e| broken(self.path, format!("column {name:?}: {e}")))
+    }
+}
+
 impl Unit<'_> {
+    fn read(&self, rows: Option<Range<usize>>, columns: &[&str]) -> Result<Read<'_>, Error> {
+        let frame = match rows {
+            None => self.file.group(self.group, Some(columns)),
+            Some(rows) => self.file.group_rows(self.group, rows, columns),
+        }
+        .map_err(ExploreError::from)?;
+        Ok(Read {
+            frame,
+            path: self.path.as_path(),
+        })
+    }
+
+    /// The rows of the group the pre-filter keeps (all without one), and
+    /// the group's rows.
+    fn kept(&self, query: &Query, needs: &Needs) -> Result<(Vec<usize>, usize), Error> {
+        let mut columns = vec![games::GAME_ID.name];
+        if needs.filter {
+            columns.extend(FILTER.iter().map(|c| c.name));
+        }
+        let read = self.read(None, &columns)?;
+        let rows = read.frame.height();
+        if !needs.filter {
+            return Ok(((0..rows).collect(), rows));
+        }
+        let filters: Vec<Int64Chunked> = FILTER
+            .iter()
+            .map(|c| read.ints(c.name))
+            .collect::<Result<_, _>>()?;
+        let mut kept = Vec::new();
+        for row in 0..rows {
+            let mut values = [0i64; 8];
+            for (value, column) in values.iter_mut().zip(&filters) {
+                *value = column.get(row).ok_or_else(|| {
+                    broken(
+                        self.path,
+                        format!("row {row}: a pre-filter column (squares_*, arrivals_*, material_*, imbalance_range) is null"),
+                    )
+                })?;
+            }
+            if Prefilter::from_columns(values).permits(query) {
+                kept.push(row);
+            }
+        }
+        Ok((kept, rows))
+    }
+
     fn search(
         &self,
         query: &Query,
@@ -246,61 +319,42 @@ impl Unit<'_> {
         bounds: &Bounds,
         stop: &AtomicBool,
     ) -> Result<Part, Error> {
-        let frame = self
-            .file
-            .group(self.group, Some(&needs.columns))
-            .map_err(ExploreError::from)?;
+        // The pre-filter's columns first, the moves only for the span of
+        // the games it keeps (a group it rules out whole is not read on).
+        let (kept, rows) = self.kept(query, needs)?;
+        let mut part = Part {
+            rows: rows as u64,
+            ruled_out: (rows - kept.len()) as u64,
+            ..Part::default()
+        };
+        let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
+            return Ok(part);
+        };
+        let read = self.read(Some(first..last + 1), &needs.columns)?;
         let path = self.path.as_path();
-        let column = |name: &str| {
-            frame
-                .column(name)
-                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
-        };
-        let texts = |name: &str| -> Result<StringChunked, Error> {
-            column(name)?
-                .str()
-                .cloned()
-                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
-        };
-        let ints = |name: &str| -> Result<Int64Chunked, Error> {
-            column(name)?
-                .cast(&DataType::Int64)
-                .and_then(|c| c.i64().cloned())
-                .map_err(|e| broken(path, format!("column {name:?}: {e}")))
-        };
-        let ids = ints(games::GAME_ID.name)?;
-        let variants = texts(games::VARIANT_NAME.name)?;
-        let fens = texts(games::START_FEN.name)?;
-        let moves = texts(games::MOVES_UCI.name)?;
-        let declared = texts(games::DECLARED_RESULT.name)?;
-        let by_rule = texts(games::RESULT_BY_RULE.name)?;
-        let checks = texts(games::RESULT_CHECK.name)?;
-        let classes = texts(games::TIME_CLASS.name)?;
-        let white_elo = ints(games::WHITE_ELO.name)?;
-        let black_elo = ints(games::BLACK_ELO.name)?;
-        let months = column(games::MONTH.name)?
+        let ids = read.ints(games::GAME_ID.name)?;
+        let variants = read.texts(games::VARIANT_NAME.name)?;
+        let fens = read.texts(games::START_FEN.name)?;
+        let moves = read.texts(games::MOVES_UCI.name)?;
+        let declared = read.texts(games::DECLARED_RESULT.name)?;
+        let by_rule = read.texts(games::RESULT_BY_RULE.name)?;
+        let checks = read.texts(games::RESULT_CHECK.name)?;
+        let classes = read.texts(games::TIME_CLASS.name)?;
+        let white_elo = read.ints(games::WHITE_ELO.name)?;
+        let black_elo = read.ints(games::BLACK_ELO.name)?;
+        let months = read
+            .column(games::MONTH.name)?
             .cast(&DataType::Int32)
             .and_then(|c| c.i32().cloned())
             .map_err(|e| broken(path, format!("column \"month\": {e}")))?;
-        let filters: Vec<Int64Chunked> = match needs.filter {
-            true => FILTER
-                .iter()
-                .map(|c| ints(c.name))
-                .collect::<Result<_, _>>()?,
-            false => Vec::new(),
-        };
-        let mut part = Part {
-            rows: frame.height() as u64,
-            ..Part::default()
-        };
-        for row in 0..frame.height() {
-            if row % 1024 == 0 && (stop.load(Ordering::Relaxed) || crate::interrupt::interrupted())
-            {
+        for (n, &kept_row) in kept.iter().enumerate() {
+            if n % 1024 == 0 && (stop.load(Ordering::Relaxed) || crate::interrupt::interrupted()) {
                 crate::interrupt::check()?;
             }
+            let row = kept_row - first;
             let game_id = ids
                 .get(row)
-                .ok_or_else(|| broken(path, format!("row {row}: game_id is null")))?;
+                .ok_or_else(|| broken(path, format!("row {kept_row}: game_id is null")))?;
             let at = |what: &str| broken(path, format!("game_id {game_id}: {what}"));
             let class = classes
                 .get(row)
@@ -325,18 +379,6 @@ impl Unit<'_> {
                 continue;
             }
             part.searched += 1;
-            if needs.filter {
-                let mut values = [0i64; 8];
-                for (value, column) in values.iter_mut().zip(&filters) {
-                    *value = column
-                        .get(row)
-                        .ok_or_else(|| at("a pre-filter column (squares_*, arrivals_*, material_*, imbalance_range) is null"))?;
-                }
-                if !Prefilter::from_columns(values).permits(query) {
-                    part.ruled_out += 1;
-                    continue;
-                }
-            }
             let variant = variants
                 .get(row)
                 .and_then(VariantName::parse)
@@ -345,41 +387,7 @@ impl Unit<'_> {
                 .map_err(|e| at(&format!("start_fen: {}", e.message)))?;
             let uci = moves.get(row).ok_or_else(|| at("moves_uci is null"))?;
             let result = ResultCode::of_declared(declared.get(row));
-            let mut tokens = uci.split_ascii_whitespace();
-            let mut played = 0u64;
-            let mut next = |pos: &dyn PositionLike| -> Result<Option<Move>, Error> {
-                let Some(token) = tokens.next() else {
-                    return Ok(None);
-                };
-                played += 1;
-                pos.uci_move(token)
-                    .ok_or_else(|| {
-                        at(&format!(
-                            "moves_uci: {token:?} (ply {played}) cannot be played"
-                        ))
-                    })
-                    .map(Some)
-            };
-            let found = match start.pos {
-                // The import proved every move legal: a standard or
-                // Chess960 game's moves are read without proving it again
-                // (most of a scan's time when they were), only checked to
-                // move a piece of the side to move onto no piece of its own.
-                VariantPosition::Chess(chess) => search_game(query, chess, result, |p: &Chess| {
-                    let Some(token) = tokens.next() else {
-                        return Ok(None);
-                    };
-                    played += 1;
-                    trusted_move(p, token)
-                        .ok_or_else(|| {
-                            at(&format!(
-                                "moves_uci: {token:?} (ply {played}) cannot be played"
-                            ))
-                        })
-                        .map(Some)
-                })?,
-                other => search_game(query, other, result, |p: &VariantPosition| next(p))?,
-            };
+            let (found, played) = replay_and_test(query, start.pos, uci, result, &at)?;
             part.plies += played;
             if let Some(plies) = found {
                 let counted = counted_result(checks.get(row), declared.get(row), by_rule.get(row))
@@ -395,6 +403,49 @@ impl Unit<'_> {
         }
         Ok(part)
     }
+}
+
+/// One game replayed from `start` by its stored moves `uci` and tested;
+/// the plies of its match, and the moves played.
+fn replay_and_test(
+    query: &Query,
+    start: VariantPosition,
+    uci: &str,
+    result: ResultCode,
+    at: &dyn Fn(&str) -> Error,
+) -> Result<(Option<Vec<u32>>, u64), Error> {
+    let mut tokens = uci.split_ascii_whitespace();
+    let mut played = 0u64;
+    let unplayable = |token: &str, ply: u64| {
+        at(&format!(
+            "moves_uci: {token:?} (ply {ply}) cannot be played"
+        ))
+    };
+    let found = match start {
+        // The import proved every move legal: a standard or Chess960
+        // game's moves are read without proving it again (most of a
+        // scan's time when they were), only checked to move a piece of
+        // the side to move onto no piece of its own.
+        VariantPosition::Chess(chess) => search_game(query, chess, result, |p: &Chess| {
+            let Some(token) = tokens.next() else {
+                return Ok(None);
+            };
+            played += 1;
+            trusted_move(p, token)
+                .ok_or_else(|| unplayable(token, played))
+                .map(Some)
+        })?,
+        other => search_game(query, other, result, |p: &VariantPosition| {
+            let Some(token) = tokens.next() else {
+                return Ok(None);
+            };
+            played += 1;
+            p.uci_move(token)
+                .ok_or_else(|| unplayable(token, played))
+                .map(Some)
+        })?,
+    };
+    Ok((found, played))
 }
 
 /// A position a stored move is read in.
