@@ -22,7 +22,9 @@ use crate::pgn::result::GameResult;
 use crate::read::explore::{Bounds, Filters};
 use crate::read::keyed::KeyedFile;
 use crate::read::source::Data;
+use crate::replay::EndState;
 use crate::replay::audit::ResultCheck;
+use crate::replay::scout::rules::ResultType;
 use crate::replay::scout::{Prefilter, Query, ResultCode, Rule, search_game};
 use crate::replay::setup_variant;
 use crate::replay::variant::VariantName;
@@ -177,10 +179,27 @@ struct Needs {
     columns: Vec<&'static str>,
     /// The query has a rule the pre-filter can rule games out by.
     filter: bool,
+    /// A condition holds only at a final position that is mate: a
+    /// standard or Chess960 game whose `end_state` is not `checkmate`
+    /// cannot match.
+    ends_in_mate: bool,
+    /// The `result` rules' lists: a game whose declared result is in none
+    /// of one cannot match.
+    results: Vec<Vec<ResultCode>>,
 }
 
 impl Needs {
     fn of(query: &Query) -> Needs {
+        let ends_in_mate = query
+            .rules()
+            .any(|rule| *rule == Rule::ResultType(ResultType::Mate));
+        let results: Vec<Vec<ResultCode>> = query
+            .rules()
+            .filter_map(|rule| match rule {
+                Rule::Result(codes) => Some(codes.clone()),
+                _ => None,
+            })
+            .collect();
         let filter = query.rules().any(|rule| {
             !matches!(
                 rule,
@@ -205,7 +224,12 @@ impl Needs {
             games::BLACK_ELO.name,
             games::MONTH.name,
         ];
-        Needs { columns, filter }
+        Needs {
+            columns,
+            filter,
+            ends_in_mate,
+            results,
+        }
     }
 }
 
@@ -285,17 +309,53 @@ impl Unit<'_> {
         if needs.filter {
             columns.extend(FILTER.iter().map(|c| c.name));
         }
+        if needs.ends_in_mate {
+            columns.extend([games::END_STATE.name, games::VARIANT_NAME.name]);
+        }
+        if !needs.results.is_empty() {
+            columns.push(games::DECLARED_RESULT.name);
+        }
         let read = self.read(None, &columns)?;
         let rows = read.frame.height();
-        if !needs.filter {
-            return Ok(((0..rows).collect(), rows));
-        }
-        let filters: Vec<Int64Chunked> = FILTER
-            .iter()
-            .map(|c| read.ints(c.name))
-            .collect::<Result<_, _>>()?;
+        let filters: Vec<Int64Chunked> = match needs.filter {
+            true => FILTER
+                .iter()
+                .map(|c| read.ints(c.name))
+                .collect::<Result<_, _>>()?,
+            false => Vec::new(),
+        };
+        let ends = match needs.ends_in_mate {
+            true => Some((
+                read.texts(games::END_STATE.name)?,
+                read.texts(games::VARIANT_NAME.name)?,
+            )),
+            false => None,
+        };
+        let declared = match needs.results.is_empty() {
+            true => None,
+            false => Some(read.texts(games::DECLARED_RESULT.name)?),
+        };
         let mut kept = Vec::new();
         for row in 0..rows {
+            if let Some(declared) = &declared {
+                let result = ResultCode::of_declared(declared.get(row));
+                if !needs.results.iter().all(|codes| codes.contains(&result)) {
+                    continue;
+                }
+            }
+            if let Some((ends, variants)) = &ends {
+                let rules_of_chess = variants
+                    .get(row)
+                    .and_then(VariantName::parse)
+                    .is_some_and(|v| matches!(v, VariantName::Standard | VariantName::Chess960));
+                if rules_of_chess && ends.get(row) != Some(EndState::Checkmate.as_str()) {
+                    continue;
+                }
+            }
+            if !needs.filter {
+                kept.push(row);
+                continue;
+            }
             let mut values = [0i64; 8];
             for (value, column) in values.iter_mut().zip(&filters) {
                 *value = column.get(row).ok_or_else(|| {
