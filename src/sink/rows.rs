@@ -58,9 +58,9 @@ pub struct GameRow {
     /// The mainline's first moves within the tree's window, in UCI
     /// separated by spaces (games in the opening tree only).
     pub first_moves: Option<String>,
-    /// The search pre-filter's eight columns
+    /// The search pre-filter's six columns
     /// ([`crate::replay::scout::Prefilter::columns`]).
-    pub search_filter: [i64; 8],
+    pub search_filter: [i64; 6],
     pub variant: Option<Span>,
     /// The rules the game was replayed by (the `Variant` tag normalised).
     pub variant_name: VariantName,

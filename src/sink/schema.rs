@@ -599,18 +599,13 @@ pub mod games {
         "The mainline in UCI, space-separated (Chess960 castling as king takes rook).",
     )
     .scanned_only();
-    const M_SQUARES: &str = "The search pre-filter (docs/search.md): every square a piece of that side stood on at some point of the game (its start squares and the squares its moves went to), as a bitboard: bit 0 is a1, bit 7 h1, bit 63 h8; the 64 bits as the i64 Parquet keeps.";
-    pub(crate) const SQUARES_WHITE: Column =
-        Column::required("squares_white", I64, M_SQUARES).scanned_only();
-    pub(crate) const SQUARES_BLACK: Column =
-        Column::required("squares_black", I64, M_SQUARES).scanned_only();
     pub(crate) const SQUARES_PAWNS: Column = Column::required(
         "squares_pawns",
         I64,
-        "The search pre-filter: every square a pawn of either side stood on, as a bitboard (as `squares_white`).",
+        "The search pre-filter (docs/search.md): every square a pawn of either side stood on at some point of the game, as a bitboard: bit 0 is a1, bit 7 h1, bit 63 h8; the 64 bits as the i64 Parquet keeps.",
     )
     .scanned_only();
-    const M_ARRIVALS: &str = "The search pre-filter: every square a move of that side went to (castling: the king's and the rook's), as a bitboard (as `squares_white`).";
+    const M_ARRIVALS: &str = "The search pre-filter: every square a move of that side went to (castling: the king's and the rook's), as a bitboard (as `squares_pawns`); with the start position's, the squares that side's pieces ever stood on.";
     pub(crate) const ARRIVALS_WHITE: Column =
         Column::required("arrivals_white", I64, M_ARRIVALS).scanned_only();
     pub(crate) const ARRIVALS_BLACK: Column =
@@ -735,8 +730,6 @@ pub mod games {
             BISHOP_PAIR_WHITE,
             BISHOP_PAIR_BLACK,
             MOVES_UCI,
-            SQUARES_WHITE,
-            SQUARES_BLACK,
             SQUARES_PAWNS,
             ARRIVALS_WHITE,
             ARRIVALS_BLACK,

@@ -9,7 +9,7 @@
 //! own (its game's, not its position's over every move); the tree's counts
 //! are those before (`openings::summed_over_the_dimensions_…` keeps the
 //! old digest of the counts, spelling and position plies). Issue 65 moved
-//! `games` again: it gained the search pre-filter's eight columns; every
+//! `games` again: it gained the search pre-filter's six columns; every
 //! other column of every table was checked equal to the build before on
 //! pgnmentor's 454,274 games (pyarrow, `Table.equals` with the new columns
 //! dropped).

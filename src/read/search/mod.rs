@@ -14,7 +14,7 @@ use polars::prelude::*;
 use rayon::prelude::*;
 use shakmaty::uci::UciMove;
 use shakmaty::variant::VariantPosition;
-use shakmaty::{Chess, File, Move, Position, Role, Square};
+use shakmaty::{Board, Chess, File, Move, Position, Role, Square};
 
 use crate::error::{Error, ExploreError};
 use crate::model::{Month, TimeClass};
@@ -163,9 +163,7 @@ pub fn search(
 }
 
 /// The pre-filter's columns, in [`Prefilter::columns`]' order.
-const FILTER: [schema::Column; 8] = [
-    games::SQUARES_WHITE,
-    games::SQUARES_BLACK,
+const FILTER: [schema::Column; 6] = [
     games::SQUARES_PAWNS,
     games::ARRIVALS_WHITE,
     games::ARRIVALS_BLACK,
@@ -308,9 +306,13 @@ impl Unit<'_> {
         let mut columns = vec![games::GAME_ID.name];
         if needs.filter {
             columns.extend(FILTER.iter().map(|c| c.name));
+            columns.push(games::START_FEN.name);
+        }
+        if needs.filter || needs.ends_in_mate {
+            columns.push(games::VARIANT_NAME.name);
         }
         if needs.ends_in_mate {
-            columns.extend([games::END_STATE.name, games::VARIANT_NAME.name]);
+            columns.push(games::END_STATE.name);
         }
         if !needs.results.is_empty() {
             columns.push(games::DECLARED_RESULT.name);
@@ -331,6 +333,14 @@ impl Unit<'_> {
             )),
             false => None,
         };
+        let starts = match needs.filter {
+            true => Some((
+                read.texts(games::VARIANT_NAME.name)?,
+                read.texts(games::START_FEN.name)?,
+            )),
+            false => None,
+        };
+        let standard = Board::default();
         let declared = match needs.results.is_empty() {
             true => None,
             false => Some(read.texts(games::DECLARED_RESULT.name)?),
@@ -356,16 +366,41 @@ impl Unit<'_> {
                 kept.push(row);
                 continue;
             }
-            let mut values = [0i64; 8];
+            let mut values = [0i64; 6];
             for (value, column) in values.iter_mut().zip(&filters) {
                 *value = column.get(row).ok_or_else(|| {
                     broken(
                         self.path,
-                        format!("row {row}: a pre-filter column (squares_*, arrivals_*, material_*, imbalance_range) is null"),
+                        format!("row {row}: a pre-filter column (squares_pawns, arrivals_*, material_*, imbalance_range) is null"),
                     )
                 })?;
             }
-            if Prefilter::from_columns(values).permits(query) {
+            // The squares each side stood on are its start squares and
+            // its arrivals: the start is the standard one but for a set-up
+            // position or a variant's own.
+            let start = match &starts {
+                Some((variants, fens)) => {
+                    match (variants.get(row), fens.get(row)) {
+                        (Some(v), None)
+                            if v == VariantName::Standard.as_str()
+                                || v == VariantName::Chess960.as_str() =>
+                        {
+                            None
+                        }
+                        (variant, fen) => {
+                            let variant = variant.and_then(VariantName::parse).ok_or_else(|| {
+                            broken(self.path, format!("row {row}: variant_name is not a variant pgnlake writes"))
+                        })?;
+                            let start = setup_variant(variant, fen).map_err(|e| {
+                                broken(self.path, format!("row {row}: start_fen: {}", e.message))
+                            })?;
+                            Some(start.pos.board().clone())
+                        }
+                    }
+                }
+                None => None,
+            };
+            if Prefilter::from_columns(values, start.as_ref().unwrap_or(&standard)).permits(query) {
                 kept.push(row);
             }
         }

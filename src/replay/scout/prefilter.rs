@@ -1,6 +1,7 @@
 //! Replay stage, the search pre-filter: what a game's positions can hold,
-//! summed up at import in 64 bytes (the games table's eight `squares_*`,
-//! `arrivals_*`, `material_*` and `imbalance_range` columns), so that a
+//! summed up at import in 48 bytes (the games table's six
+//! `squares_pawns`, `arrivals_*`, `material_*` and `imbalance_range`
+//! columns), so that a
 //! search replays only the games a query's conditions could match. Every
 //! test here is a necessary condition: a game it rules out cannot match;
 //! one it keeps may not.
@@ -212,16 +213,17 @@ impl Prefilter {
         filter
     }
 
-    /// The eight column values, in [`Prefilter::COLUMNS`]' order (a
-    /// bitboard's 64 bits as the i64 Parquet keeps).
-    pub fn columns(&self) -> [i64; 8] {
+    /// The six column values, in the order of the games table's
+    /// `squares_pawns`, `arrivals_white`, `arrivals_black`,
+    /// `material_white`, `material_black`, `imbalance_range` (a
+    /// bitboard's 64 bits as the i64 Parquet keeps). The squares each side
+    /// stood on are not stored: they are its start squares and arrivals.
+    pub fn columns(&self) -> [i64; 6] {
         let range = (i64::from(self.pawn_diff.0) & 0xff)
             | (i64::from(self.pawn_diff.1) & 0xff) << 8
             | (i64::from(self.non_pawn_diff.0) & 0xffff) << 16
             | (i64::from(self.non_pawn_diff.1) & 0xffff) << 32;
         [
-            u64::from(self.squares.white) as i64,
-            u64::from(self.squares.black) as i64,
             u64::from(self.pawns) as i64,
             u64::from(self.arrivals.white) as i64,
             u64::from(self.arrivals.black) as i64,
@@ -231,22 +233,21 @@ impl Prefilter {
         ]
     }
 
-    pub fn from_columns(values: [i64; 8]) -> Prefilter {
+    /// The pre-filter of a game starting from `start`, from its columns.
+    pub fn from_columns(values: [i64; 6], start: &Board) -> Prefilter {
         let board = |v: i64| Bitboard(v as u64);
-        let range = values[7];
+        let range = values[5];
+        let arrivals = ByColor {
+            white: board(values[1]),
+            black: board(values[2]),
+        };
         Prefilter {
-            squares: ByColor {
-                white: board(values[0]),
-                black: board(values[1]),
-            },
-            pawns: board(values[2]),
-            arrivals: ByColor {
-                white: board(values[3]),
-                black: board(values[4]),
-            },
+            squares: ByColor::new_with(|c| start.by_color(c) | arrivals[c]),
+            pawns: board(values[0]),
+            arrivals,
             sides: ByColor {
-                white: SideFacts::unpack(values[5]),
-                black: SideFacts::unpack(values[6]),
+                white: SideFacts::unpack(values[3]),
+                black: SideFacts::unpack(values[4]),
             },
             pawn_diff: (
                 (range & 0xff) as u8 as i8,
@@ -364,7 +365,11 @@ mod tests {
     #[test]
     fn columns_round_trip_and_rule_out_what_never_happened() {
         let (filter, _) = game("e2e4 d7d5 e4d5 d8d5 b1c3 d5a5 g1f3 c8g4 f1e2 b8c6 e1g1");
-        assert_eq!(Prefilter::from_columns(filter.columns()), filter);
+        let start = Chess::default();
+        assert_eq!(
+            Prefilter::from_columns(filter.columns(), start.board()),
+            filter
+        );
         assert!(filter.arrivals.white.contains(square("g1")));
         assert_eq!(filter.sides.white.castled, 1);
         assert_eq!(filter.sides.white.min[0], 7);
