@@ -444,20 +444,8 @@ pub struct ExploreArgs {
     /// The position as FEN (or EPD) instead of moves.
     #[arg(long)]
     pub fen: Option<String>,
-    /// Only games of these time classes, separated by commas
-    /// (ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown).
-    #[arg(long, value_name = "LIST")]
-    pub speed: Option<String>,
-    // The help is written from the bands' type (`rating_help`), not in
-    // this comment: the bands changed once and the text stayed behind.
-    #[arg(long, value_name = "FROM..TO", help = rating_help())]
-    pub rating: Option<String>,
-    /// Only games of this month or later (YYYY-MM).
-    #[arg(long, value_name = "YYYY-MM")]
-    pub since: Option<String>,
-    /// Only games of this month or earlier (YYYY-MM).
-    #[arg(long, value_name = "YYYY-MM")]
-    pub until: Option<String>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
     /// List up to N games of each move, highest average rating first (the
     /// best-rated game of each tree row kept, the best of those).
     #[arg(long, value_name = "N", default_value_t = 0)]
@@ -491,6 +479,26 @@ pub fn rating_help() -> String {
     )
 }
 
+/// `explore`'s and `search`'s filters: the games of these speeds, rating
+/// bands and months.
+#[derive(Debug, Args)]
+pub struct FilterArgs {
+    /// Only games of these time classes, separated by commas
+    /// (ultrabullet, bullet, blitz, rapid, classical, correspondence, unknown).
+    #[arg(long, value_name = "LIST")]
+    pub speed: Option<String>,
+    // The help is written from the bands' type (`rating_help`), not in
+    // this comment: the bands changed once and the text stayed behind.
+    #[arg(long, value_name = "FROM..TO", help = rating_help())]
+    pub rating: Option<String>,
+    /// Only games of this month or later (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub since: Option<String>,
+    /// Only games of this month or earlier (YYYY-MM).
+    #[arg(long, value_name = "YYYY-MM")]
+    pub until: Option<String>,
+}
+
 /// `pgnlake search --data DIR QUERY`.
 #[derive(Debug, Args)]
 pub struct SearchArgs {
@@ -510,17 +518,8 @@ pub struct SearchArgs {
     /// without it they are printed on stderr as a table (not with --quiet).
     #[arg(long, value_name = "FILE")]
     pub stats: Option<PathBuf>,
-    /// Only games of these time classes, separated by commas, as explore's.
-    #[arg(long, value_name = "LIST")]
-    pub speed: Option<String>,
-    #[arg(long, value_name = "FROM..TO", help = rating_help())]
-    pub rating: Option<String>,
-    /// Only games of this month or later (YYYY-MM).
-    #[arg(long, value_name = "YYYY-MM")]
-    pub since: Option<String>,
-    /// Only games of this month or earlier (YYYY-MM).
-    #[arg(long, value_name = "YYYY-MM")]
-    pub until: Option<String>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
     /// Worker threads (0: one per core).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,

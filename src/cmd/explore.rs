@@ -6,19 +6,14 @@ use std::path::Path;
 use crate::cli::{ExploreArgs, ExploreFormat};
 use crate::cmd::ExitStatus;
 use crate::error::Error;
-use crate::read::explore::{Filters, GameCounts, Target, explore};
+use crate::read::explore::{GameCounts, Target, explore};
 
 pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
     let target = match args.fen {
         Some(fen) => Target::Fen(fen),
         None => Target::Moves(args.moves),
     };
-    let filters = Filters::parse(
-        args.speed.as_deref(),
-        args.rating.as_deref(),
-        args.since.as_deref(),
-        args.until.as_deref(),
-    )?;
+    let filters = super::filters(&args.filters)?;
     let lists = GameCounts {
         top: args.games,
         recent: args.recent,

@@ -235,3 +235,14 @@ pub(crate) fn report_truncations(inputs: &[InputSummary]) -> Option<ExitStatus> 
     }
     (!messages.is_empty()).then_some(ExitStatus::Truncated)
 }
+
+/// The filters of `explore`'s and `search`'s options; a bad value is an
+/// error naming it and what is allowed.
+fn filters(args: &crate::cli::FilterArgs) -> Result<crate::read::explore::Filters, Error> {
+    Ok(crate::read::explore::Filters::parse(
+        args.speed.as_deref(),
+        args.rating.as_deref(),
+        args.since.as_deref(),
+        args.until.as_deref(),
+    )?)
+}

@@ -9,19 +9,13 @@ use polars::prelude::*;
 use crate::cli::{SearchArgs, SearchFormat};
 use crate::cmd::ExitStatus;
 use crate::error::Error;
-use crate::read::explore::Filters;
 use crate::read::search::{Match, SearchOptions, Searched, search};
 use crate::replay::scout::Query;
 use crate::sink::output::FileOutput;
 
 pub fn run(args: SearchArgs) -> Result<ExitStatus, Error> {
     let query = read_query(&args.query)?;
-    let filters = Filters::parse(
-        args.speed.as_deref(),
-        args.rating.as_deref(),
-        args.since.as_deref(),
-        args.until.as_deref(),
-    )?;
+    let filters = super::filters(&args.filters)?;
     let to_terminal = args.output.is_none() && std::io::stdout().is_terminal();
     if args.format == SearchFormat::Parquet && to_terminal {
         return Err(Error::Usage(

@@ -30,6 +30,17 @@ fn ok(output: Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
+/// `pgnlake import sample-data/NAME --out DATA`.
+fn import_sample(name: &str, data: &Path) {
+    ok(pgnlake(&[
+        "import",
+        &text(&sample(name)),
+        "--out",
+        &text(data),
+        "-q",
+    ]));
+}
+
 fn text(path: &Path) -> String {
     path.display().to_string()
 }
@@ -199,13 +210,7 @@ fn every_query_matches_python_chess_at_the_same_plies() {
 fn chess960_set_ups_and_variants_are_searched_from_their_own_start() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("variants.pgn")),
-        "--out",
-        &text(&data),
-        "-q",
-    ]));
+    import_sample("variants.pgn", &data);
     compare_with_oracle(&data);
     // A crazyhouse drop is a move; the start of a set-up game is ply 0.
     let drops = ok(pgnlake(&[
@@ -335,13 +340,7 @@ fn statistics_equal_python_chess_recount_for_every_filter() {
 fn a_bad_query_is_one_line_exit_2_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("openings.pgn")),
-        "--out",
-        &text(&data),
-        "-q",
-    ]));
+    import_sample("openings.pgn", &data);
     let out = dir.path().join("matches.csv");
     for (query, says) in [
         ("{not json", "not JSON"),
@@ -389,13 +388,7 @@ fn a_bad_query_is_one_line_exit_2_and_nothing_written() {
 fn every_format_lists_the_same_matches() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("openings.pgn")),
-        "--out",
-        &text(&data),
-        "-q",
-    ]));
+    import_sample("openings.pgn", &data);
     let q = r#"{"sequence": [{"white-move": "e4"}, {"black-move": ["c5", "e5"]}]}"#;
     let d = text(&data);
     let ndjson = ok(pgnlake(&[

@@ -44,6 +44,8 @@ import sys
 
 import chess.pgn
 
+from opening_tree import band  # one rule of the bands for the oracles
+
 PIECES = {"P": chess.PAWN, "N": chess.KNIGHT, "B": chess.BISHOP,
           "R": chess.ROOK, "Q": chess.QUEEN, "K": chess.KING}
 VALUES = {chess.PAWN: 0, chess.KNIGHT: 753, chess.BISHOP: 826,
@@ -356,14 +358,6 @@ def search(pgn_path, ids_path, queries):
 
 
 # ---------------------------------------------------------------- statistics
-
-
-def band(white, black):
-    if white == "-" or black == "-":
-        return "-"
-    average = (int(white) + int(black)) // 2
-    bands = [800, 1000, 1200, 1400, 1600, 1800, 2000, 2200, 2400, 2500, 2600, 2700, 2800]
-    return str(max([b for b in bands if b <= average], default=800))
 
 
 def read_tsv(path):
