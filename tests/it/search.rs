@@ -30,15 +30,14 @@ fn ok(output: Output) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// `pgnlake import sample-data/NAME --out DATA`.
-fn import_sample(name: &str, data: &Path) {
-    ok(pgnlake(&[
-        "import",
-        &text(&sample(name)),
-        "--out",
-        &text(data),
-        "-q",
-    ]));
+/// `pgnlake import sample-data/NAME... --out DATA`.
+fn import_samples(names: &[&str], data: &Path) {
+    let mut args = vec!["import".to_owned(), "--out".to_owned(), text(data)];
+    args.push("-q".to_owned());
+    args.extend(names.iter().map(|name| text(&sample(name))));
+    ok(pgnlake(
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
+    ));
 }
 
 fn text(path: &Path) -> String {
@@ -210,7 +209,7 @@ fn every_query_matches_python_chess_at_the_same_plies() {
 fn chess960_set_ups_and_variants_are_searched_from_their_own_start() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    import_sample("variants.pgn", &data);
+    import_samples(&["variants.pgn"], &data);
     compare_with_oracle(&data);
     // A crazyhouse drop is a move; the start of a set-up game is ply 0.
     let drops = ok(pgnlake(&[
@@ -231,14 +230,7 @@ fn chess960_set_ups_and_variants_are_searched_from_their_own_start() {
 fn statistics_equal_python_chess_recount_for_every_filter() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("lichess-2025-05-30games.pgn")),
-        &text(&sample("openings.pgn")),
-        "--out",
-        &text(&data),
-        "-q",
-    ]));
+    import_samples(&["lichess-2025-05-30games.pgn", "openings.pgn"], &data);
     let (pgn, ids) = exported(&data, dir.path());
     let games = read_table(&data.join("games.parquet"));
     let months = common::dates(&games, "month");
@@ -340,7 +332,7 @@ fn statistics_equal_python_chess_recount_for_every_filter() {
 fn a_bad_query_is_one_line_exit_2_and_nothing_written() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    import_sample("openings.pgn", &data);
+    import_samples(&["openings.pgn"], &data);
     let out = dir.path().join("matches.csv");
     for (query, says) in [
         ("{not json", "not JSON"),
@@ -388,7 +380,7 @@ fn a_bad_query_is_one_line_exit_2_and_nothing_written() {
 fn every_format_lists_the_same_matches() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
-    import_sample("openings.pgn", &data);
+    import_samples(&["openings.pgn"], &data);
     let q = r#"{"sequence": [{"white-move": "e4"}, {"black-move": ["c5", "e5"]}]}"#;
     let d = text(&data);
     let ndjson = ok(pgnlake(&[
@@ -625,14 +617,7 @@ fn export_search_writes_the_matching_games_as_pgn() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
     let d = text(&data);
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("lichess-2025-05-30games.pgn")),
-        &text(&sample("results.pgn")),
-        "--out",
-        &d,
-        "-q",
-    ]));
+    import_samples(&["lichess-2025-05-30games.pgn", "results.pgn"], &data);
     let q = r#"{"sequence": [{"white-move": "e4"}, {"result-type": "mate"}]}"#;
     let listed = ok(pgnlake(&[
         "search", "--data", &d, "--format", "ndjson", "-q", q,
@@ -693,14 +678,7 @@ fn the_server_answers_search_as_the_command_does() {
     let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let data = dir.path().join("out");
     let d = text(&data);
-    ok(pgnlake(&[
-        "import",
-        &text(&sample("lichess-2025-05-30games.pgn")),
-        &text(&sample("openings.pgn")),
-        "--out",
-        &d,
-        "-q",
-    ]));
+    import_samples(&["lichess-2025-05-30games.pgn", "openings.pgn"], &data);
     let app = App::over(&data);
     let stats_path = dir.path().join("stats.json");
     for query in queries().iter().take(20) {
