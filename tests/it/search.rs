@@ -523,6 +523,26 @@ fn a_lake_answers_as_one_import_before_and_after_compaction() {
     ok(pgnlake(
         &args.iter().map(String::as_str).collect::<Vec<_>>(),
     ));
+    // The statistics too: the same games counted the same way.
+    let stats = |data: &Path, q: &str| -> String {
+        let path = dir.path().join("stats.json");
+        ok(pgnlake(&[
+            "search",
+            "--data",
+            &text(data),
+            "-q",
+            "-o",
+            "/dev/null",
+            "--stats",
+            &text(&path),
+            q,
+        ]));
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{e}"))
+    };
+    for query in queries().iter().take(12) {
+        let q = argument(query);
+        assert_eq!(stats(&lake, &q), stats(&single, &q), "{q}");
+    }
     for query in queries() {
         let q = argument(&query);
         if query.get("skip").is_some() || query.get("limit").is_some() {
@@ -745,4 +765,62 @@ fn the_server_answers_search_as_the_command_does() {
     }
     let page = app.get("/?play=e2e4,c7c5");
     assert!(page.body.contains("href=\"/search?fen=rnbqkbnr%2Fpp1ppppp%2F8%2F2p5%2F4P3%2F8%2FPPPP1PPP%2FRNBQKBNR+w+KQkq+-+0+2\""), "{}", page.body);
+}
+
+/// An exact position inside the opening window: the games found include
+/// every game the tree counts there (its count, its top and latest games).
+#[test]
+fn an_exact_position_finds_every_game_the_tree_counts_for_it() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let data = dir.path().join("out");
+    import_samples(&["lichess-2025-05-30games.pgn", "openings.pgn"], &data);
+    let d = text(&data);
+    let mut checked = 0;
+    for moves in [
+        &["e4"][..],
+        &["e4", "c5"],
+        &["d4"],
+        &["e4", "e5", "Nf3"],
+        &["e4", "c5", "Nf3"],
+    ] {
+        let mut args = vec!["explore", "--data", &d, "--format", "json"];
+        args.extend(["--games", "100", "--recent", "100"]);
+        args.extend(moves);
+        let explored: Value =
+            serde_json::from_str(&ok(pgnlake(&args))).unwrap_or_else(|e| panic!("{e}"));
+        let epd = explored["epd"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{explored}"));
+        let fen = format!("{epd} 0 1");
+        let found: std::collections::BTreeSet<i64> = ok(pgnlake(&[
+            "search", "--data", &d, "--format", "ndjson", "-q", &fen,
+        ]))
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}"));
+            v["game_id"].as_i64().unwrap_or(-1)
+        })
+        .collect();
+        let counted = explored["games"].as_u64().unwrap_or(u64::MAX);
+        assert!(
+            found.len() as u64 >= counted,
+            "{moves:?}: {} < {counted}",
+            found.len()
+        );
+        let named = explored["moves"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|m| m["top_games"].as_array().into_iter().flatten())
+            .chain(explored["recent_games"].as_array().into_iter().flatten())
+            .filter_map(|g| g["game_id"].as_i64());
+        for id in named {
+            assert!(
+                found.contains(&id),
+                "{moves:?}: game {id} of the tree not found"
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 20, "{checked}");
 }
