@@ -142,6 +142,11 @@ pub fn search(
             searched.games_searched += part.searched;
             searched.ruled_out += part.ruled_out;
             searched.plies_replayed += part.plies;
+            // Without skip or limit every match is listed: the part's
+            // statistics, counted on its worker, are added whole.
+            if let Some(stats) = &part.stats {
+                searched.stats += stats;
+            }
             for found in &part.matches {
                 searched.matched += 1;
                 if searched.matched <= query.skip {
@@ -151,7 +156,9 @@ pub fn search(
                     break;
                 }
                 searched.listed += 1;
-                searched.stats.add_game(&found.dims, found.counted);
+                if part.stats.is_none() {
+                    searched.stats.add_game(&found.dims, found.counted);
+                }
                 listed(found)?;
             }
             if wanted.is_some_and(|wanted| searched.matched >= wanted) {
@@ -247,6 +254,8 @@ struct Part {
     ruled_out: u64,
     plies: u64,
     matches: Vec<Match>,
+    /// The statistics of all its matches, when all are listed.
+    stats: Option<SearchStats>,
 }
 
 /// A table's value that is not what its column holds: an error naming the
@@ -495,6 +504,13 @@ impl Unit<'_> {
                     counted,
                 });
             }
+        }
+        if query.skip == 0 && query.limit.is_none_or(|limit| limit == 0) {
+            let mut stats = SearchStats::default();
+            for found in &part.matches {
+                stats.add_game(&found.dims, found.counted);
+            }
+            part.stats = Some(stats);
         }
         Ok(part)
     }
