@@ -43,6 +43,11 @@ impl ResultCheck {
         ResultCheck::ContradictsVariantEnd,
     ];
 
+    /// The value `as_str` writes (the `result_check` column's).
+    pub fn parse(text: &str) -> Option<ResultCheck> {
+        ResultCheck::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             ResultCheck::Consistent => "consistent",

@@ -40,6 +40,19 @@ fn import_samples(names: &[&str], data: &Path) {
     ));
 }
 
+/// `pgnlake search --data DATA --format ndjson -q QUERY`'s output.
+fn search_ndjson(data: &Path, query: &str) -> String {
+    ok(pgnlake(&[
+        "search",
+        "--data",
+        &text(data),
+        "--format",
+        "ndjson",
+        "-q",
+        query,
+    ]))
+}
+
 fn text(path: &Path) -> String {
     path.display().to_string()
 }
@@ -548,17 +561,7 @@ fn a_lake_answers_as_one_import_before_and_after_compaction() {
         if query.get("skip").is_some() || query.get("limit").is_some() {
             continue;
         }
-        let search = |data: &Path| {
-            ok(pgnlake(&[
-                "search",
-                "--data",
-                &text(data),
-                "--format",
-                "ndjson",
-                "-q",
-                &q,
-            ]))
-        };
+        let search = |data: &Path| search_ndjson(data, &q);
         let before = placed(&lake, &search(&lake));
         let one = placed(&single, &search(&single));
         assert_eq!(before, one, "{q}");
@@ -566,17 +569,7 @@ fn a_lake_answers_as_one_import_before_and_after_compaction() {
     ok(pgnlake(&["lake", &text(&lake), "--compact"]));
     for query in queries().iter().take(12) {
         let q = argument(query);
-        let search = |data: &Path| {
-            ok(pgnlake(&[
-                "search",
-                "--data",
-                &text(data),
-                "--format",
-                "ndjson",
-                "-q",
-                &q,
-            ]))
-        };
+        let search = |data: &Path| search_ndjson(data, &q);
         assert_eq!(
             placed(&lake, &search(&lake)),
             placed(&single, &search(&single)),

@@ -209,6 +209,21 @@ mod tests {
 
     /// `frame` written to `path` in row groups of `rows` (a batched
     /// writer makes each batch a row group).
+    /// `frame` written in row groups of 3 rows and opened by `key`.
+    fn opened(
+        mut frame: DataFrame,
+        key: &str,
+        unique: bool,
+    ) -> (tempfile::TempDir, Arc<KeyedFile>) {
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("t.parquet");
+        write_groups(&path, &mut frame, 3);
+        let keyed = KeyedFiles::default()
+            .open(&path, key, unique)
+            .unwrap_or_else(|e| panic!("{}", e.message));
+        (dir, keyed)
+    }
+
     fn write_groups(path: &Path, frame: &mut DataFrame, rows: usize) {
         let file = File::create(path).unwrap_or_else(|e| panic!("{e}"));
         let mut writer = ParquetWriter::new(file)
@@ -225,13 +240,13 @@ mod tests {
 
     #[test]
     fn the_rows_of_a_key_come_from_the_row_groups_that_can_hold_it() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let path = dir.path().join("t.parquet");
         let mut frame = df!(
             "key" => [1i64, 1, 2, 3, 3, 3, 7, 9],
             "value" => ["a", "b", "c", "d", "e", "f", "g", "h"],
         )
         .unwrap_or_else(|e| panic!("{e}"));
+        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+        let path = dir.path().join("t.parquet");
         write_groups(&path, &mut frame, 3);
         let files = KeyedFiles::default();
         let keyed = files
@@ -458,18 +473,12 @@ mod tests {
 
     #[test]
     fn a_group_of_consecutive_unique_keys_is_read_one_row() {
-        let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
-        let path = dir.path().join("games.parquet");
-        let mut frame = df!(
+        let frame = df!(
             "game_id" => [1i64, 2, 3, 10, 11, 13, 20],
             "white" => ["a", "b", "c", "d", "e", "f", "g"],
         )
         .unwrap_or_else(|e| panic!("{e}"));
-        write_groups(&path, &mut frame, 3);
-        let files = KeyedFiles::default();
-        let keyed = files
-            .open(&path, "game_id", true)
-            .unwrap_or_else(|e| panic!("{}", e.message));
+        let (_dir, keyed) = opened(frame, "game_id", true);
         let dense: Vec<Option<usize>> = keyed.groups.iter().map(|g| g.dense_row(2)).collect();
         assert_eq!(dense, [Some(1), None, None]);
         let white = |id| texts(keyed.rows_of(id, Some(&["white"])), "white");

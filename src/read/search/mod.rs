@@ -8,7 +8,6 @@ pub mod stats;
 
 use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
 
 use polars::prelude::*;
 use rayon::prelude::*;
@@ -16,6 +15,7 @@ use shakmaty::uci::UciMove;
 use shakmaty::variant::VariantPosition;
 use shakmaty::{Board, Chess, File, Move, Position, Role, Square};
 
+use crate::check::counted_result;
 use crate::error::{Error, ExploreError};
 use crate::model::{Month, TimeClass};
 use crate::pgn::result::GameResult;
@@ -112,7 +112,6 @@ pub fn search(
         .limit
         .filter(|&limit| limit > 0)
         .map(|limit| query.skip.saturating_add(limit));
-    let stop = AtomicBool::new(false);
     let mut searched = Searched {
         lake: data.is_lake(),
         ..Searched::default()
@@ -130,7 +129,7 @@ pub fn search(
                         file,
                         group: g,
                     };
-                    let part = unit.search(query, &needs, &bounds, &stop);
+                    let part = unit.search(query, &needs, &bounds);
                     (options.progress)(part.as_ref().map_or(0, |p| p.rows));
                     part
                 })
@@ -416,13 +415,7 @@ impl Unit<'_> {
         Ok((kept, rows))
     }
 
-    fn search(
-        &self,
-        query: &Query,
-        needs: &Needs,
-        bounds: &Bounds,
-        stop: &AtomicBool,
-    ) -> Result<Part, Error> {
+    fn search(&self, query: &Query, needs: &Needs, bounds: &Bounds) -> Result<Part, Error> {
         // The pre-filter's columns first, the moves only for the span of
         // the games it keeps (a group it rules out whole is not read on).
         let (kept, rows) = self.kept(query, needs)?;
@@ -452,7 +445,7 @@ impl Unit<'_> {
             .and_then(|c| c.i32().cloned())
             .map_err(|e| broken(path, format!("column \"month\": {e}")))?;
         for (n, &kept_row) in kept.iter().enumerate() {
-            if n % 1024 == 0 && (stop.load(Ordering::Relaxed) || crate::interrupt::interrupted()) {
+            if n % 1024 == 0 {
                 crate::interrupt::check()?;
             }
             let row = kept_row - first;
@@ -494,7 +487,7 @@ impl Unit<'_> {
             let (found, played) = replay_and_test(query, start.pos, uci, result, &at)?;
             part.plies += played;
             if let Some(plies) = found {
-                let counted = counted_result(checks.get(row), declared.get(row), by_rule.get(row))
+                let counted = counted_of(checks.get(row), declared.get(row), by_rule.get(row))
                     .map_err(|what| at(&what))?;
                 part.matches.push(Match {
                     import: self.import.to_owned(),
@@ -551,26 +544,14 @@ fn replay_and_test(
                 return Ok(None);
             };
             played += 1;
-            p.uci_move(token)
+            UciMove::from_ascii(token.as_bytes())
+                .ok()
+                .and_then(|uci| uci.to_move(p).ok())
                 .ok_or_else(|| unplayable(token, played))
                 .map(Some)
         })?,
     };
     Ok((found, played))
-}
-
-/// A position a stored move is read in.
-trait PositionLike {
-    fn uci_move(&self, token: &str) -> Option<Move>;
-}
-
-impl<P: Position> PositionLike for P {
-    fn uci_move(&self, token: &str) -> Option<Move> {
-        UciMove::from_ascii(token.as_bytes())
-            .ok()?
-            .to_move(self)
-            .ok()
-    }
 }
 
 /// A stored move read in `pos` as the import wrote it (UCI; Chess960
@@ -628,9 +609,9 @@ fn trusted_move(pos: &Chess, token: &str) -> Option<Move> {
     })
 }
 
-/// The result the opening tree counts (see `check::counted_result`), from
-/// the games table's columns.
-fn counted_result(
+/// The result the opening tree counts ([`counted_result`]), from the
+/// games table's columns.
+fn counted_of(
     check: Option<&str>,
     declared: Option<&str>,
     by_rule: Option<&str>,
@@ -642,13 +623,11 @@ fn counted_result(
             .ok_or_else(|| format!("{name} {text:?} is not a result")),
     };
     let check = check.ok_or("result_check is null")?;
-    let consistent = check == ResultCheck::Consistent.as_str();
-    let (declared, by_rule) = (
+    let check = ResultCheck::parse(check)
+        .ok_or_else(|| format!("result_check {check:?} is not an audit value"))?;
+    Ok(counted_result(
+        check,
         result(declared, "declared_result")?,
         result(by_rule, "result_by_rule")?,
-    );
-    Ok(match consistent {
-        true => declared.or(by_rule),
-        false => by_rule,
-    })
+    ))
 }
