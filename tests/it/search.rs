@@ -225,15 +225,7 @@ fn chess960_set_ups_and_variants_are_searched_from_their_own_start() {
     import_samples(&["variants.pgn"], &data);
     compare_with_oracle(&data);
     // A crazyhouse drop is a move; the start of a set-up game is ply 0.
-    let drops = ok(pgnlake(&[
-        "search",
-        "--data",
-        &text(&data),
-        "--format",
-        "ndjson",
-        "-q",
-        r#"{"moved": "N", "captured": ""}"#,
-    ]));
+    let drops = search_ndjson(&data, r#"{"moved": "N", "captured": ""}"#);
     assert!(!drops.is_empty());
 }
 
@@ -396,9 +388,7 @@ fn every_format_lists_the_same_matches() {
     import_samples(&["openings.pgn"], &data);
     let q = r#"{"sequence": [{"white-move": "e4"}, {"black-move": ["c5", "e5"]}]}"#;
     let d = text(&data);
-    let ndjson = ok(pgnlake(&[
-        "search", "--data", &d, "--format", "ndjson", "-q", q,
-    ]));
+    let ndjson = search_ndjson(&data, q);
     let csv = ok(pgnlake(&[
         "search", "--data", &d, "--format", "csv", "-q", q,
     ]));
@@ -632,9 +622,7 @@ fn export_search_writes_the_matching_games_as_pgn() {
     let d = text(&data);
     import_samples(&["lichess-2025-05-30games.pgn", "results.pgn"], &data);
     let q = r#"{"sequence": [{"white-move": "e4"}, {"result-type": "mate"}]}"#;
-    let listed = ok(pgnlake(&[
-        "search", "--data", &d, "--format", "ndjson", "-q", q,
-    ]));
+    let listed = search_ndjson(&data, q);
     let pgn = dir.path().join("mates.pgn");
     ok(pgnlake(&[
         "export",
@@ -657,15 +645,7 @@ fn export_search_writes_the_matching_games_as_pgn() {
     let games = read_table(&again.join("games.parquet"));
     assert_eq!(games.height(), listed.lines().count());
     assert!(games.height() > 0);
-    let rematched = ok(pgnlake(&[
-        "search",
-        "--data",
-        &text(&again),
-        "--format",
-        "ndjson",
-        "-q",
-        q,
-    ]));
+    let rematched = search_ndjson(&again, q);
     assert_eq!(rematched.lines().count(), games.height());
     // A bad query is refused before anything is written.
     let out = dir.path().join("none.pgn");
@@ -785,15 +765,13 @@ fn an_exact_position_finds_every_game_the_tree_counts_for_it() {
             .as_str()
             .unwrap_or_else(|| panic!("{explored}"));
         let fen = format!("{epd} 0 1");
-        let found: std::collections::BTreeSet<i64> = ok(pgnlake(&[
-            "search", "--data", &d, "--format", "ndjson", "-q", &fen,
-        ]))
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}"));
-            v["game_id"].as_i64().unwrap_or(-1)
-        })
-        .collect();
+        let found: std::collections::BTreeSet<i64> = search_ndjson(&data, &fen)
+            .lines()
+            .map(|l| {
+                let v: Value = serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}"));
+                v["game_id"].as_i64().unwrap_or(-1)
+            })
+            .collect();
         let counted = explored["games"].as_u64().unwrap_or(u64::MAX);
         assert!(
             found.len() as u64 >= counted,
