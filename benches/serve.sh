@@ -10,7 +10,7 @@
 #    $CARGO_TARGET_DIR/bench-data/serve-lake-GAMES/ for later runs.
 # 2. `pgnlake serve` on it; 8 clients with keep-alive connections request
 #    random positions of the first 8 plies (prefixes of the games'
-#    first_moves) with random filters for SECONDS seconds
+#    moves_uci) with random filters for SECONDS seconds
 #    (benches/serve_load.py): p50, p90, p99 latency, requests a second.
 # 3. RSS (VmRSS of the server) before the load, after it, and every 2,500
 #    requests of a further 10,000: steady or growing.
@@ -71,7 +71,7 @@ trap cleanup EXIT
 
 lines="$tmp/lines.txt"
 "$bin" query --data "$lake" --format csv \
-  -e "SELECT first_moves FROM games WHERE first_moves IS NOT NULL LIMIT 20000" \
+  -e "SELECT moves_uci FROM games WHERE start_fen IS NULL AND variant_name = 'standard' LIMIT 20000" \
   | tail -n +2 | tr -d '"' > "$lines"
 
 start_server() { # DATA: starts it, sets server_pid and url

@@ -7,7 +7,7 @@ Usage: serve_load.py BASE_URL LINES_FILE [--clients 8] [--seconds 30]
        [--requests N] [--plies 8] [--seed 1]
 
 LINES_FILE holds one game's first moves a line (UCI, space-separated, as
-`games.first_moves`); a request plays a random prefix of 0..PLIES of a
+`games.moves_uci`); a request plays a random prefix of 0..PLIES of a
 random line, so positions are those the archive reached, most often the
 popular ones, as an explorer's users ask. Filters, each drawn at random:
 speeds (none, one or two), ratings (none, or a run of lichess's groups),

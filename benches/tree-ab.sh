@@ -19,7 +19,7 @@
 # bytes per column, games.parquet bytes. Then `explore` on NEW's random
 # import, EXPLORE_RUNS (default 5) times each: the start position and a
 # position after 8 plies reached by one game only (moves spelled from that
-# game's games.first_moves with python-chess). Prints the details, then a
+# game's games.moves_uci with python-chess). Prints the details, then a
 # markdown table of medians for docs/performance.md.
 # Knobs: GEN=path of gen_games (default: built in release when an input is
 # missing), FLOOR=path of benches/floor's binary or `none` (default: built in

@@ -141,10 +141,10 @@ def pick(out, json_path):
     games = pq.ParquetFile(os.path.join(out, "games.parquet"))
     first_moves = None
     for g in range(games.metadata.num_row_groups):
-        table = games.read_row_group(g, columns=["game_id", "first_moves"])
+        table = games.read_row_group(g, columns=["game_id", "moves_uci"])
         hit = pc.indices_nonzero(pc.equal(table["game_id"], game_id))
         if len(hit):
-            first_moves = table["first_moves"][hit[0].as_py()].as_py()
+            first_moves = table["moves_uci"][hit[0].as_py()].as_py()
             break
     if first_moves is None:
         sys.exit(f"{out}: game {game_id} of position {key} is not in games.parquet")

@@ -30,7 +30,8 @@ replaces its own shard only). The driver then merges with Spark SQL:
   one game: a row of two games or more keeps its parts' spelling (any
   part's: the same text, the key's position); one whose parts were all
   rows of one game is spelled by a UDF on the executors, replaying its
-  witness game's first `ply` moves (the merged games table's `first_moves`)
+  witness game's first `ply` moves (the start of the merged games table's
+  `moves_uci`)
   with python-chess: THE EXECUTORS' PYTHON NEEDS python-chess (`pip
   install chess`; run with `python ... --master local[N]`, the executors
   run the driver's Python);
@@ -354,9 +355,9 @@ def summed_by_key(frame, table, derived):
     return summed.select(*[c["name"] for c in columns])
 
 
-def spell(first_moves, ply, move_uci, position_key):
-    """A tree row's spelling from its witness game's first moves (UCI, by
-    spaces): the position after `ply` of them (which must have the row's
+def spell(moves_uci, ply, move_uci, position_key):
+    """A tree row's spelling from its witness game's moves (`moves_uci`: UCI,
+    by spaces): the position after `ply` of them (which must have the row's
     key) as EPD, the move in SAN with +/#, and the next position's key; as
     pgnlake spells it (src/stats/tree_row/board.rs). Needs python-chess."""
     import chess
@@ -375,7 +376,7 @@ def spell(first_moves, ply, move_uci, position_key):
         h = LegalEnPassant(chess.polyglot.POLYGLOT_RANDOM_ARRAY)(board)
         return h - (1 << 64) if h >= 1 << 63 else h
 
-    moves = (first_moves or "").split()
+    moves = (moves_uci or "").split()
     if len(moves) < ply:
         raise ValueError(f"spelling the opening tree: the witness game's first moves "
                          f"({len(moves)}) do not reach ply {ply}")
@@ -394,7 +395,7 @@ def spell(first_moves, ply, move_uci, position_key):
 def spelled_tree(rows, games):
     """The tree's rows of two games or more with no spelling yet (their
     parts were rows of one game) spelled from their witness game's first
-    moves (the merged games' `first_moves`, by rebased game_id), by a UDF
+    moves (the merged games' `moves_uci`, by rebased game_id), by a UDF
     on the executors; the other rows as they are."""
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
@@ -407,8 +408,8 @@ def spelled_tree(rows, games):
                              T.StructField("next_position_key", T.LongType())])
     speller = F.udf(spell, spelling)
     todo = (rows.where(needs)
-            .join(games.select(GAME_ID, "first_moves"), GAME_ID, "left")
-            .withColumn("_spelled", speller(F.col("first_moves"), F.col("ply"), F.col("move_uci"),
+            .join(games.select(GAME_ID, "moves_uci"), GAME_ID, "left")
+            .withColumn("_spelled", speller(F.col("moves_uci"), F.col("ply"), F.col("move_uci"),
                                             F.col("position_key"))))
     for name in ["epd", "move_san", "next_position_key"]:
         todo = todo.withColumn(name, F.col("_spelled").getField(name))

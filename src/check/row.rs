@@ -264,23 +264,6 @@ fn add_to_aggregates(row: &mut GameRow, replayer: &Replayer, aggregates: &mut Ag
         ),
     };
     aggregates.add_standard_game(keys, replayer.moves(), row.opening, &facts);
-    row.first_moves = first_moves(replayer.moves(), aggregates.options.opening_plies);
-}
-
-/// The `first_moves` column: the moves the opening tree counts, in UCI.
-fn first_moves(moves: &[shakmaty::Move], plies: usize) -> Option<String> {
-    if plies == 0 {
-        return None;
-    }
-    let mut text = String::with_capacity(plies.min(moves.len()) * 5);
-    for (i, m) in moves.iter().take(plies).enumerate() {
-        if i > 0 {
-            text.push(' ');
-        }
-        m.to_uci(shakmaty::CastlingMode::Standard)
-            .append_to_string(&mut text);
-    }
-    Some(text)
 }
 
 /// The result the statistics count: the declared one when the audit found

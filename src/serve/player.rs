@@ -1,7 +1,7 @@
 //! Serve, `/player`: the opening tree of one player's games as white or
 //! black, built on demand from `games.parquet` (each game's name, speed,
-//! mode, month, ratings, result and `first_moves`) and streamed as NDJSON
-//! the way lila-openingexplorer streams it: a first line at once, then a
+//! mode, month, ratings, result and the start of `moves_uci`) and streamed
+//! as NDJSON the way lila-openingexplorer streams it: a first line at once, then a
 //! line at most every second while the games are read (when the games
 //! counted changed), the last when all are read; an empty line keeps a
 //! quiet connection alive. A client that goes away stops the reading.
@@ -9,8 +9,8 @@
 //! Any name the archive holds is a player (OTB names such as `Carlsen,
 //! Magnus` included), compared without regard to case. A game counts its
 //! move from the position as the tree counts it: within the tree's window
-//! (`first_moves`), a position met twice in one game counts once, with the
-//! move that left it last.
+//! (its first `--opening-plies` moves, of a standard start), a position
+//! met twice in one game counts once, with the move that left it last.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -37,6 +37,7 @@ use crate::read::explore::locate::OpeningLabel;
 use crate::read::explore::position::san_of;
 use crate::read::explore::top_games::games_of;
 use crate::replay::openings::position_key;
+use crate::replay::variant::VariantName;
 use crate::sink::columns::Columns;
 use crate::sink::schema::games as g;
 use crate::stats::counts::Counts;
@@ -278,6 +279,11 @@ pub(crate) fn player_tree(
     let ids = crate::read::explore::top_games::GameIds::of(&data)?;
     let target = position_key(&query.asked.position);
     let mut tally = Tally::new();
+    // The tree's window, shared by every import of a lake; no summary, no
+    // imports to read.
+    let Some(plies) = data.summaries().first().map(|s| s.opening_tree.plies) else {
+        return Ok(tally);
+    };
     let name_column = match query.color {
         Color::White => g::WHITE.name,
         Color::Black => g::BLACK.name,
@@ -295,6 +301,7 @@ pub(crate) fn player_tree(
                     .map(|&r| Some(r as polars::prelude::IdxSize))
                     .collect();
                 let mut games = games.take(&rows)?;
+                let moves = first_moves(&file, &path, group, &rows, plies)?;
                 if data.is_lake() {
                     let name = polars::prelude::Column::new(
                         PARTITION_COLUMN.into(),
@@ -302,7 +309,7 @@ pub(crate) fn player_tree(
                     );
                     games.with_column(name)?;
                 }
-                count_games(&games, &path, query, target, &ids, &mut tally)?;
+                count_games(&games, &moves, &path, query, target, &ids, &mut tally)?;
             }
             if !progress(&tally) {
                 return Ok(tally);
@@ -313,9 +320,10 @@ pub(crate) fn player_tree(
 }
 
 /// The columns `/player` reads of a player's games.
-const COLUMNS: [&str; 15] = [
+const COLUMNS: [&str; 16] = [
     g::GAME_ID.name,
-    g::FIRST_MOVES.name,
+    g::VARIANT_NAME.name,
+    g::START_FEN.name,
     g::WHITE.name,
     g::BLACK.name,
     g::WHITE_ELO.name,
@@ -350,9 +358,47 @@ fn matching_rows(
         .collect())
 }
 
-/// Counts each game of `games` that reaches the position.
+/// The first `plies` moves (UCI) of the games of `rows` of row group
+/// `group`, from the pages of `moves_uci` that hold them alone (the
+/// longest column: a player's games are a few of a group's).
+fn first_moves(
+    file: &crate::read::keyed::KeyedFile,
+    path: &std::path::Path,
+    group: usize,
+    rows: &polars::prelude::IdxCa,
+    plies: usize,
+) -> Result<Vec<String>, ApiError> {
+    let (Some(first), Some(last)) = (rows.first(), rows.last()) else {
+        return Ok(Vec::new());
+    };
+    let (first, last) = (first as usize, last as usize);
+    let span = file.group_rows(group, first..last + 1, &[g::MOVES_UCI.name])?;
+    // The matched rows' text alone, not the span's (an owned string a row
+    // was a fifth of the time, in malloc and free).
+    let moves = span.column(g::MOVES_UCI.name)?.str()?;
+    rows.iter()
+        .flatten()
+        .map(|row| {
+            let line = moves.get(row as usize - first).ok_or_else(|| {
+                ApiError::internal(format!(
+                    "{}: row {row} of group {group} has no moves_uci",
+                    path.display()
+                ))
+            })?;
+            Ok(line
+                .split_ascii_whitespace()
+                .take(plies)
+                .collect::<Vec<_>>()
+                .join(" "))
+        })
+        .collect()
+}
+
+/// Counts each game of `games` (its moves in `moves`) that reaches the
+/// position.
 fn count_games(
     games: &DataFrame,
+    moves: &[String],
     path: &std::path::Path,
     query: &PlayerQuery,
     target: u64,
@@ -365,12 +411,20 @@ fn count_games(
         rows.required_texts(g::RESULT_CHECK.name)?,
         rows.texts(g::RESULT_BY_RULE.name)?,
     );
-    let moves = rows.texts(g::FIRST_MOVES.name)?;
+    let (variants, fens) = (
+        rows.required_texts(g::VARIANT_NAME.name)?,
+        rows.texts(g::START_FEN.name)?,
+    );
+    let standard = VariantName::Standard.as_str();
     for (row, game) in facts.into_iter().enumerate() {
         if !keeps(query, &game) {
             continue;
         }
-        let Some(line) = moves[row].as_deref() else {
+        // The games the tree counts: a standard start of standard chess.
+        if variants[row] != standard || fens[row].is_some() {
+            continue;
+        }
+        let Some(line) = moves.get(row) else {
             continue;
         };
         let Some(uci) = move_from(line, target) else {

@@ -302,10 +302,6 @@ pub(crate) fn games_frame(rows: &[GameRow], sources: &[String]) -> PolarsResult<
             games::OPENING_PLY,
             values(rows, |r| r.opening.map(|o| o.ply)),
         ),
-        col(
-            games::FIRST_MOVES,
-            values(rows, |r| r.first_moves.as_deref()),
-        ),
         col(games::ECO_MATCHES_TAG, values(rows, eco_matches_tag)),
         col(games::VARIANT, values(rows, |r| r.tag(r.variant))),
         col(

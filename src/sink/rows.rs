@@ -55,9 +55,6 @@ pub struct GameRow {
     pub opening_tag: Option<Span>,
     /// The deepest named position of the mainline (standard start only).
     pub opening: Option<OpeningMatch>,
-    /// The mainline's first moves within the tree's window, in UCI
-    /// separated by spaces (games in the opening tree only).
-    pub first_moves: Option<String>,
     /// The search pre-filter's six columns
     /// ([`crate::replay::scout::Prefilter::columns`]).
     pub search_filter: [i64; 6],

@@ -439,13 +439,6 @@ pub mod games {
     );
     pub(crate) const OPENING_PLY: Column =
         Column::nullable("opening_ply", I32, "The ply of that position.");
-    pub(crate) const FIRST_MOVES: Column = Column::nullable(
-        "first_moves",
-        Text,
-        "The mainline's first moves within the opening tree's window (`--opening-plies`), in UCI separated by spaces (castling as `e1g1`): what `openings` rows of this game are spelled from. Null when the game is not in the tree (a set-up position, Chess960, another variant, or `--opening-plies 0`).",
-    )
-    .plain()
-    .scanned_only();
     pub(crate) const ECO_MATCHES_TAG: Column = Column::nullable(
         "eco_matches_tag",
         Bool,
@@ -687,7 +680,6 @@ pub mod games {
             OPENING_NAME,
             OPENING_FAMILY,
             OPENING_PLY,
-            FIRST_MOVES,
             ECO_MATCHES_TAG,
             VARIANT,
             VARIANT_NAME,
@@ -896,7 +888,7 @@ pub mod openings {
     pub(crate) const GAME_ID: Column = Column::required(
         "game_id",
         I64,
-        "The game of the row that reached the position first (least `ply`, then least `game_id`), as `games.game_id`: on a row of one game, its game. Replaying its first `ply` moves (`games.first_moves`) reaches the position.",
+        "The game of the row that reached the position first (least `ply`, then least `game_id`), as `games.game_id`: on a row of one game, its game. Replaying its first `ply` moves (the start of `games.moves_uci`) reaches the position.",
     )
     .merged(Merge::Witness);
     pub(crate) const TOP_GAME_ID: Column = Column::nullable(

@@ -4,7 +4,7 @@
 //! key); a row written with two games or more is spelled from its witness
 //! game's first moves (`stats::tree_row::Spelling`). The import
 //! writes them as it replays; `merge` and `lake --compact` load them from
-//! the `games` tables' `first_moves`.
+//! the start of the `games` tables' `moves_uci`.
 //!
 //! One fixed-width record a game (2 bytes a ply: shakmaty's packed UCI
 //! move, 0 after the last), at `game_id × width` in a file beside the
@@ -97,7 +97,8 @@ impl FirstMoves {
     }
 
     /// Keeps game `game_id`'s moves given as UCI separated by spaces (the
-    /// `games` table's `first_moves`); an error names the token.
+    /// `games` table's `moves_uci`: its first `plies`); an error names the
+    /// token.
     pub(crate) fn put_text(&self, game_id: u64, text: &str) -> Result<(), String> {
         let mut packed = Vec::with_capacity(self.0.plies);
         for token in text.split_ascii_whitespace().take(self.0.plies) {

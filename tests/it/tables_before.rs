@@ -12,7 +12,8 @@
 //! `games` again: it gained the search pre-filter's six columns; every
 //! other column of every table was checked equal to the build before on
 //! pgnmentor's 454,274 games (pyarrow, `Table.equals` with the new columns
-//! dropped).
+//! dropped); then `games` lost `first_moves` (the tree's witness games are
+//! replayed from `moves_uci`), every other table and column unchanged.
 
 use std::path::Path;
 

@@ -20,7 +20,7 @@ struct Game {
     game_id: i64,
     /// `white_elo + black_elo`, when both are known.
     rating: Option<i64>,
-    /// The first move after 1.e4 (UCI), from `first_moves`.
+    /// The first move after 1.e4 (UCI), from `moves_uci`.
     reply: String,
     /// The listed fields, as `explore`'s JSON names them.
     shown: Value,
@@ -33,8 +33,8 @@ fn games_after_e4(data: &Path) -> Vec<Game> {
     let sql = format!(
         "SELECT {import}game_id, white, black, white_elo, black_elo, \
          declared_result AS result, date, time_class, month, year, event, lichess_id, \
-         first_moves FROM games \
-         WHERE first_moves LIKE 'e2e4 %'"
+         moves_uci FROM games \
+         WHERE moves_uci LIKE 'e2e4 %' AND start_fen IS NULL AND variant_name = 'standard'"
     );
     let json = ok(pgnlake(&[
         "query",
@@ -49,13 +49,13 @@ fn games_after_e4(data: &Path) -> Vec<Game> {
     rows.into_iter()
         .map(|row| {
             let elo = |side: &str| row[side].as_i64();
-            let reply = row["first_moves"]
+            let reply = row["moves_uci"]
                 .as_str()
                 .and_then(|moves| moves.split(' ').nth(1))
                 .unwrap_or_else(|| panic!("no reply to 1.e4: {row}"));
             let mut shown = row.clone();
             if let Some(fields) = shown.as_object_mut() {
-                fields.remove("first_moves");
+                fields.remove("moves_uci");
                 // explore leaves out what a game lacks of these, and
                 // writes its month as `YYYY-MM`.
                 for optional in ["month", "year", "event", "lichess_id"] {

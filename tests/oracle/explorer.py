@@ -7,7 +7,8 @@ left at its default): an import's folder (DATA_DIR/games.parquet) or a lake
 (DATA_DIR/games/import=NAME/*.parquet). BASE_URL is the server's address,
 e.g. http://127.0.0.1:9002/.
 
-Reads the games with pyarrow, replays each game's `first_moves` once with
+Reads the games with pyarrow, replays each game's first moves (the start of
+`moves_uci`, within the tree's window) once with
 python-chess, and computes for a list of queries what /lichess, /masters
 and /player must answer. Asks the server through berserk (the published
 lichess client: `Client(explorer_url=...).opening_explorer`), plus a few
@@ -16,12 +17,15 @@ per answer checked and, on any mismatch, a diff; exits 1 if any answer was
 wrong. Ends with `checked N answers`.
 
 The rules are pgnlake's tree rules, written here independently:
-- a game counts for a position when replaying its `first_moves` from the
+- a game's first moves are the first `opening_tree.plies` (the summary's
+  window) of `moves_uci`, for a game of standard chess from the standard
+  start (no `start_fen`), none for the others;
+- a game counts for a position when replaying its first moves from the
   standard start reaches it (positions compared by python-chess's
   transposition key: pieces, side to move, castling rights, en passant
   square only when a capture is legal); the move counted is the one that
-  left the position the LAST time within `first_moves` (once per game); the
-  position after the last move of `first_moves` counts nowhere;
+  left the position the LAST time within its first moves (once per game);
+  the position after the last of its first moves counts nowhere;
 - the counted result is `declared_result` when `result_check` is
   `consistent`, else `result_by_rule`; a game whose counted result is none of
   1-0, 0-1, 1/2-1/2 is counted in no column but is still a game of its move
@@ -74,7 +78,7 @@ import pyarrow.parquet as pq
 COLUMNS = [
     "game_id", "white", "black", "white_elo", "black_elo", "time_class", "month",
     "year", "event", "declared_result", "result_check", "result_by_rule",
-    "first_moves", "lichess_id", "moves_uci",
+    "variant_name", "start_fen", "lichess_id", "moves_uci",
 ]
 SPEED_OF_CLASS = {
     "ultrabullet": "ultraBullet", "bullet": "bullet", "blitz": "blitz",
@@ -133,6 +137,7 @@ class Game:
 
 def read_games(data_dir):
     """(games, is_lake): every game of the import or lake."""
+    plies = window(data_dir)
     games_dir = os.path.join(data_dir, "games")
     tables = []
     if os.path.isdir(games_dir):
@@ -172,11 +177,29 @@ def read_games(data_dir):
             g.declared = row["declared_result"]
             g.counted = (row["declared_result"] if row["result_check"] == "consistent"
                          else row["result_by_rule"])
-            g.first_moves = row["first_moves"]
+            in_tree = row["variant_name"] == "standard" and row["start_fen"] is None
+            g.first_moves = (" ".join(row["moves_uci"].split()[:plies])
+                             if in_tree and plies > 0 else None)
             g.moves_uci = row["moves_uci"]
             g.visits = None
             games.append(g)
     return games, is_lake
+
+
+def window(data_dir):
+    """The tree's window (`opening_tree.plies`), one for every import."""
+    folder = os.path.join(data_dir, "_imports")
+    if os.path.isdir(folder):
+        paths = [os.path.join(folder, f) for f in sorted(os.listdir(folder)) if f.endswith(".json")]
+    else:
+        paths = [os.path.join(data_dir, "summary.json")]
+    plies = set()
+    for path in paths:
+        with open(path) as f:
+            plies.add(json.load(f)["opening_tree"]["plies"])
+    if len(plies) != 1:
+        raise SystemExit(f"oracle: {data_dir}: the imports' windows are {sorted(plies)}")
+    return plies.pop()
 
 
 def opening_periods(data_dir, is_lake):

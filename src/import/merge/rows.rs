@@ -137,14 +137,21 @@ fn column_error(e: crate::sink::columns::ColumnError) -> Error {
     read_error(&e.path, e.message)
 }
 
-/// Keeps the first moves of a table of games (`first_moves`) in
-/// `store`, each under its `game_id` plus `shift`.
+/// Keeps the first moves of the tree's games of a table of games in
+/// `store`, each under its `game_id` plus `shift`: the start of
+/// `moves_uci` (the store keeps the window's), for the games the tree
+/// counts (a standard start of standard chess).
 pub(crate) fn load_first_moves(path: &Path, shift: u64, store: &FirstMoves) -> Result<(), Error> {
+    let standard = crate::replay::variant::VariantName::Standard.as_str();
     for_each_chunk(path, |columns, rows| {
         let ids = columns.required_int(schema::games::GAME_ID)?;
-        let moves = columns.text(schema::games::FIRST_MOVES)?;
+        let moves = columns.required_text(schema::games::MOVES_UCI)?;
+        let variants = columns.required_text(schema::games::VARIANT_NAME)?;
+        let fens = columns.text(schema::games::START_FEN)?;
         for (row, &id) in ids.iter().enumerate().take(rows) {
-            let Some(text) = text_at(&moves, row) else {
+            let in_tree =
+                variants.get(row).is_some_and(|v| v == standard) && text_at(&fens, row).is_none();
+            let Some(text) = moves.get(row).filter(|_| in_tree) else {
                 continue;
             };
             let id = u64::try_from(id)

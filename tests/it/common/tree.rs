@@ -1,6 +1,6 @@
 //! The opening tree's rows spelled from their games, for the tests: a row
 //! of one game holds no text (issue 56), so the tests spell every row from
-//! `games.first_moves` (its `game_id`'s first `ply` moves, then
+//! `games.moves_uci` (its `game_id`'s first `ply` moves, then
 //! `move_uci`) and check the import's own spelling of the other rows
 //! against it.
 
@@ -28,12 +28,7 @@ pub struct Spelled {
 /// or more carries exactly this spelling, a row of one game none.
 pub fn spell_tree(tree: &DataFrame, games: &DataFrame) -> Vec<Spelled> {
     let first_moves: HashMap<i64, String> = (0..games.height())
-        .filter_map(|i| {
-            Some((
-                i64_at(games, "game_id", i)?,
-                str_at(games, "first_moves", i)?,
-            ))
-        })
+        .filter_map(|i| Some((i64_at(games, "game_id", i)?, str_at(games, "moves_uci", i)?)))
         .collect();
     (0..tree.height())
         .map(|row| {
@@ -41,7 +36,7 @@ pub fn spell_tree(tree: &DataFrame, games: &DataFrame) -> Vec<Spelled> {
             let ply = u32_at(tree, "ply", row).unwrap_or_else(|| panic!("row {row}: ply"));
             let moves = first_moves
                 .get(&game)
-                .unwrap_or_else(|| panic!("row {row}: game {game} has no first_moves"));
+                .unwrap_or_else(|| panic!("row {row}: game {game} has no moves_uci"));
             let mut pos = Chess::default();
             for token in moves.split(' ').take(ply as usize) {
                 let m = UciMove::from_ascii(token.as_bytes())
