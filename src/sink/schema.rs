@@ -590,8 +590,7 @@ pub mod games {
         "moves_uci",
         Text,
         "The mainline in UCI, space-separated (Chess960 castling as king takes rook).",
-    )
-    .scanned_only();
+    );
     pub(crate) const SQUARES_PAWNS: Column = Column::required(
         "squares_pawns",
         I64,
