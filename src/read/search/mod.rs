@@ -25,7 +25,7 @@ use crate::read::source::Data;
 use crate::replay::EndState;
 use crate::replay::audit::ResultCheck;
 use crate::replay::scout::rules::ResultType;
-use crate::replay::scout::{Prefilter, Query, ResultCode, Rule, search_game};
+use crate::replay::scout::{Prefilter, Query, ResultCode, Rule, decided_at_start, search_game};
 use crate::replay::setup_variant;
 use crate::replay::variant::VariantName;
 use crate::sink::schema::{self, games};
@@ -219,7 +219,6 @@ impl Needs {
             games::GAME_ID.name,
             games::VARIANT_NAME.name,
             games::START_FEN.name,
-            games::MOVES_UCI.name,
             games::DECLARED_RESULT.name,
             games::RESULT_BY_RULE.name,
             games::RESULT_CHECK.name,
@@ -451,12 +450,14 @@ impl Unit<'_> {
         let (Some(&first), Some(&last)) = (run.first(), run.last()) else {
             return Ok(());
         };
-        let read = self.read(Some(first..last + 1), &needs.columns)?;
+        let rows = first..last + 1;
+        let read = self.read(Some(rows.clone()), &needs.columns)?;
         let path = self.path.as_path();
         let ids = read.ints(games::GAME_ID.name)?;
         let variants = read.texts(games::VARIANT_NAME.name)?;
         let fens = read.texts(games::START_FEN.name)?;
-        let moves = read.texts(games::MOVES_UCI.name)?;
+        // The moves, the longest column, only when a game needs them.
+        let mut moves: Option<StringChunked> = None;
         let declared = read.texts(games::DECLARED_RESULT.name)?;
         let by_rule = read.texts(games::RESULT_BY_RULE.name)?;
         let checks = read.texts(games::RESULT_CHECK.name)?;
@@ -506,9 +507,21 @@ impl Unit<'_> {
                 .ok_or_else(|| at("variant_name is not a variant pgnlake writes"))?;
             let start = setup_variant(variant, fens.get(row))
                 .map_err(|e| at(&format!("start_fen: {}", e.message)))?;
-            let uci = moves.get(row).ok_or_else(|| at("moves_uci is null"))?;
             let result = ResultCode::of_declared(declared.get(row));
-            let (found, played) = replay_and_test(query, start.pos, uci, result, &at)?;
+            let (found, played) = match decided_at_start(query, &start.pos, result) {
+                Some(found) => (found, 0),
+                None => {
+                    let moves = match &moves {
+                        Some(moves) => moves,
+                        None => moves.insert(
+                            self.read(Some(rows.clone()), &[games::MOVES_UCI.name])?
+                                .texts(games::MOVES_UCI.name)?,
+                        ),
+                    };
+                    let uci = moves.get(row).ok_or_else(|| at("moves_uci is null"))?;
+                    replay_and_test(query, start.pos, uci, result, &at)?
+                }
+            };
             part.plies += played;
             if let Some(plies) = found {
                 let counted = counted_of(checks.get(row), declared.get(row), by_rule.get(row))

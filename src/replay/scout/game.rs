@@ -7,7 +7,7 @@
 use shakmaty::{Move, Position};
 
 use super::query::Query;
-use super::rules::{At, ResultCode, Verdict};
+use super::rules::{At, ResultCode, Rule, Verdict};
 
 /// Searches one game: `pos` is its start, `next` gives the move played
 /// from a position (None after the last), `result` its declared result.
@@ -80,6 +80,38 @@ where
     }
 }
 
+/// A game decided at its start, without its moves: a query of one
+/// condition whose rules read no move (`sub-fen`, `material`,
+/// `imbalance`, `stm`, `fen`, `result`, `pass`) matches at ply 0 when they
+/// hold on the start position (as [`search_game`] finds), and never when
+/// the game's result rules it out. None when the moves are needed.
+pub fn decided_at_start<P: Position>(
+    query: &Query,
+    pos: &P,
+    result: ResultCode,
+) -> Option<Option<Vec<u32>>> {
+    let [condition] = query.conditions.as_slice() else {
+        return None;
+    };
+    if condition.rules.iter().any(Rule::reads_the_move) {
+        return None;
+    }
+    let at = At {
+        pos,
+        next: None,
+        result,
+    };
+    let mut holds = true;
+    for rule in &condition.rules {
+        match rule.test(&at) {
+            Verdict::Holds => {}
+            Verdict::Fails => holds = false,
+            Verdict::NeverInThisGame => return Some(None),
+        }
+    }
+    holds.then_some(Some(vec![0]))
+}
+
 #[cfg(test)]
 mod tests {
     use shakmaty::uci::UciMove;
@@ -118,6 +150,44 @@ mod tests {
         assert_eq!(plies(r#"{"white-move": "e4"}"#, RUY, "*"), Some(vec![0]));
         assert_eq!(plies(r#"{"white-move": "O-O"}"#, RUY, "*"), Some(vec![8]));
         assert_eq!(plies(r#"{"black-move": "O-O"}"#, RUY, "*"), None);
+    }
+
+    #[test]
+    fn a_game_decided_at_its_start_is_decided_as_its_replay_decides_it() {
+        let start = Chess::default();
+        for (query, result) in [
+            (r#"{"pass": ""}"#, "*"),
+            (r#"{"result": "1-0"}"#, "1-0"),
+            (r#"{"result": "1-0"}"#, "0-1"),
+            (
+                r#"{"stm": "white", "material": "KQRRBBNNPPPPPPPPKQRRBBNNPPPPPPPP"}"#,
+                "*",
+            ),
+            (r#"{"stm": "black", "result": "0-1"}"#, "1-0"),
+        ] {
+            let code = ResultCode::parse(result).unwrap_or(ResultCode::Unknown);
+            let parsed = Query::parse(query).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                decided_at_start(&parsed, &start, code),
+                Some(plies(query, RUY, result)),
+                "{query} {result}"
+            );
+        }
+        // Undecided: a rule that reads the move, a sequence, a position
+        // that does not hold at the start.
+        for query in [
+            r#"{"captured": ""}"#,
+            r#"{"result-type": "mate"}"#,
+            r#"{"sequence": [{"pass": ""}, {"pass": ""}]}"#,
+            r#"{"stm": "black"}"#,
+        ] {
+            let parsed = Query::parse(query).unwrap_or_else(|e| panic!("{e}"));
+            assert_eq!(
+                decided_at_start(&parsed, &start, ResultCode::Unknown),
+                None,
+                "{query}"
+            );
+        }
     }
 
     #[test]

@@ -8,7 +8,7 @@ pub mod prefilter;
 pub mod query;
 pub mod rules;
 
-pub use game::search_game;
+pub use game::{decided_at_start, search_game};
 pub use prefilter::Prefilter;
 pub use query::{BadQuery, Condition, Query};
 pub use rules::{ResultCode, Rule};

@@ -242,6 +242,15 @@ pub enum Verdict {
 }
 
 impl Rule {
+    /// Tested on the move played from the position (or on there being
+    /// none), not on the position alone.
+    pub fn reads_the_move(&self) -> bool {
+        matches!(
+            self,
+            Rule::Move(_) | Rule::Quiet | Rule::Captured(_) | Rule::Moved(_) | Rule::ResultType(_)
+        )
+    }
+
     pub fn test<P: Position>(&self, at: &At<'_, P>) -> Verdict {
         let holds = match self {
             Rule::Result(codes) => {
