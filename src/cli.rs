@@ -454,6 +454,10 @@ pub struct ExploreArgs {
     /// read: the archive's, by date in lichess's), with their moves.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub recent: usize,
+    /// Each move's history: its games month by month (white / draws /
+    /// black) and share of the position's, its first and last month.
+    #[arg(long)]
+    pub history: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
     pub format: ExploreFormat,

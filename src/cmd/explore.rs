@@ -18,7 +18,7 @@ pub fn run(args: ExploreArgs) -> Result<ExitStatus, Error> {
         top: args.games,
         recent: args.recent,
     };
-    let explored = explore(&args.data, &target, &filters, lists)?;
+    let explored = explore(&args.data, &target, &filters, lists, args.history)?;
     let text = match args.format {
         ExploreFormat::Table => explored.to_table(),
         ExploreFormat::Json => {

@@ -118,11 +118,17 @@ pub fn read(dir: &Path) -> Result<ReportData, TableError> {
             ("1.d4", &["d4"][..]),
         ] {
             let target = Target::Moves(moves.iter().map(|m| (*m).to_owned()).collect());
-            let explored = explore(dir, &target, &Filters::default(), GameCounts::default())
-                .map_err(|e| TableError {
-                    path: openings.clone(),
-                    message: e.to_string(),
-                })?;
+            let explored = explore(
+                dir,
+                &target,
+                &Filters::default(),
+                GameCounts::default(),
+                false,
+            )
+            .map_err(|e| TableError {
+                path: openings.clone(),
+                message: e.to_string(),
+            })?;
             report.first_moves.push((label.to_owned(), explored.moves));
         }
     }

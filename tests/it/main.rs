@@ -15,6 +15,7 @@ mod docs;
 mod export;
 mod faults;
 mod fuzz_regressions;
+mod history;
 mod import;
 mod input_limits;
 mod lake;

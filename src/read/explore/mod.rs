@@ -13,6 +13,7 @@
 //! report.
 
 pub(crate) mod filters;
+pub(crate) mod history;
 pub(crate) mod locate;
 pub(crate) mod position;
 mod render;
@@ -24,6 +25,7 @@ use serde::Serialize;
 
 pub(crate) use self::filters::Bounds;
 pub use self::filters::Filters;
+pub use self::history::{MonthCounts, MoveHistory};
 pub(crate) use self::locate::{OpeningLabel, Target, locate, stored_key_of_fen};
 use self::position::{MoveSums, read_position};
 pub use self::top_games::TopGame;
@@ -58,6 +60,10 @@ pub struct MoveLine {
     /// the rows kept (lichess's `moves[].game`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub game: Option<TopGame>,
+    /// `--history`: the move's games month by month, its share of the
+    /// position's, its first and last month.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<MoveHistory>,
 }
 
 /// A game of the position's latest (`--recent N`), with its move.
@@ -96,6 +102,7 @@ impl From<&MoveSums> for MoveLine {
             last_year: m.last_year,
             top_games: None,
             game: None,
+            history: None,
         }
     }
 }
@@ -127,6 +134,10 @@ pub(crate) struct Explored {
     /// those).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub recent_games: Option<Vec<RecentGame>>,
+    /// `--history` asked: the table prints the moves' months (JSON has
+    /// them in `moves`).
+    #[serde(skip)]
+    pub history: bool,
 }
 
 /// How many games `explore` lists: top games per move, recent games of
@@ -139,12 +150,14 @@ pub(crate) struct GameCounts {
 
 /// Reads the moves of `target` from `DIR/openings.parquet`, summed over the
 /// rows `filters` keep; with `lists`, the top games of each move and the
-/// position's recent games, from the games the rows name.
+/// position's recent games, from the games the rows name; with `history`,
+/// each move's months.
 pub(crate) fn explore(
     data: &Path,
     target: &Target,
     filters: &Filters,
     lists: GameCounts,
+    history: bool,
 ) -> Result<Explored, ExploreError> {
     let located = locate(target)?;
     let data = Data::open(data)?;
@@ -160,6 +173,11 @@ pub(crate) fn explore(
     let position = read_position(&data, &located.position, &bounds, &files)?;
     let (games, position_games) = (position.games(), position.all_games);
     let mut moves: Vec<MoveLine> = position.moves.iter().map(MoveLine::from).collect();
+    if history {
+        for (line, sum) in moves.iter_mut().zip(&position.moves) {
+            line.history = history::move_history(&sum.by_month, &position.by_month);
+        }
+    }
     let recent_games = add_games(&data, &position.moves, &mut moves, lists, &files)?;
     Ok(Explored {
         epd: located.epd(),
@@ -175,6 +193,7 @@ pub(crate) fn explore(
             .max()
             .filter(|&n| n > 1),
         recent_games,
+        history,
     })
 }
 

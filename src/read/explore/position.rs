@@ -39,6 +39,8 @@ pub(crate) struct MoveSums {
     pub best: Vec<RatedGame>,
     /// The latest game of each row kept (a lake's rows of one key as one).
     pub latest: Vec<RowGame>,
+    /// The rows kept summed by their month (rows without one in none).
+    pub by_month: std::collections::BTreeMap<crate::model::Month, Counts>,
 }
 
 impl MoveSums {
@@ -300,6 +302,9 @@ pub(crate) fn sum_rows(
             }
         }
         let sum = &mut position.moves[index];
+        if let Some(month) = dims.calendar_month() {
+            *sum.by_month.entry(month).or_default() += counts;
+        }
         sum.counts += counts;
         sum.ratings += &ratings;
         let year = last_year[row].and_then(|y| i32::try_from(y).ok());
@@ -543,6 +548,8 @@ mod tests {
                 },
             ],
             latest: vec![game(7), game(9)],
+            // The rows have no month.
+            by_month: Default::default(),
         };
         assert_eq!(sums.moves.first().map(|m| m.uci.as_str()), Some("d2d4"));
         // d4's row of five games names no rated game.

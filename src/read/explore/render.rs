@@ -61,6 +61,7 @@ impl Explored {
         }
         self.write_top_games(&mut out);
         self.write_recent_games(&mut out);
+        self.write_history(&mut out);
         out
     }
 
@@ -133,6 +134,81 @@ impl Explored {
         }
     }
 
+    /// `--history`: a line a month, a column a move (its games and share
+    /// of the position's that month), then each move's first and last
+    /// month.
+    fn write_history(&self, out: &mut String) {
+        if !self.history {
+            return;
+        }
+        let moves: Vec<(&str, &super::MoveHistory)> = self
+            .moves
+            .iter()
+            .filter_map(|m| Some((m.san.as_str(), m.history.as_ref()?)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "\nhistory (games a month with games, share of the position's)"
+        );
+        // Every move's history runs over the same months.
+        let Some((_, longest)) = moves.iter().max_by_key(|(_, h)| h.months.len()) else {
+            let _ = writeln!(out, "  (no game with a month)");
+            return;
+        };
+        let mut rows: Vec<Vec<String>> = vec![
+            std::iter::once("month".to_owned())
+                .chain(moves.iter().map(|(san, _)| (*san).to_owned()))
+                .collect(),
+        ];
+        for (i, month) in longest.months.iter().enumerate() {
+            // The months without a game of the position are left out here
+            // (JSON keeps them, for charts on a continuous axis).
+            if moves
+                .iter()
+                .all(|(_, h)| h.months.get(i).is_none_or(|c| c.games == 0))
+            {
+                continue;
+            }
+            let mut row = vec![month.month.clone()];
+            for (_, h) in &moves {
+                row.push(h.months.get(i).map_or_else(
+                    || "-".to_owned(),
+                    |c| format!("{} ({:.1}%)", c.games, c.share),
+                ));
+            }
+            rows.push(row);
+        }
+        for (label, of) in [
+            (
+                "first",
+                (|h: &super::MoveHistory| h.first_month.clone()) as fn(&_) -> String,
+            ),
+            ("last", |h: &super::MoveHistory| h.last_month.clone()),
+        ] {
+            rows.push(
+                std::iter::once(label.to_owned())
+                    .chain(moves.iter().map(|(_, h)| of(h)))
+                    .collect(),
+            );
+        }
+        let columns = rows.first().map_or(0, Vec::len);
+        let widths: Vec<usize> = (0..columns)
+            .map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+            .collect();
+        for row in &rows {
+            let mut text = String::new();
+            for (c, (cell, width)) in row.iter().zip(&widths).enumerate() {
+                let width = *width;
+                if c == 0 {
+                    let _ = write!(text, "  {cell:<width$}");
+                } else {
+                    let _ = write!(text, "  {cell:>width$}");
+                }
+            }
+            let _ = writeln!(out, "{}", text.trim_end());
+        }
+    }
+
     fn row_cells(&self, m: &MoveLine) -> [String; 9] {
         let share = if self.games == 0 {
             0.0
@@ -197,6 +273,7 @@ mod tests {
             moves,
             opening_min_games: None,
             recent_games: None,
+            history: false,
         }
     }
 
@@ -217,6 +294,7 @@ mod tests {
             last_year,
             top_games: None,
             game: None,
+            history: None,
         }
     }
 

@@ -1,0 +1,128 @@
+//! `explore --history` (issue 66): each move's games month by month, its
+//! share of the position's and its first and last month, against a
+//! python-chess recount from `games.parquet` (`tests/oracle/move_history.py`,
+//! the tree's rules as the explorer oracle writes them).
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::common::{import, ok, pgnlake, run_oracle, sample, text};
+
+/// The month cells of the oracle's answer for one move.
+type Months = BTreeMap<String, [u64; 4]>;
+
+/// The sample files the tests import.
+const FILES: [&str; 3] = ["lichess-2025-05-30games.pgn", "openings.pgn", "results.pgn"];
+
+#[test]
+fn each_moves_history_equals_python_chess_recount_from_the_games() {
+    let imported = import(&FILES.map(sample), 2);
+    check_history(imported.dir.path());
+}
+
+#[test]
+fn a_lakes_history_is_recounted_alike_before_and_after_compaction() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lake = dir.path().join("lake");
+    for name in FILES {
+        let stem = name.trim_end_matches(".pgn").replace('.', "-");
+        let input = text(&sample(name));
+        ok(pgnlake(&[
+            "import",
+            &input,
+            "--into",
+            &text(&lake),
+            "--name",
+            &stem,
+            "-q",
+        ]));
+    }
+    check_history(&lake);
+    ok(pgnlake(&["lake", &text(&lake), "--compact"]));
+    check_history(&lake);
+}
+
+/// `explore --history` of a few positions of `data` against the oracle.
+fn check_history(data: &std::path::Path) {
+    let data = text(data);
+    for (san, uci) in [
+        (vec![], vec![]),
+        (vec!["e4"], vec!["e2e4"]),
+        (vec!["d4"], vec!["d2d4"]),
+        (vec!["e4", "e5"], vec!["e2e4", "e7e5"]),
+    ] {
+        let mut args = vec!["explore", "--data", &data, "--history", "--format", "json"];
+        args.extend(san.iter().copied());
+        let ours: Value =
+            serde_json::from_str(&ok(pgnlake(&args))).unwrap_or_else(|e| panic!("{san:?}: {e}"));
+        let oracle_args: Vec<&std::ffi::OsStr> = std::iter::once(data.as_str())
+            .chain(uci.iter().copied())
+            .map(std::ffi::OsStr::new)
+            .collect();
+        let line = run_oracle("move_history.py", &oracle_args).join("\n");
+        let theirs: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let position: BTreeMap<String, u64> =
+            serde_json::from_value(theirs["position"].clone()).unwrap_or_else(|e| panic!("{e}"));
+        let moves = ours["moves"].as_array().unwrap_or_else(|| panic!("{ours}"));
+        assert!(!moves.is_empty(), "{san:?}: no moves");
+        let mut checked = 0;
+        for line in moves {
+            let uci = line["uci"].as_str().unwrap_or_else(|| panic!("{line}"));
+            let expected: Months = serde_json::from_value(theirs["moves"][uci].clone())
+                .unwrap_or_else(|e| panic!("{san:?} {uci}: {e}"));
+            let history = &line["history"];
+            if expected.is_empty() {
+                assert!(history.is_null(), "{san:?} {uci}: no month, yet {history}");
+                continue;
+            }
+            let months = history["months"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{line}"));
+            let got: Months = months
+                .iter()
+                .filter(|m| m["games"].as_u64() != Some(0))
+                .map(|m| {
+                    let n = |k: &str| m[k].as_u64().unwrap_or_else(|| panic!("{m}: {k}"));
+                    let month = m["month"].as_str().unwrap_or_else(|| panic!("{m}"));
+                    (
+                        month.to_owned(),
+                        [n("games"), n("white"), n("draws"), n("black")],
+                    )
+                })
+                .collect();
+            assert_eq!(got, expected, "{san:?} {uci}: months");
+            let first = expected.keys().next().map(String::as_str);
+            let last = expected.keys().next_back().map(String::as_str);
+            assert_eq!(history["first_month"].as_str(), first, "{san:?} {uci}");
+            assert_eq!(history["last_month"].as_str(), last, "{san:?} {uci}");
+            // The months run from the position's first to its last, one
+            // each, with the move's share of the position's games.
+            assert_eq!(
+                months.first().and_then(|m| m["month"].as_str()),
+                position.keys().next().map(String::as_str)
+            );
+            assert_eq!(
+                months.last().and_then(|m| m["month"].as_str()),
+                position.keys().next_back().map(String::as_str)
+            );
+            for m in months {
+                let month = m["month"].as_str().unwrap_or_default();
+                let all = position.get(month).copied().unwrap_or(0);
+                let games = m["games"].as_u64().unwrap_or(0);
+                let share = if all == 0 {
+                    0.0
+                } else {
+                    100.0 * games as f64 / all as f64
+                };
+                let got = m["share"].as_f64().unwrap_or(f64::NAN);
+                assert!(
+                    (got - share).abs() < 1e-9,
+                    "{san:?} {uci} {month}: {got} vs {share}"
+                );
+            }
+            checked += 1;
+        }
+        assert!(checked > 0, "{san:?}: no move with months");
+    }
+}
