@@ -150,6 +150,8 @@ pub(crate) struct MastersQuery {
     pub moves: Option<Count>,
     pub top_games: Option<Count>,
     pub max_games: Option<Count>,
+    /// pgnlake's: the position's months and each move's (see `history`).
+    pub history: Option<Flag>,
 }
 
 /// What `/lichess` (or `/masters`) keeps and lists.
@@ -210,7 +212,7 @@ impl Wanted {
             moves: Count::capped(query.moves, DEFAULT_MOVES, usize::MAX),
             top_games: Count::capped(query.top_games, top_cap, top_cap),
             recent_games: 0,
-            history: false,
+            history: query.history.is_some_and(|f| f.0),
             masters: true,
         })
     }
@@ -262,6 +264,16 @@ pub(crate) struct ExplorerMove {
     pub black: u64,
     pub game: Option<ApiGame>,
     pub opening: Option<OpeningLabel>,
+    /// pgnlake's, with `history=true` only (lichess clients ignore it):
+    /// the move's own months, as the position's `history`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub history: Option<Vec<HistoryMonth>>,
+    /// pgnlake's, with `history=true`: the move's first and last month
+    /// with games (`YYYY-MM`) within the months asked.
+    #[serde(rename = "firstMonth", skip_serializing_if = "Option::is_none")]
+    pub first_month: Option<String>,
+    #[serde(rename = "lastMonth", skip_serializing_if = "Option::is_none")]
+    pub last_month: Option<String>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -356,7 +368,21 @@ pub(crate) fn explore(
         if moves.len() < wanted.moves {
             let single = lists.single.get(index).and_then(Option::as_ref);
             let game = single.map(|g| api_game(&found, g, wanted)).transpose()?;
-            moves.push(explorer_move(pos, sum, game)?);
+            let mut line = explorer_move(pos, sum, game)?;
+            if wanted.history {
+                let kept = |m: &&Month| {
+                    wanted.since.is_none_or(|s| **m >= s) && wanted.until.is_none_or(|u| **m <= u)
+                };
+                line.first_month = sum.by_month.keys().find(kept).map(Month::to_string);
+                line.last_month = sum.by_month.keys().rev().find(kept).map(Month::to_string);
+                line.history = Some(history(
+                    &sum.by_month,
+                    sums.months,
+                    wanted.since,
+                    wanted.until,
+                ));
+            }
+            moves.push(line);
         }
     }
     let listed = |games: &[(usize, GameAt)]| -> Result<Vec<GameWithUci>, ApiError> {
@@ -386,7 +412,7 @@ pub(crate) fn explore(
         opening: asked.opening.clone(),
         history: wanted
             .history
-            .then(|| history(&sums, wanted.since, wanted.until)),
+            .then(|| history(&sums.by_month, sums.months, wanted.since, wanted.until)),
     })
 }
 
@@ -423,6 +449,9 @@ fn explorer_move(
         black: sum.counts.black_wins,
         game,
         opening,
+        history: None,
+        first_month: None,
+        last_month: None,
     })
 }
 
@@ -578,8 +607,15 @@ fn top_group(groups: &[RatingGroup]) -> Option<RatingGroup> {
 /// when later) to the last (or `until`, when earlier). lila leaves out
 /// the current month, which it may be importing still; an archive's last
 /// month is complete, so it stays.
-fn history(sums: &PositionSums, since: Option<Month>, until: Option<Month>) -> Vec<HistoryMonth> {
-    let Some((first, last)) = sums.months else {
+/// A move's own history (pgnlake's) runs over the same months, from its
+/// rows summed by month.
+fn history(
+    by_month: &std::collections::BTreeMap<Month, Counts>,
+    months: Option<(Month, Month)>,
+    since: Option<Month>,
+    until: Option<Month>,
+) -> Vec<HistoryMonth> {
+    let Some((first, last)) = months else {
         return Vec::new();
     };
     let from = since.map_or(first, |s| s.max(first));
@@ -587,7 +623,7 @@ fn history(sums: &PositionSums, since: Option<Month>, until: Option<Month>) -> V
     let mut out = Vec::new();
     let mut month = from;
     while month <= to {
-        let counts = sums.by_month.get(&month).copied().unwrap_or_default();
+        let counts = by_month.get(&month).copied().unwrap_or_default();
         out.push(HistoryMonth {
             month: month.to_string(),
             white: counts.white_wins,
@@ -738,11 +774,14 @@ mod tests {
             black_wins: 0,
         };
         sums.by_month.insert(january, counts);
-        let one = history(&sums, None, None);
+        let one = history(&sums.by_month, sums.months, None, None);
         assert_eq!(one.len(), 1, "a one-month archive keeps its month");
         assert_eq!((one[0].white, one[0].draws), (1, 1));
         // A since far before the archive answers its months, not 24,000.
-        assert_eq!(history(&sums, m("0001-01"), m("9999-12")).len(), 1);
-        assert!(history(&sums, m("2025-02"), None).is_empty());
+        assert_eq!(
+            history(&sums.by_month, sums.months, m("0001-01"), m("9999-12")).len(),
+            1
+        );
+        assert!(history(&sums.by_month, sums.months, m("2025-02"), None).is_empty());
     }
 }

@@ -126,3 +126,81 @@ fn check_history(data: &std::path::Path) {
         assert!(checked > 0, "{san:?}: no move with months");
     }
 }
+
+/// `/lichess?history=true` gives each move its own `history` (the
+/// position's months, the move's counts), `firstMonth` and `lastMonth`,
+/// as `explore --history` counts them; without it the answer has none of
+/// them (what lichess clients read is unchanged).
+#[test]
+fn the_server_gives_each_move_its_history_when_asked() {
+    use crate::common::app::App;
+    let imported = import(&FILES.map(sample), 2);
+    let data = imported.dir.path();
+    let app = App::over(data);
+    for (san, play) in [
+        (vec![], ""),
+        (vec!["e4"], "e2e4"),
+        (vec!["e4", "e5"], "e2e4,e7e5"),
+    ] {
+        let d = text(data);
+        let mut args = vec!["explore", "--data", &d, "--history", "--format", "json"];
+        args.extend(san.iter().copied());
+        let ours: Value =
+            serde_json::from_str(&ok(pgnlake(&args))).unwrap_or_else(|e| panic!("{e}"));
+        let plain = app.get(&format!("/lichess?play={play}&moves=50")).json();
+        let answer = app
+            .get(&format!("/lichess?play={play}&moves=50&history=true"))
+            .json();
+        let position = answer["history"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"));
+        let moves = answer["moves"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{answer}"));
+        assert!(!moves.is_empty(), "{play}");
+        for m in moves {
+            let uci = m["uci"].as_str().unwrap_or_default();
+            // lila writes castling as the king taking its rook; none here.
+            let line = ours["moves"]
+                .as_array()
+                .and_then(|all| all.iter().find(|l| l["uci"].as_str() == Some(uci)))
+                .unwrap_or_else(|| panic!("{play}: {uci} not in explore's answer"));
+            let history = m["history"].as_array().unwrap_or_else(|| panic!("{m}"));
+            assert_eq!(
+                history.len(),
+                position.len(),
+                "{play} {uci}: the position's months"
+            );
+            let theirs = line["history"]["months"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for (month, cell) in history.iter().enumerate() {
+                let name = cell["month"].as_str().unwrap_or_default();
+                assert_eq!(Some(name), position[month]["month"].as_str());
+                let expected = theirs.iter().find(|c| c["month"].as_str() == Some(name));
+                for (api, cli) in [("white", "white"), ("draws", "draws"), ("black", "black")] {
+                    assert_eq!(
+                        cell[api].as_u64().unwrap_or(u64::MAX),
+                        expected.and_then(|c| c[cli].as_u64()).unwrap_or(0),
+                        "{play} {uci} {name} {api}"
+                    );
+                }
+            }
+            for (api, cli) in [("firstMonth", "first_month"), ("lastMonth", "last_month")] {
+                assert_eq!(m[api], line["history"][cli], "{play} {uci} {api}");
+            }
+        }
+        for m in plain["moves"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{plain}"))
+        {
+            for field in ["history", "firstMonth", "lastMonth"] {
+                assert!(
+                    m.get(field).is_none(),
+                    "{play}: {field} without history=true"
+                );
+            }
+        }
+    }
+}
