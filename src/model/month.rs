@@ -47,6 +47,12 @@ impl Month {
         }
     }
 
+    /// Every month from this one to `last`, both included (none when
+    /// `last` is earlier).
+    pub fn through(self, last: Month) -> impl Iterator<Item = Month> {
+        std::iter::successors(Some(self), |m| m.next()).take_while(move |m| *m <= last)
+    }
+
     /// January of the month's year (`--opening-period year` counts a game
     /// under it).
     pub fn january(self) -> Month {

@@ -370,11 +370,9 @@ pub(crate) fn explore(
             let game = single.map(|g| api_game(&found, g, wanted)).transpose()?;
             let mut line = explorer_move(pos, sum, game)?;
             if wanted.history {
-                let kept = |m: &&Month| {
-                    wanted.since.is_none_or(|s| **m >= s) && wanted.until.is_none_or(|u| **m <= u)
-                };
-                line.first_month = sum.by_month.keys().find(kept).map(Month::to_string);
-                line.last_month = sum.by_month.keys().rev().find(kept).map(Month::to_string);
+                // Its rows are those the bounds keep: within since and until.
+                line.first_month = sum.by_month.keys().next().map(Month::to_string);
+                line.last_month = sum.by_month.keys().next_back().map(Month::to_string);
                 line.history = Some(history(
                     &sum.by_month,
                     sums.months,
@@ -620,20 +618,17 @@ fn history(
     };
     let from = since.map_or(first, |s| s.max(first));
     let to = until.map_or(last, |u| u.min(last));
-    let mut out = Vec::new();
-    let mut month = from;
-    while month <= to {
-        let counts = by_month.get(&month).copied().unwrap_or_default();
-        out.push(HistoryMonth {
-            month: month.to_string(),
-            white: counts.white_wins,
-            draws: counts.draws,
-            black: counts.black_wins,
-        });
-        let Some(next) = month.next() else { break };
-        month = next;
-    }
-    out
+    from.through(to)
+        .map(|month| {
+            let counts = by_month.get(&month).copied().unwrap_or_default();
+            HistoryMonth {
+                month: month.to_string(),
+                white: counts.white_wins,
+                draws: counts.draws,
+                black: counts.black_wins,
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -37,10 +37,10 @@ use crate::read::explore::locate::OpeningLabel;
 use crate::read::explore::position::san_of;
 use crate::read::explore::top_games::games_of;
 use crate::replay::openings::position_key;
-use crate::replay::variant::VariantName;
 use crate::sink::columns::Columns;
 use crate::sink::schema::games as g;
 use crate::stats::counts::Counts;
+use crate::stats::first_moves::in_tree;
 
 /// lila's cap on `recentGames`.
 const PLAYER_GAMES: usize = 8;
@@ -385,11 +385,16 @@ fn first_moves(
                     path.display()
                 ))
             })?;
-            Ok(line
-                .split_ascii_whitespace()
-                .take(plies)
-                .collect::<Vec<_>>()
-                .join(" "))
+            // The moves are separated by one space (as the import writes
+            // them): the prefix up to the `plies`-th.
+            let end = match plies {
+                0 => 0,
+                n => line
+                    .match_indices(' ')
+                    .nth(n - 1)
+                    .map_or(line.len(), |(i, _)| i),
+            };
+            Ok(line[..end].to_owned())
         })
         .collect()
 }
@@ -415,13 +420,11 @@ fn count_games(
         rows.required_texts(g::VARIANT_NAME.name)?,
         rows.texts(g::START_FEN.name)?,
     );
-    let standard = VariantName::Standard.as_str();
     for (row, game) in facts.into_iter().enumerate() {
         if !keeps(query, &game) {
             continue;
         }
-        // The games the tree counts: a standard start of standard chess.
-        if variants[row] != standard || fens[row].is_some() {
+        if !in_tree(&variants[row], fens[row].as_deref()) {
             continue;
         }
         let Some(line) = moves.get(row) else {

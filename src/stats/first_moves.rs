@@ -22,6 +22,12 @@ use super::tree_row::{pack_move, pack_uci, unpack_move};
 
 use shakmaty::{Chess, Move, Position};
 
+/// Whether a `games` row is one of the tree's games, by its
+/// `variant_name` and `start_fen`: a standard start of standard chess.
+pub(crate) fn in_tree(variant_name: &str, start_fen: Option<&str>) -> bool {
+    variant_name == crate::replay::variant::VariantName::Standard.as_str() && start_fen.is_none()
+}
+
 /// Why a game's first moves could not give the position a row needs.
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum SpellError {

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::sink::parquet::TableWriter;
 use crate::sink::schema::{self, Column};
 use crate::stats::counts::Counts;
-use crate::stats::first_moves::FirstMoves;
+use crate::stats::first_moves::{FirstMoves, in_tree};
 
 /// A table's rows a row group at a time, in file order: a merge holds a
 /// row group or two (up to 32,768 rows each) of each shard's table at once.
@@ -142,16 +142,16 @@ fn column_error(e: crate::sink::columns::ColumnError) -> Error {
 /// `moves_uci` (the store keeps the window's), for the games the tree
 /// counts (a standard start of standard chess).
 pub(crate) fn load_first_moves(path: &Path, shift: u64, store: &FirstMoves) -> Result<(), Error> {
-    let standard = crate::replay::variant::VariantName::Standard.as_str();
     for_each_chunk(path, |columns, rows| {
         let ids = columns.required_int(schema::games::GAME_ID)?;
         let moves = columns.required_text(schema::games::MOVES_UCI)?;
         let variants = columns.required_text(schema::games::VARIANT_NAME)?;
         let fens = columns.text(schema::games::START_FEN)?;
         for (row, &id) in ids.iter().enumerate().take(rows) {
-            let in_tree =
-                variants.get(row).is_some_and(|v| v == standard) && text_at(&fens, row).is_none();
-            let Some(text) = moves.get(row).filter(|_| in_tree) else {
+            let tree_game = variants
+                .get(row)
+                .is_some_and(|v| in_tree(v, text_at(&fens, row)));
+            let Some(text) = moves.get(row).filter(|_| tree_game) else {
                 continue;
             };
             let id = u64::try_from(id)

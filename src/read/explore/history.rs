@@ -48,26 +48,25 @@ pub(crate) fn move_history(
         .keys()
         .next_back()
         .map_or(*last, |m| (*m).max(*last));
-    let mut months = Vec::new();
-    let mut month = from;
-    while month <= to {
-        let c = by_month.get(&month).copied().unwrap_or_default();
-        let all = position.get(&month).map_or(0, |p| p.games);
-        months.push(MonthCounts {
-            month: month.to_string(),
-            games: c.games,
-            white: c.white_wins,
-            draws: c.draws,
-            black: c.black_wins,
-            share: if all == 0 {
-                0.0
-            } else {
-                100.0 * c.games as f64 / all as f64
-            },
-        });
-        let Some(next) = month.next() else { break };
-        month = next;
-    }
+    let months = from
+        .through(to)
+        .map(|month| {
+            let c = by_month.get(&month).copied().unwrap_or_default();
+            let all = position.get(&month).map_or(0, |p| p.games);
+            MonthCounts {
+                month: month.to_string(),
+                games: c.games,
+                white: c.white_wins,
+                draws: c.draws,
+                black: c.black_wins,
+                share: if all == 0 {
+                    0.0
+                } else {
+                    100.0 * c.games as f64 / all as f64
+                },
+            }
+        })
+        .collect();
     Some(MoveHistory {
         first_month: first.to_string(),
         last_month: last.to_string(),
