@@ -20,12 +20,13 @@ replaces its own shard only). The driver then merges with Spark SQL:
   the sums, each column as the binary declares it (`pgnlake schema --format
   json`), `--opening-min-games` applied after the sums, in the order
   `pgnlake import` writes them;
-- openings' games: game_id, top_game_id and last_game_id rebased as the
-  games' before the sums; `ply` and `game_id` the least (ply, game_id) of
-  the rows summed (the witness game), the top game the greatest
-  (top_game_elo_sum, top_game_id) and last_game_id the greatest id, a row
-  of one game offering its own game (to the top game when it has both
-  ratings); top and last game kept on rows of two games or more only;
+- openings' games: game_id, top_game_id, first_game_id and last_game_id
+  rebased as the games' before the sums; `ply` and `game_id` the least
+  (ply, game_id) of the rows summed (the witness game), the top game the
+  greatest (top_game_elo_sum, top_game_id), first_game_id the least id and
+  last_game_id the greatest, a row of one game offering its own game (to
+  the top game when it has both ratings); top, first and last game kept
+  on rows of two games or more only;
 - openings' spelling (epd, move_san, next_position_key), null on a row of
   one game: a row of two games or more keeps its parts' spelling (any
   part's: the same text, the key's position); one whose parts were all
@@ -258,11 +259,13 @@ def termination_hash(text):
 
 # The merge roles `pgnlake schema --format json` declares that this job
 # knows; an unknown one stops it rather than merge a column wrongly.
-ROLES = {"row", "key", "same", "min", "max", "sum", "derived", "witness", "top", "latest", "spelled"}
+ROLES = {"row", "key", "same", "min", "max", "sum", "derived", "witness", "top", "earliest", "latest",
+         "spelled"}
 # What the game roles are made of (openings): the witness is the game of
 # the least (WITNESS_ORDER, id); the top game the greatest (TOP_SUM, TOP_ID)
-# of the games with both ratings; the latest the greatest id. A row of one
-# game holds its game in `game_id` alone and offers it to top and latest.
+# of the games with both ratings; the earliest the least id, the latest the
+# greatest. A row of one game holds its game in `game_id` alone and offers
+# it to top, earliest and latest.
 GAME_ID = "game_id"
 WITNESS_ORDER = "ply"
 TOP_SUM, TOP_ID = "top_game_elo_sum", "top_game_id"
@@ -270,14 +273,14 @@ TOP_SUM, TOP_ID = "top_game_elo_sum", "top_game_id"
 
 def game_id_columns(table):
     """The columns of an aggregate table that hold game ids (rebased like
-    games.game_id): its witness, top and latest games."""
+    games.game_id): its witness, top, earliest and latest games."""
     return [c["name"] for c in table["columns"]
-            if c["merge"] in ("witness", "top", "latest") and c["name"].endswith(GAME_ID)]
+            if c["merge"] in ("witness", "top", "earliest", "latest") and c["name"].endswith(GAME_ID)]
 
 
 def rebased(frame, table, shifts):
     """A table's shard rows, their game ids shifted by the games read in
-    the shards before theirs (`shifts`: shard, first_game_id)."""
+    the shards before theirs (`shifts`: shard, id_shift)."""
     from pyspark.sql import functions as F
 
     ids = [GAME_ID] if table["name"] in ("games", "rejects", "moves") else game_id_columns(table)
@@ -285,8 +288,8 @@ def rebased(frame, table, shifts):
         return frame
     frame = frame.join(F.broadcast(shifts), "shard")
     for name in ids:
-        frame = frame.withColumn(name, F.col(name) + F.col("first_game_id"))
-    return frame.drop("first_game_id")
+        frame = frame.withColumn(name, F.col(name) + F.col("id_shift"))
+    return frame.drop("id_shift")
 
 
 def summed_by_key(frame, table, derived):
@@ -294,8 +297,9 @@ def summed_by_key(frame, table, derived):
     `sum` added, `min`/`max` (and `same`) taken so, `derived` recomputed by
     the formulas given; and the games of an opening tree row: `witness` the
     game of the least (ply, game_id), `top` the greatest (elo sum, id) of
-    the games with both ratings, `latest` the greatest id (a row of one game
-    offering its own game to both), kept on rows of two games or more only;
+    the games with both ratings, `earliest` the least id and `latest` the
+    greatest (a row of one game offering its own game to each), kept on
+    rows of two games or more only;
     `spelled` columns the parts' spelling (the same text in every part that
     has one: it is the key's position), null on a row of one game. A row of
     two games or more whose parts had no spelling keeps it null here: see
@@ -341,6 +345,9 @@ def summed_by_key(frame, table, derived):
         aggregates.append(F.max(F.coalesce(own, theirs)).alias("_top"))
         after[TOP_SUM] = F.col("_top").getField("sum")
         after[TOP_ID] = F.col("_top").getField("id")
+    for name in named("earliest"):
+        aggregates.append(F.min(F.when(one, F.col(GAME_ID)).otherwise(F.col(name))).alias(name))
+        after[name] = F.col(name)
     for name in named("latest"):
         aggregates.append(F.max(F.when(one, F.col(GAME_ID)).otherwise(F.col(name))).alias(name))
         after[name] = F.col(name)
@@ -462,7 +469,7 @@ def merge(spark, shards_dir, summaries, out, min_games, tables, schema, compress
     for summary in summaries:
         first_ids.append((summary["shard"]["index"], total))
         total += summary["games_read"]
-    shifts = spark.createDataFrame(first_ids, "shard INT, first_game_id BIGINT")
+    shifts = spark.createDataFrame(first_ids, "shard INT, id_shift BIGINT")
     for name in [t for t in ["games", "rejects", "moves"] if t in tables]:
         columns = [c["name"] for c in schema[name]["columns"]]
         order = ["game_id", "ply"] if name == "moves" else ["game_id"]

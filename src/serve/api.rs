@@ -274,6 +274,10 @@ pub(crate) struct ExplorerMove {
     pub first_month: Option<String>,
     #[serde(rename = "lastMonth", skip_serializing_if = "Option::is_none")]
     pub last_month: Option<String>,
+    /// pgnlake's, with `history=true`: the first game of its first month
+    /// (the least game id of its rows; in a lake, of the first import).
+    #[serde(rename = "firstGame", skip_serializing_if = "Option::is_none")]
+    pub first_game: Option<ApiGame>,
 }
 
 #[derive(Debug, Clone, Serialize)]
@@ -373,6 +377,8 @@ pub(crate) fn explore(
                 // Its rows are those the bounds keep: within since and until.
                 line.first_month = sum.by_month.keys().next().map(Month::to_string);
                 line.last_month = sum.by_month.keys().next_back().map(Month::to_string);
+                let first = lists.first.get(index).and_then(Option::as_ref);
+                line.first_game = first.map(|g| api_game(&found, g, wanted)).transpose()?;
                 line.history = Some(history(
                     &sum.by_month,
                     sums.months,
@@ -450,6 +456,7 @@ fn explorer_move(
         history: None,
         first_month: None,
         last_month: None,
+        first_game: None,
     })
 }
 
@@ -465,6 +472,8 @@ struct Lists {
     recent: Vec<(usize, GameAt)>,
     /// Per move: its game when it was played once.
     single: Vec<Option<GameAt>>,
+    /// Per move, with `history=true`: its first game.
+    first: Vec<Option<GameAt>>,
 }
 
 impl Lists {
@@ -500,10 +509,19 @@ impl Lists {
         }
         let mut top = top;
         top.truncate(wanted.top_games);
+        let first = match wanted.history {
+            true => sums
+                .moves
+                .iter()
+                .map(|m| m.first.as_ref().map(|f| ids.place(&f.game)).transpose())
+                .collect::<Result<Vec<_>, _>>()?,
+            false => Vec::new(),
+        };
         Ok(Lists {
             top,
             recent,
             single,
+            first,
         })
     }
 
@@ -513,6 +531,7 @@ impl Lists {
             .chain(&self.recent)
             .map(|(_, g)| g)
             .chain(self.single.iter().flatten())
+            .chain(self.first.iter().flatten())
             .collect()
     }
 }

@@ -118,6 +118,7 @@ struct OpeningColumns {
     game_id: Vec<i64>,
     top_game_id: Vec<Option<i64>>,
     top_game_elo_sum: Vec<Option<i64>>,
+    first_game_id: Vec<Option<i64>>,
     last_game_id: Vec<Option<i64>>,
 }
 
@@ -141,6 +142,7 @@ impl OpeningColumns {
             game_id: Vec::with_capacity(rows),
             top_game_id: Vec::with_capacity(rows),
             top_game_elo_sum: Vec::with_capacity(rows),
+            first_game_id: Vec::with_capacity(rows),
             last_game_id: Vec::with_capacity(rows),
         }
     }
@@ -175,6 +177,7 @@ impl OpeningColumns {
         let top = s.top.filter(|_| many);
         self.top_game_id.push(top.map(|(_, id)| int(id)));
         self.top_game_elo_sum.push(top.map(|(sum, _)| int(sum)));
+        self.first_game_id.push(many.then(|| int(s.first)));
         self.last_game_id.push(many.then(|| int(s.last)));
     }
 }
@@ -293,6 +296,7 @@ pub(crate) fn openings_frame(
         game_id,
         top_game_id,
         top_game_elo_sum,
+        first_game_id,
         last_game_id,
     } = columns;
     let columns = vec![
@@ -319,6 +323,7 @@ pub(crate) fn openings_frame(
         col(o::GAME_ID, game_id),
         col(o::TOP_GAME_ID, top_game_id),
         col(o::TOP_GAME_ELO_SUM, top_game_elo_sum),
+        col(o::FIRST_GAME_ID, first_game_id),
         col(o::LAST_GAME_ID, last_game_id),
     ];
     table_frame(&o::TABLE, entries.len(), columns)

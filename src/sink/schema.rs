@@ -68,6 +68,9 @@ pub enum Merge {
     /// (`top_game_elo_sum`, `top_game_id`), a row of one game offering its
     /// game when both its ratings are known.
     Top,
+    /// The least `game_id` of the rows summed, a row of one game offering
+    /// its game.
+    Earliest,
     /// The greatest `game_id` of the rows summed, a row of one game
     /// offering its game.
     Latest,
@@ -87,6 +90,7 @@ impl Merge {
             Merge::Same => "same",
             Merge::Witness => "witness",
             Merge::Top => "top",
+            Merge::Earliest => "earliest",
             Merge::Latest => "latest",
             Merge::Spelled => "spelled",
             Merge::Derived => "derived",
@@ -903,6 +907,13 @@ pub mod openings {
         "`white_elo + black_elo` of `top_game_id`: what orders the top games.",
     )
     .merged(Merge::Top);
+    pub(crate) const FIRST_GAME_ID: Column = Column::nullable(
+        "first_game_id",
+        I64,
+        "On a row of two games or more: its first game, the least `game_id` (the order games were read in); null on a row of one game. A move's first game (`explore --history`, `firstGame`) is the least of its first month's rows.",
+    )
+    .merged(Merge::Earliest)
+    .plain();
     pub(crate) const LAST_GAME_ID: Column = Column::nullable(
         "last_game_id",
         I64,
@@ -938,6 +949,7 @@ pub mod openings {
             GAME_ID,
             TOP_GAME_ID,
             TOP_GAME_ELO_SUM,
+            FIRST_GAME_ID,
             LAST_GAME_ID,
         ],
     };

@@ -1,5 +1,6 @@
 //! `explore --history` (issue 66): each move's games month by month, its
-//! share of the position's and its first and last month, against a
+//! share of the position's, its first and last month and its first game,
+//! against a
 //! python-chess recount from `games.parquet` (`tests/oracle/move_history.py`,
 //! the tree's rules as the explorer oracle writes them).
 
@@ -43,25 +44,38 @@ fn a_lakes_history_is_recounted_alike_before_and_after_compaction() {
     check_history(&lake);
 }
 
+/// A corpus of many years (25,125 games of book collections, 1850s to
+/// 2000s): the months of moves that come and go.
+#[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
+fn the_corpus_history_equals_python_chess_recount() {
+    let books = crate::common::corpus_data().join("corpus/book-collections.pgn.zst");
+    let imported = import(&[books], 2);
+    check_history(imported.dir.path());
+}
+
 /// `explore --history` of a few positions of `data` against the oracle.
 fn check_history(data: &std::path::Path) {
     let data = text(data);
-    for (san, uci) in [
+    let positions = [
         (vec![], vec![]),
         (vec!["e4"], vec!["e2e4"]),
         (vec!["d4"], vec!["d2d4"]),
         (vec!["e4", "e5"], vec!["e2e4", "e7e5"]),
-    ] {
+    ];
+    let joined: Vec<String> = positions.iter().map(|(_, uci)| uci.join(",")).collect();
+    let oracle_args: Vec<&std::ffi::OsStr> = std::iter::once(data.as_str())
+        .chain(joined.iter().map(String::as_str))
+        .map(std::ffi::OsStr::new)
+        .collect();
+    let lines = run_oracle("move_history.py", &oracle_args);
+    assert_eq!(lines.len(), positions.len(), "{lines:?}");
+    for ((san, _), line) in positions.iter().zip(&lines) {
         let mut args = vec!["explore", "--data", &data, "--history", "--format", "json"];
         args.extend(san.iter().copied());
         let ours: Value =
             serde_json::from_str(&ok(pgnlake(&args))).unwrap_or_else(|e| panic!("{san:?}: {e}"));
-        let oracle_args: Vec<&std::ffi::OsStr> = std::iter::once(data.as_str())
-            .chain(uci.iter().copied())
-            .map(std::ffi::OsStr::new)
-            .collect();
-        let line = run_oracle("move_history.py", &oracle_args).join("\n");
-        let theirs: Value = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+        let theirs: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{e}: {line}"));
         let position: BTreeMap<String, u64> =
             serde_json::from_value(theirs["position"].clone()).unwrap_or_else(|e| panic!("{e}"));
         let moves = ours["moves"].as_array().unwrap_or_else(|| panic!("{ours}"));
@@ -69,7 +83,10 @@ fn check_history(data: &std::path::Path) {
         let mut checked = 0;
         for line in moves {
             let uci = line["uci"].as_str().unwrap_or_else(|| panic!("{line}"));
-            let expected: Months = serde_json::from_value(theirs["moves"][uci].clone())
+            // A move none of whose games has a month is not in the oracle's.
+            let cells = theirs["moves"].get(uci).cloned();
+            let expected: Months = serde_json::from_value(cells.unwrap_or(Value::Null))
+                .map(Option::unwrap_or_default)
                 .unwrap_or_else(|e| panic!("{san:?} {uci}: {e}"));
             let history = &line["history"];
             if expected.is_empty() {
@@ -96,6 +113,19 @@ fn check_history(data: &std::path::Path) {
             let last = expected.keys().next_back().map(String::as_str);
             assert_eq!(history["first_month"].as_str(), first, "{san:?} {uci}");
             assert_eq!(history["last_month"].as_str(), last, "{san:?} {uci}");
+            // Its first game: the least of its first month's.
+            let game = &history["first_game"];
+            let named = (
+                game["import"].as_str().unwrap_or_default(),
+                game["game_id"].as_i64(),
+            );
+            let expected = &theirs["first"][uci];
+            assert_eq!(
+                named,
+                (expected[0].as_str().unwrap_or("?"), expected[1].as_i64()),
+                "{san:?} {uci}: first game"
+            );
+            assert_eq!(game["month"].as_str(), first, "{san:?} {uci}");
             // The months run from the position's first to its last, one
             // each, with the move's share of the position's games.
             assert_eq!(
@@ -190,12 +220,21 @@ fn the_server_gives_each_move_its_history_when_asked() {
             for (api, cli) in [("firstMonth", "first_month"), ("lastMonth", "last_month")] {
                 assert_eq!(m[api], line["history"][cli], "{play} {uci} {api}");
             }
+            // Its first game, named as lichess names games (its lichess id
+            // where its Site has one).
+            let first = &line["history"]["first_game"];
+            let id = first["lichess_id"]
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| first["game_id"].as_i64().map(|id| id.to_string()));
+            assert_eq!(m["firstGame"]["id"].as_str(), id.as_deref(), "{play} {uci}");
+            assert_eq!(m["firstGame"]["month"], m["firstMonth"], "{play} {uci}");
         }
         for m in plain["moves"]
             .as_array()
             .unwrap_or_else(|| panic!("{plain}"))
         {
-            for field in ["history", "firstMonth", "lastMonth"] {
+            for field in ["history", "firstMonth", "lastMonth", "firstGame"] {
                 assert!(
                     m.get(field).is_none(),
                     "{play}: {field} without history=true"

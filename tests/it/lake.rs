@@ -69,6 +69,7 @@ fn summed_by_key(table: &Table) -> String {
             | Merge::Derived
             | Merge::Witness
             | Merge::Top
+            | Merge::Earliest
             | Merge::Latest
             | Merge::Spelled => None,
         })

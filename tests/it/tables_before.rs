@@ -50,6 +50,7 @@ fn old_bands_sql(table: &Table) -> String {
             | Merge::Row
             | Merge::Witness
             | Merge::Top
+            | Merge::Earliest
             | Merge::Latest
             | Merge::Spelled => {}
         }

@@ -105,10 +105,11 @@ fn tree_edges(columns: &Columns<'_>, shift: u64) -> Result<Vec<(EdgeKey, Edge)>,
         columns.int(openings::FIRST_YEAR)?,
         columns.int(openings::LAST_YEAR)?,
     );
-    let (game, top, top_sum, latest) = (
+    let (game, top, top_sum, earliest, latest) = (
         columns.int(openings::GAME_ID)?,
         columns.int(openings::TOP_GAME_ID)?,
         columns.int(openings::TOP_GAME_ELO_SUM)?,
+        columns.int(openings::FIRST_GAME_ID)?,
         columns.int(openings::LAST_GAME_ID)?,
     );
     let rated = rated_counts(columns)?;
@@ -128,18 +129,18 @@ fn tree_edges(columns: &Columns<'_>, shift: u64) -> Result<Vec<(EdgeKey, Edge)>,
         .map(|row| {
             let (results, elo) = rated(row);
             let game_id = id(&game, row)?;
-            let (top, last) = if results.games == 1 {
+            let (top, first, last) = if results.games == 1 {
                 // A row of one game names its game once (`game_id`).
                 let both = elo.white_count == 1 && elo.black_count == 1;
                 let top = both.then(|| (elo.white_sum + elo.black_sum, game_id));
-                (top, game_id)
+                (top, game_id, game_id)
             } else {
                 let top = match (int(&top_sum, row), top.get(row).copied().flatten()) {
                     (Some(sum), Some(_)) => Some((u64::try_from(sum).ok()?, id(&top, row)?)),
                     (None, None) => None,
                     _ => return None,
                 };
-                (top, id(&latest, row)?)
+                (top, id(&earliest, row)?, id(&latest, row)?)
             };
             let stats = EdgeStats {
                 results,
@@ -149,6 +150,7 @@ fn tree_edges(columns: &Columns<'_>, shift: u64) -> Result<Vec<(EdgeKey, Edge)>,
                 ply: small(&ply, row).and_then(|p| u16::try_from(p).ok())?,
                 game_id,
                 top,
+                first,
                 last,
             };
             let key = EdgeKey {

@@ -1,12 +1,13 @@
 //! Explorer, each move's history: its games month by month (white /
 //! draws / black), its share of the position's games each month, and its
-//! first and last month in the archive, from the tree's rows as
-//! [`super::position::sum_rows`] sums them by month.
+//! first and last month in the archive and its first game, from the
+//! tree's rows as [`super::position::sum_rows`] sums them by month.
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use super::top_games::TopGame;
 use crate::model::Month;
 use crate::stats::counts::Counts;
 
@@ -18,6 +19,9 @@ pub struct MoveHistory {
     /// The first and last month with a game of the move (`YYYY-MM`).
     pub first_month: String,
     pub last_month: String,
+    /// The first game of the first month: the least `game_id` of its
+    /// rows (in a lake, the first import's), as the tree's rows name it.
+    pub first_game: Option<TopGame>,
     pub months: Vec<MonthCounts>,
 }
 
@@ -70,6 +74,7 @@ pub(crate) fn move_history(
     Some(MoveHistory {
         first_month: first.to_string(),
         last_month: last.to_string(),
+        first_game: None,
         months,
     })
 }

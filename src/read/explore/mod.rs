@@ -177,6 +177,7 @@ pub(crate) fn explore(
         for (line, sum) in moves.iter_mut().zip(&position.moves) {
             line.history = history::move_history(&sum.by_month, &position.by_month);
         }
+        add_first_games(&data, &position.moves, &mut moves, &files)?;
     }
     let recent_games = add_games(&data, &position.moves, &mut moves, lists, &files)?;
     Ok(Explored {
@@ -243,6 +244,28 @@ fn add_games(
         return Ok(None);
     }
     recent_of(&found, sums, &recent).map(Some)
+}
+
+/// Fills the first game of each move's history, read from
+/// `games.parquet` in one scan.
+fn add_first_games(
+    data: &Data,
+    sums: &[MoveSums],
+    moves: &mut [MoveLine],
+    files: &KeyedFiles,
+) -> Result<(), ExploreError> {
+    let ids = GameIds::of(data)?;
+    let firsts: Vec<Option<GameAt>> = sums
+        .iter()
+        .map(|sum| sum.first.as_ref().map(|f| ids.place(&f.game)).transpose())
+        .collect::<Result<_, _>>()?;
+    let found = read_games(data, &firsts.iter().flatten().collect::<Vec<_>>(), files)?;
+    for (line, first) in moves.iter_mut().zip(&firsts) {
+        if let (Some(history), Some(first)) = (line.history.as_mut(), first) {
+            history.first_game = Some(found.get(first)?);
+        }
+    }
+    Ok(())
 }
 
 /// The recent games read, each with its move.

@@ -41,6 +41,29 @@ pub(crate) struct MoveSums {
     pub latest: Vec<RowGame>,
     /// The rows kept summed by their month (rows without one in none).
     pub by_month: std::collections::BTreeMap<crate::model::Month, Counts>,
+    /// The move's first game: the first (see [`GameOrder`]) of the games
+    /// of its first month, or of its games without a month when none has
+    /// one.
+    pub first: Option<FirstGame>,
+}
+
+/// A move's first game and its month.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct FirstGame {
+    pub month: Option<crate::model::Month>,
+    pub game: RowGame,
+}
+
+impl FirstGame {
+    /// The earlier of two: by month (a known month before none), then in
+    /// the lake's order of games.
+    fn earlier(a: Option<FirstGame>, b: FirstGame, order: &GameOrder) -> FirstGame {
+        let key = |f: &FirstGame| (f.month.is_none(), f.month, order.key(&f.game));
+        match a {
+            Some(a) if key(&a) <= key(&b) => a,
+            _ => b,
+        }
+    }
 }
 
 impl MoveSums {
@@ -163,7 +186,7 @@ pub(crate) fn read_position(
 
 /// The columns of the tree [`sum_rows`] reads (not the spelling: the text
 /// columns are most of a row group's bytes).
-const SUMMED: [&str; 17] = [
+const SUMMED: [&str; 18] = [
     table::MOVE_UCI.name,
     table::TIME_CLASS.name,
     table::RATING_BAND.name,
@@ -180,6 +203,7 @@ const SUMMED: [&str; 17] = [
     table::GAME_ID.name,
     table::TOP_GAME_ID.name,
     table::TOP_GAME_ELO_SUM.name,
+    table::FIRST_GAME_ID.name,
     table::LAST_GAME_ID.name,
 ];
 
@@ -286,7 +310,11 @@ pub(crate) fn sum_rows(
         if let Some(month) = dims.calendar_month() {
             *position.by_month.entry(month).or_default() += counts;
         }
-        let (best, latest) = named.of_row(&rows, row, counts.games, &ratings, dims)?;
+        let RowGames {
+            best,
+            latest,
+            first,
+        } = named.of_row(&rows, row, counts.games, &ratings, dims)?;
         match key_index.entry((index, dims)) {
             std::collections::hash_map::Entry::Occupied(at) => {
                 keys[*at.get()].add(counts.games, best, latest, order);
@@ -305,6 +333,11 @@ pub(crate) fn sum_rows(
         if let Some(month) = dims.calendar_month() {
             *sum.by_month.entry(month).or_default() += counts;
         }
+        let first = FirstGame {
+            month: dims.calendar_month(),
+            game: first,
+        };
+        sum.first = Some(FirstGame::earlier(sum.first.take(), first, order));
         sum.counts += counts;
         sum.ratings += &ratings;
         let year = last_year[row].and_then(|y| i32::try_from(y).ok());
@@ -358,7 +391,17 @@ struct NamedGames {
     game_id: Vec<i64>,
     top_game_id: Vec<Option<i64>>,
     top_game_elo_sum: Vec<Option<i64>>,
+    first_game_id: Vec<Option<i64>>,
     last_game_id: Vec<Option<i64>>,
+}
+
+/// The games one row names.
+struct RowGames {
+    /// Its best-rated game (none when the row holds several games and
+    /// none of them has both ratings).
+    best: Option<RatedGame>,
+    latest: RowGame,
+    first: RowGame,
 }
 
 impl NamedGames {
@@ -372,14 +415,14 @@ impl NamedGames {
             game_id: rows.required_ints(table::GAME_ID.name)?,
             top_game_id: rows.ints(table::TOP_GAME_ID.name)?,
             top_game_elo_sum: rows.ints(table::TOP_GAME_ELO_SUM.name)?,
+            first_game_id: rows.ints(table::FIRST_GAME_ID.name)?,
             last_game_id: rows.ints(table::LAST_GAME_ID.name)?,
         })
     }
 
-    /// Row `row`'s best-rated game (none when the row holds several games
-    /// and none of them has both ratings) and its latest game. A row of
-    /// one game names it in `game_id`, its rating in the rating sums; a
-    /// row of more in `top_game_id` and `last_game_id`.
+    /// Row `row`'s best-rated, latest and first game. A row of one game
+    /// names it in `game_id`, its rating in the rating sums; a row of more
+    /// in `top_game_id`, `last_game_id` and `first_game_id`.
     fn of_row(
         &self,
         rows: &Columns<'_>,
@@ -387,7 +430,7 @@ impl NamedGames {
         games: u64,
         ratings: &Ratings,
         dims: Dimensions,
-    ) -> Result<(Option<RatedGame>, RowGame), ColumnError> {
+    ) -> Result<RowGames, ColumnError> {
         let game = |id: i64| RowGame {
             partition: self.partition.as_ref().map(|names| names[row].clone()),
             id,
@@ -402,14 +445,21 @@ impl NamedGames {
                 rating,
                 row: dims,
             };
-            return Ok((Some(best), one));
+            return Ok(RowGames {
+                best: Some(best),
+                latest: one.clone(),
+                first: one,
+            });
         }
-        let last = self.last_game_id[row].ok_or_else(|| {
-            rows.error(format!(
-                "column {:?} holds a null on a row of {games} games",
-                table::LAST_GAME_ID.name
-            ))
-        })?;
+        let named = |values: &[Option<i64>], column: &str| {
+            values[row].ok_or_else(|| {
+                rows.error(format!(
+                    "column {column:?} holds a null on a row of {games} games"
+                ))
+            })
+        };
+        let last = named(&self.last_game_id, table::LAST_GAME_ID.name)?;
+        let first = named(&self.first_game_id, table::FIRST_GAME_ID.name)?;
         let best = match (self.top_game_id[row], self.top_game_elo_sum[row]) {
             (Some(id), Some(rating)) => Some(RatedGame {
                 game: game(id),
@@ -425,7 +475,11 @@ impl NamedGames {
                 )));
             }
         };
-        Ok((best, game(last)))
+        Ok(RowGames {
+            best,
+            latest: game(last),
+            first: game(first),
+        })
     }
 }
 
@@ -483,6 +537,7 @@ mod tests {
             "game_id" => [1i64, 2, 9],
             "top_game_id" => [Some(4i64), None, Some(9)],
             "top_game_elo_sum" => [Some(4000i64), None, Some(4900)],
+            "first_game_id" => [Some(1i64), Some(2), Some(6)],
             "last_game_id" => [Some(7i64), Some(8), Some(9)],
         )
         .unwrap_or_else(|e| panic!("{e}"))
@@ -550,6 +605,10 @@ mod tests {
             latest: vec![game(7), game(9)],
             // The rows have no month.
             by_month: Default::default(),
+            first: Some(FirstGame {
+                month: None,
+                game: game(1),
+            }),
         };
         assert_eq!(sums.moves.first().map(|m| m.uci.as_str()), Some("d2d4"));
         // d4's row of five games names no rated game.
@@ -594,6 +653,7 @@ mod tests {
             "game_id" => [5i64, 6, 8],
             "top_game_id" => [None::<i64>, None, None],
             "top_game_elo_sum" => [None::<i64>, None, None],
+            "first_game_id" => [None::<i64>, None, None],
             "last_game_id" => [None::<i64>, None, None],
             "import" => ["a", "_compacted", "b"],
         )
@@ -624,6 +684,33 @@ mod tests {
         assert_eq!(ratings, [None, None]);
         assert_eq!(d4.latest, [in_lake("_compacted", 6), in_lake("b", 8)]);
         assert_eq!(d4.single_game(), None);
+        // Without a month, the first in the order (one that knows no
+        // partition: by id).
+        let first = d4.first.map(|f| f.game);
+        assert_eq!(first, Some(in_lake("_compacted", 6)));
+    }
+
+    #[test]
+    fn a_moves_first_game_is_the_first_of_its_first_month() {
+        let m = |text: &str| text.parse::<crate::model::Month>().ok();
+        let first = |month, partition: &str, id| FirstGame {
+            month,
+            game: RowGame {
+                partition: Some(partition.to_owned()),
+                id,
+            },
+        };
+        let order = GameOrder::of_imports(["a", "b"].into_iter());
+        let early = first(m("2020-01"), "b", 9);
+        // A later month loses to an earlier one whatever its game...
+        let pick = FirstGame::earlier(Some(early.clone()), first(m("2020-02"), "a", 0), &order);
+        assert_eq!(pick, early);
+        // ...a game without a month to any with one...
+        let pick = FirstGame::earlier(Some(early.clone()), first(None, "_compacted", 0), &order);
+        assert_eq!(pick, early);
+        // ...and within a month, the lake's order: a's before b's.
+        let a = first(m("2020-01"), "a", 50);
+        assert_eq!(FirstGame::earlier(Some(early), a.clone(), &order), a);
     }
 
     #[test]
@@ -648,6 +735,7 @@ mod tests {
             "game_id" => [2i64, 0, 0, 3, 1, 4],
             "top_game_id" => [Some(5i64), Some(1), None, None, None, None],
             "top_game_elo_sum" => [Some(5000i64), Some(5000), None, None, None, None],
+            "first_game_id" => [Some(2i64), Some(0), None, None, None, None],
             "last_game_id" => [Some(7i64), Some(1), None, None, None, None],
             "import" => ["_compacted", "a", "b", "a", "b", "a"],
         )
@@ -682,6 +770,8 @@ mod tests {
             }]
         );
         assert_eq!(e4.latest, [in_lake("b", 0)]);
+        // The first: the compacted partition's, numbered before a's.
+        assert_eq!(e4.first.map(|f| f.game), Some(in_lake("_compacted", 2)));
         // Two unrated games: no top game, as a row of both names none.
         let d4 = of("d2d4");
         assert_eq!(
@@ -719,6 +809,18 @@ mod tests {
             error_with(latest),
             Some(
                 "openings.parquet: column \"last_game_id\" holds a null on a row of 5 games"
+                    .to_owned()
+            )
+        );
+    }
+
+    #[test]
+    fn a_row_of_games_without_its_first_is_an_error() {
+        let first = Column::new("first_game_id".into(), [Some(1i64), Some(2), None]);
+        assert_eq!(
+            error_with(first),
+            Some(
+                "openings.parquet: column \"first_game_id\" holds a null on a row of 2 games"
                     .to_owned()
             )
         );

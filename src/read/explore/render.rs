@@ -184,6 +184,15 @@ impl Explored {
                 (|h: &super::MoveHistory| h.first_month.clone()) as fn(&_) -> String,
             ),
             ("last", |h: &super::MoveHistory| h.last_month.clone()),
+            ("first game", |h: &super::MoveHistory| {
+                h.first_game.as_ref().map_or_else(
+                    || "-".to_owned(),
+                    |g| match &g.import {
+                        Some(import) => format!("{import}#{}", g.game_id),
+                        None => format!("#{}", g.game_id),
+                    },
+                )
+            }),
         ] {
             rows.push(
                 std::iter::once(label.to_owned())

@@ -89,6 +89,9 @@ pub(crate) struct EdgeStats {
     /// The best-rated game: the greatest (both ratings' sum, game id) of
     /// the games with both ratings.
     pub top: Option<(u64, u64)>,
+    /// The first game: the least game id (what a move's first game is
+    /// read from).
+    pub first: u64,
     /// The latest game: the greatest game id.
     pub last: u64,
 }
@@ -104,6 +107,7 @@ impl Default for EdgeStats {
             ply: u16::MAX,
             game_id: u64::MAX,
             top: None,
+            first: u64::MAX,
             last: 0,
         }
     }
@@ -116,6 +120,7 @@ impl EdgeStats {
         self.add_year(game.year, game.year);
         self.add_witness(ply, game.game_id);
         self.top = self.top.max(game.elo_sum().map(|sum| (sum, game.game_id)));
+        self.first = self.first.min(game.game_id);
         self.last = self.last.max(game.game_id);
     }
 
@@ -143,6 +148,7 @@ impl std::ops::AddAssign<&EdgeStats> for EdgeStats {
         self.add_year(other.first_year, other.last_year);
         self.add_witness(other.ply, other.game_id);
         self.top = self.top.max(other.top);
+        self.first = self.first.min(other.first);
         self.last = self.last.max(other.last);
     }
 }
@@ -247,7 +253,7 @@ impl OneGame {
             year: s.first_year.unwrap_or(NO_YEAR),
             ply: s.ply,
         };
-        // The top and latest game of one game are that game.
+        // The top, first and latest game of one game are that game.
         (one.stats() == *s).then_some(one)
     }
 
@@ -274,6 +280,7 @@ impl OneGame {
             ply: self.ply,
             game_id: self.game_id,
             top: white.zip(black).map(|(w, b)| (w + b, self.game_id)),
+            first: self.game_id,
             last: self.game_id,
         }
     }
@@ -415,6 +422,7 @@ impl Edge {
             ply,
             game_id: seed,
             top: None,
+            first: seed,
             last: seed,
         })
     }

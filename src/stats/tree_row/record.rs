@@ -17,9 +17,10 @@ const RESULT_SHIFT: u8 = 2;
 /// A one-game row's ply in one byte.
 const SHORT_PLY: u8 = 16;
 /// The longest record: a row of many games (four counts and two rating
-/// sums and counts of 8 bytes, three u16, the witness, top and latest).
+/// sums and counts of 8 bytes, three u16, the witness, top, first and
+/// latest).
 pub(super) const RECORD_MAX_BYTES: usize =
-    1 + 8 + 2 + dimensions::ENCODED_BYTES + 8 * 8 + 3 * 2 + 8 + 16 + 8;
+    1 + 8 + 2 + dimensions::ENCODED_BYTES + 8 * 8 + 3 * 2 + 8 + 16 + 8 + 8;
 
 impl Edge {
     /// Appends the row as a run-file record.
@@ -68,6 +69,7 @@ impl Edge {
                     out.extend_from_slice(&sum.to_le_bytes());
                     out.extend_from_slice(&id.to_le_bytes());
                 }
+                out.extend_from_slice(&s.first.to_le_bytes());
                 out.extend_from_slice(&s.last.to_le_bytes());
             }
         }
@@ -118,6 +120,7 @@ impl Edge {
                 ply,
                 game_id,
                 top,
+                first: input.u64()?,
                 last: input.u64()?,
             })
         };
