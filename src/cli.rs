@@ -28,6 +28,9 @@ pub enum Command {
     /// Find the games that reach a position, material or move pattern at any ply (scoutfish's JSON queries, or a FEN).
     #[command(after_help = "More: docs/search.md")]
     Search(SearchArgs),
+    /// Walk one game through the opening tree: the games that reached each position, and where it left the archive.
+    #[command(after_help = "More: docs/guide.md#novelty")]
+    Novelty(NoveltyArgs),
     /// Serve the lichess opening explorer's HTTP API and an explorer page over an import or a lake.
     #[command(after_help = "More: docs/guide.md#serve, docs/serve.md")]
     Serve(ServeArgs),
@@ -458,6 +461,38 @@ pub struct ExploreArgs {
     /// black) and share of the position's, its first and last month.
     #[arg(long)]
     pub history: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
+    pub format: ExploreFormat,
+}
+
+#[derive(Debug, Args)]
+pub struct NoveltyArgs {
+    /// The folder an import wrote, or a lake.
+    #[arg(long, default_value = "out")]
+    pub data: PathBuf,
+    /// The game, by its id (`17` in an import's folder, `IMPORT:17` in a lake).
+    #[arg(
+        long,
+        value_name = "ID",
+        required_unless_present = "pgn",
+        conflicts_with = "pgn"
+    )]
+    pub game: Option<String>,
+    /// The game as PGN, from FILE (`-`: standard input); one game.
+    #[arg(long, value_name = "FILE")]
+    pub pgn: Option<PathBuf>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Earlier games are those of months before this one (YYYY-MM); by
+    /// default the game's month (its UTCDate, else its Date), and every
+    /// game kept when it has none.
+    #[arg(long, value_name = "YYYY-MM")]
+    pub before: Option<String>,
+    /// A position fewer than N earlier games reached is rare: the first
+    /// such ply is reported beside the novelty.
+    #[arg(long, value_name = "N", default_value_t = crate::read::novelty::DEFAULT_RARE)]
+    pub rare: u64,
     /// Output format.
     #[arg(long, value_enum, default_value_t = ExploreFormat::Table)]
     pub format: ExploreFormat,

@@ -42,6 +42,9 @@ pub enum Error {
     /// Options that cannot work together or with these inputs.
     #[error("{0}")]
     Usage(String),
+    /// A game that cannot be read or replayed (`novelty`'s game).
+    #[error("{what}: {source}")]
+    Game { what: String, source: Cause },
     /// The server could not listen or start (its cause kept).
     #[error("{what}: {source}")]
     Serve { what: String, source: io::Error },
@@ -135,6 +138,10 @@ pub enum ExploreError {
     Table { path: PathBuf, message: String },
     #[error("{message}")]
     BadFilter { message: String },
+    /// A game the opening tree cannot hold (another variant, a set-up
+    /// start): it cannot be walked through the tree.
+    #[error("{message}")]
+    NotInTree { message: String },
     /// A game the opening tree names is not in the games table: the two
     /// disagree, and a list of top games would silently miss it.
     #[error("{}: no game {game}, though the opening tree names it", .path.display())]

@@ -425,12 +425,8 @@ fn fill_tags(row: &mut GameRow, tags: &mut Vec<(Cow<'static, str>, Span)>, text:
     row.utc_timestamp_ms = utc_date
         .zip(utc_time)
         .and_then(|(date, time)| tags::utc_timestamp_ms(date.of(text), time.of(text)));
-    row.year_month = utc_date
-        .and_then(|date| tags::year_and_month(date.of(text)))
-        .or_else(|| {
-            row.date
-                .and_then(|date| tags::year_and_month(date.of(text)))
-        });
+    row.year_month =
+        tags::date_year_and_month(utc_date.map(|d| d.of(text)), row.date.map(|d| d.of(text)));
 }
 
 #[cfg(test)]

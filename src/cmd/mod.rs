@@ -8,6 +8,7 @@ pub mod import;
 pub mod key;
 pub mod lake;
 pub mod merge;
+pub mod novelty;
 mod panic;
 pub mod query;
 pub mod report;
@@ -109,6 +110,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Import(_) => "import",
         Command::Explore(_) => "explore",
         Command::Search(_) => "search",
+        Command::Novelty(_) => "novelty",
         Command::Serve(_) => "serve",
         Command::Key(_) => "key",
         Command::Clean(_) => "clean",
@@ -148,6 +150,7 @@ fn run_command(cli: Cli) -> ExitStatus {
         Command::Import(args) => import::run(args),
         Command::Explore(args) => explore::run(args),
         Command::Search(args) => search::run(args),
+        Command::Novelty(args) => novelty::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Key(args) => key::run(args),
         Command::Clean(args) => clean::run(args),

@@ -67,6 +67,17 @@ pub(crate) fn year_and_month(date: &str) -> Option<(i64, Option<i64>)> {
     Some((year, month))
 }
 
+/// A game's year and month as the tables keep them: from its `UTCDate`,
+/// else from its `Date` (`games.month`, the tree's month).
+pub(crate) fn date_year_and_month(
+    utc_date: Option<&str>,
+    date: Option<&str>,
+) -> Option<(i64, Option<i64>)> {
+    utc_date
+        .and_then(year_and_month)
+        .or_else(|| date.and_then(year_and_month))
+}
+
 /// Digits only (no sign, no spaces).
 fn number(text: &str) -> Option<i64> {
     if text.is_empty() || !text.bytes().all(|b| b.is_ascii_digit()) {

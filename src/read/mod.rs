@@ -5,6 +5,7 @@
 pub mod explore;
 pub(crate) mod game_ref;
 pub(crate) mod keyed;
+pub mod novelty;
 pub mod query;
 pub mod search;
 pub(crate) mod source;

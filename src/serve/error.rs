@@ -93,9 +93,9 @@ impl From<ExploreError> for ApiError {
     fn from(e: ExploreError) -> ApiError {
         match e {
             ExploreError::BadFilter { message } => ApiError::bad_request(message),
-            ExploreError::BadFen { .. } | ExploreError::IllegalMove { .. } => {
-                ApiError::bad_request(e.to_string())
-            }
+            ExploreError::BadFen { .. }
+            | ExploreError::IllegalMove { .. }
+            | ExploreError::NotInTree { .. } => ApiError::bad_request(e.to_string()),
             other => ApiError::broken(other),
         }
     }

@@ -24,6 +24,7 @@ mod error;
 mod games;
 mod guard;
 mod listen;
+mod novelty;
 mod page;
 mod params;
 mod pgn;
@@ -152,6 +153,7 @@ fn router(state: Arc<State>, cors: bool) -> Router {
         .route("/pgn/{id}", get(pgn::data_pgn))
         .route("/player", get(player::player))
         .route("/search", get(search::search))
+        .route("/novelty", get(novelty::of_game).post(novelty::of_pgn))
         .route("/health", get(|| async { "ok\n" }))
         .route(guard::TOO_LONG_PATH, axum::routing::any(uri_too_long))
         .method_not_allowed_fallback(method_not_allowed)

@@ -24,8 +24,9 @@ use super::params::Params;
 use super::player::{PlayerParams, PlayerQuery, line, player_tree};
 use super::query::{self, IdPath};
 use super::{ApiError, blocking};
+use crate::error::ExploreError;
 use crate::model::{RatingGroup, TimeClass};
-use crate::replay::steps::{GameSteps, game_steps};
+use crate::replay::steps::GameSteps;
 
 /// One move's line on the page, from `/lichess` or `/player`.
 struct Row {
@@ -329,17 +330,65 @@ pub(crate) async fn game(
         .count("ply", usize::MAX, usize::MAX)
         .unwrap_or(usize::MAX);
     let shown = id.clone();
-    let steps = blocking(&state, move |s| {
-        let pgn = super::pgn::game_pgn(s, &s.data, &id)?;
-        // The game export wrote replays as the import replayed it: a game
-        // that does not is a table or source at odds with the import.
-        game_steps(&pgn).map_err(|e| ApiError::internal(format!("game {id}: {e}")))
+    let walked = blocking(&state, move |s| {
+        let steps = super::novelty::data_game_steps(s, &id)?;
+        let walked = marks(s, &steps)?;
+        Ok((steps, walked))
     })
     .await;
-    match steps {
-        Ok(steps) => game_view::game_response(StatusCode::OK, &game_page(&shown, &steps, ply)),
+    match walked {
+        Ok((steps, walked)) => {
+            let mut view = game_page(&shown, &steps, ply);
+            if let Some(walked) = walked {
+                mark_novelty(&mut view, &walked);
+            }
+            game_view::game_response(StatusCode::OK, &view)
+        }
         Err(e) => game_error(Some(&shown), e),
     }
+}
+
+/// The game walked through the tree with `novelty`'s defaults; None for a
+/// game the tree cannot hold (another variant, a set-up start) and for
+/// data without a tree.
+fn marks(
+    state: &super::state::State,
+    steps: &GameSteps,
+) -> Result<Option<crate::read::novelty::Novelty>, ApiError> {
+    let data = state.data_at(&state.data)?;
+    let options = crate::read::novelty::NoveltyOptions {
+        rare: crate::read::novelty::DEFAULT_RARE,
+        ..Default::default()
+    };
+    match crate::read::novelty::novelty_in(&data, steps, &options, &state.files) {
+        Ok(walked) => Ok(Some(walked)),
+        Err(ExploreError::NotInTree { .. } | ExploreError::MissingTable { .. }) => Ok(None),
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Each move within the tree's window marked with the earlier games that
+/// reached its position, the novelty highlighted and said in words.
+fn mark_novelty(view: &mut GamePageView, walked: &crate::read::novelty::Novelty) {
+    for (m, counted) in view.moves.iter_mut().zip(&walked.plies) {
+        m.earlier = Some(counted.earlier);
+        m.novelty = walked.novelty_ply == Some(counted.ply);
+    }
+    let before = walked
+        .before
+        .as_ref()
+        .map_or_else(|| "in the archive".to_owned(), |m| format!("before {m}"));
+    view.novelty = Some(match (walked.novelty_ply, &walked.novelty_move) {
+        (Some(ply), Some(san)) => format!(
+            "Novelty at ply {ply}, {san}: no game {before} reached the position after it \
+             (the small numbers: games {before} that reached each position)."
+        ),
+        _ => format!(
+            "No novelty within the tree's first {} plies: games {before} reached every \
+             position (the small numbers count them).",
+            walked.window.saturating_sub(1)
+        ),
+    });
 }
 
 /// The game page saying why game `id` (None: the path did not decode)
@@ -375,6 +424,8 @@ fn game_page(id: &str, game: &GameSteps, ply: usize) -> GamePageView {
             san: step.san.clone(),
             ply: i + 1,
             current: i + 1 == ply,
+            earlier: None,
+            novelty: false,
         })
         .collect();
     GamePageView {
@@ -394,5 +445,6 @@ fn game_page(id: &str, game: &GameSteps, ply: usize) -> GamePageView {
             end: plies,
         }),
         error: None,
+        novelty: None,
     }
 }

@@ -23,6 +23,7 @@ mod lake_faults;
 mod layering;
 mod material_oracle;
 mod moves;
+mod novelty;
 mod openings;
 mod outcomes;
 mod outputs;

@@ -325,3 +325,64 @@ fn material_lead_conversion_agrees_with_the_games_table() {
         );
     }
 }
+
+/// The replies to 1.e4 that gained and lost ground, against `explore`'s
+/// own count of each band and year (its `--rating` and `--since`/`--until`
+/// filters): the games of each move and its share of the band's games.
+#[test]
+fn move_trends_agree_with_explore_by_band_and_year() {
+    let run = sample_run();
+    let mut context = context(&run);
+    let trends = run_query(&mut context, "move_trends_after_e4.sql");
+    assert!(trends.height() >= 2, "{trends:?}");
+    let data = common::text(run.dir.path());
+    let explored = |band: u64, year: u64| -> serde_json::Value {
+        let (band, since, until) = (band.to_string(), format!("{year}-01"), format!("{year}-12"));
+        let output = common::pgnlake(&[
+            "explore", "--data", &data, "e4", "--rating", &band, "--since", &since, "--until",
+            &until, "--format", "json",
+        ]);
+        serde_json::from_str(&common::stdout_of(&output)).unwrap_or_else(|e| panic!("{e}"))
+    };
+    let (mut gained, mut lost) = (false, false);
+    for i in 0..trends.height() {
+        let band = number_at(&trends, "rating_band", i).unwrap_or_else(|| panic!("band"));
+        let uci = str_at(&trends, "move_uci", i).unwrap_or_else(|| panic!("move"));
+        let mut shares = [0.0; 2];
+        for (k, (year, games)) in [
+            ("earlier_year", "earlier_games"),
+            ("later_year", "later_games"),
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            let year = number_at(&trends, year, i).unwrap_or_else(|| panic!("{year}"));
+            let answer = explored(band, year);
+            let all = answer["games"].as_u64().unwrap_or(0);
+            let of_move = answer["moves"]
+                .as_array()
+                .and_then(|moves| {
+                    moves
+                        .iter()
+                        .find(|m| m["uci"].as_str() == Some(uci.as_str()))
+                })
+                .and_then(|m| m["games"].as_u64())
+                .unwrap_or(0);
+            assert_eq!(
+                number_at(&trends, games, i),
+                Some(of_move),
+                "{band} {uci} {year}"
+            );
+            assert!(all > 0, "{band} {year}: the band has no games");
+            shares[k] = 100.0 * of_move as f64 / all as f64;
+        }
+        let change = common::f64_at(&trends, "change_points", i).unwrap_or(f64::NAN);
+        assert!(
+            (change - (shares[1] - shares[0])).abs() < 1e-9,
+            "{band} {uci}: {change} vs {shares:?}"
+        );
+        gained |= change > 0.0;
+        lost |= change < 0.0;
+    }
+    assert!(gained && lost, "the sample has moves that gained and lost");
+}

@@ -46,6 +46,8 @@ pub(crate) struct GamePageView {
     pub links: Option<StepLinks>,
     /// Why the game cannot be shown, above the board.
     pub error: Option<String>,
+    /// Where the game left the archive, in words (None: not walked).
+    pub novelty: Option<String>,
 }
 
 /// One move of the game.
@@ -58,6 +60,13 @@ pub(crate) struct GameMove {
     pub ply: usize,
     /// Whether it led to the position shown.
     pub current: bool,
+    /// The games of months before the game's that reached the position
+    /// after it (None past the tree's window, or for a game the tree
+    /// cannot hold).
+    pub earlier: Option<u64>,
+    /// Whether it is the game's novelty: the first move to a position no
+    /// earlier game reached.
+    pub novelty: bool,
 }
 
 /// The plies of the step links: the start, one back (None at the start),
@@ -92,6 +101,7 @@ impl GamePageView {
             moves: Vec::new(),
             links: None,
             error: Some(message.to_owned()),
+            novelty: None,
         }
     }
 }
@@ -125,6 +135,8 @@ pub(crate) fn game(view: &GamePageView) -> Result<String, askama::Error> {
                 san: &m.san,
                 ply: m.ply,
                 current: m.current,
+                earlier: m.earlier,
+                novelty: m.novelty,
             }
         })
         .collect();
@@ -141,6 +153,7 @@ pub(crate) fn game(view: &GamePageView) -> Result<String, askama::Error> {
         links: view.links,
         tags: &view.tags,
         moves,
+        novelty: view.novelty.as_deref(),
     }
     .render()
 }
@@ -160,6 +173,7 @@ struct GamePage<'a> {
     links: Option<StepLinks>,
     tags: &'a [(String, String)],
     moves: Vec<MoveLink<'a>>,
+    novelty: Option<&'a str>,
 }
 
 /// A move, written: its number when it is shown before it.
@@ -168,6 +182,8 @@ struct MoveLink<'a> {
     san: &'a str,
     ply: usize,
     current: bool,
+    earlier: Option<u64>,
+    novelty: bool,
 }
 
 #[cfg(test)]
@@ -185,6 +201,8 @@ mod tests {
             san: san.into(),
             ply,
             current: ply == 1,
+            earlier: None,
+            novelty: false,
         };
         GamePageView {
             id: "2024-02:5".into(),
@@ -221,8 +239,11 @@ mod tests {
                 san: hostile.into(),
                 ply: 1,
                 current: true,
+                earlier: Some(3),
+                novelty: true,
             }],
             error: Some(hostile.into()),
+            novelty: Some(hostile.into()),
             ..two_plies(Color::White, 1)
         };
         let html = page(&view);

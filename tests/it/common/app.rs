@@ -69,13 +69,20 @@ impl App {
     }
 
     pub fn request(&self, method: Method, uri: &str, headers: &[(&str, &str)]) -> Answer {
+        self.send(method, uri, headers, Body::empty())
+    }
+
+    /// `POST uri` with `body`.
+    pub fn post(&self, uri: &str, body: &str) -> Answer {
+        self.send(Method::POST, uri, &[], Body::from(body.to_owned()))
+    }
+
+    fn send(&self, method: Method, uri: &str, headers: &[(&str, &str)], body: Body) -> Answer {
         let mut request = Request::builder().method(method).uri(uri);
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let request = request
-            .body(Body::empty())
-            .unwrap_or_else(|e| panic!("{uri}: {e}"));
+        let request = request.body(body).unwrap_or_else(|e| panic!("{uri}: {e}"));
         self.runtime.block_on(async {
             let response = self
                 .router
