@@ -7,6 +7,7 @@
 //! archive (names, events, tags) and the request (a FEN as typed, an id).
 
 mod game_view;
+mod trend;
 mod view;
 
 use std::sync::Arc;
@@ -36,6 +37,9 @@ struct Row {
     draws: u64,
     black: u64,
     rating: Option<i64>,
+    /// Its games month by month, over the position's months (empty on a
+    /// player's tree).
+    history: Vec<u64>,
 }
 
 /// What the page shows of a position.
@@ -49,6 +53,8 @@ struct View {
     top: Vec<GameWithUci>,
     recent: Vec<GameWithUci>,
     opening: Option<String>,
+    /// The position's games month by month (empty on a player's tree).
+    months: Vec<(String, u64)>,
 }
 
 impl Row {
@@ -60,8 +66,17 @@ impl Row {
             draws,
             black,
             rating,
+            history: Vec::new(),
         }
     }
+}
+
+/// The games of each month of a `history`.
+fn month_games(history: &[super::api::HistoryMonth]) -> Vec<u64> {
+    history
+        .iter()
+        .map(|m| m.white + m.draws + m.black)
+        .collect()
 }
 
 impl View {
@@ -71,8 +86,16 @@ impl View {
         let mut rows: Vec<Row> = answer
             .moves
             .into_iter()
-            .map(|m| Row::new(m.uci, m.san, [m.white, m.draws, m.black], m.average_rating))
+            .map(|m| Row {
+                history: m.history.as_deref().map(month_games).unwrap_or_default(),
+                ..Row::new(m.uci, m.san, [m.white, m.draws, m.black], m.average_rating)
+            })
             .collect();
+        let history = answer.history.unwrap_or_default();
+        let months = history
+            .iter()
+            .map(|m| m.month.clone())
+            .zip(month_games(&history));
         let more = rows.len() > listed;
         rows.truncate(listed);
         View {
@@ -82,6 +105,7 @@ impl View {
             top: answer.top_games.unwrap_or_default(),
             recent: answer.recent_games.unwrap_or_default(),
             opening: answer.opening.map(|o| format!("{} {}", o.eco, o.name)),
+            months: months.collect(),
         }
     }
 }
@@ -135,6 +159,7 @@ pub(crate) async fn index(
                     top: Vec::new(),
                     recent: answer.recent_games,
                     opening: answer.opening.map(|o| format!("{} {}", o.eco, o.name)),
+                    months: Vec::new(),
                 })
             })
             .await
@@ -146,8 +171,10 @@ pub(crate) async fn index(
             };
             // One move more than listed: whether the page links to the rest.
             let listed = wanted.moves;
+            // Each move's months, for its trend line.
             let wanted = Wanted {
                 moves: listed.saturating_add(1),
+                history: true,
                 ..wanted
             };
             let again = asked.clone();
@@ -230,12 +257,14 @@ fn explorer_view(
                     san: r.san,
                     counts: [r.white, r.draws, r.black],
                     rating: r.rating,
+                    history: r.history,
                 })
                 .collect();
             let moves = Moves {
                 rows,
                 total: view.total,
                 more: view.more,
+                months: view.months,
             };
             let games = |games: Vec<GameWithUci>| games.iter().map(game_row).collect();
             (

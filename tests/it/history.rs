@@ -243,3 +243,83 @@ fn the_server_gives_each_move_its_history_when_asked() {
         }
     }
 }
+
+/// The explorer page draws each move's share of the position's games
+/// month by month (`/lichess?history=true`'s counts; broken where the
+/// position had no games) and the position's games by month as bars.
+#[test]
+fn the_page_draws_each_moves_trend_and_the_positions() {
+    use crate::common::app::App;
+    let imported = import(&FILES.map(sample), 2);
+    let app = App::over(imported.dir.path());
+    let answer = app.json("/lichess?history=true&moves=12");
+    let page = app.get("/").body;
+    let months = answer["history"].as_array().cloned().unwrap_or_default();
+    assert!(months.len() >= 2, "{answer}");
+    let games = |m: &Value| {
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| m[*k].as_u64().unwrap_or(0))
+            .sum::<u64>()
+    };
+    let all: Vec<u64> = months.iter().map(games).collect();
+    // The position's bars: one per month with games.
+    let figure = page
+        .split("<figure id=\"trend\">")
+        .nth(1)
+        .and_then(|rest| rest.split("</figure>").next())
+        .unwrap_or_else(|| panic!("no trend chart: {page}"));
+    let with_games = all.iter().filter(|&&n| n > 0).count();
+    assert_eq!(figure.matches("<rect ").count(), with_games, "{figure}");
+    let most = all.iter().copied().max().unwrap_or(0);
+    assert!(figure.contains(&format!("(most: {most})")), "{figure}");
+    let mut drawn = 0;
+    for m in answer["moves"].as_array().into_iter().flatten() {
+        let uci = m["uci"].as_str().unwrap_or_default();
+        let own: Vec<u64> = m["history"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(games)
+            .collect();
+        let shares: Vec<Option<f64>> = own
+            .iter()
+            .zip(&all)
+            .map(|(&n, &a)| (a > 0).then(|| 100.0 * n as f64 / a as f64))
+            .collect();
+        let top = shares.iter().flatten().copied().fold(0.0, f64::max);
+        let step = 80.0 / (all.len() - 1) as f64;
+        let mut runs: Vec<String> = Vec::new();
+        let mut run: Vec<String> = Vec::new();
+        for (i, share) in shares.iter().enumerate() {
+            match share {
+                Some(s) => {
+                    let y = if top > 0.0 {
+                        19.0 - 18.0 * s / top
+                    } else {
+                        19.0
+                    };
+                    run.push(format!("{:.1},{:.1}", i as f64 * step, y));
+                }
+                None if !run.is_empty() => runs.push(std::mem::take(&mut run).join(" ")),
+                None => {}
+            }
+        }
+        if !run.is_empty() {
+            runs.push(run.join(" "));
+        }
+        let row = page
+            .split(&format!("data-uci=\"{uci}\""))
+            .nth(1)
+            .and_then(|rest| rest.split("</tr>").next())
+            .unwrap_or_else(|| panic!("{uci}: no row"));
+        let drawn_lines: Vec<&str> = row
+            .split("<polyline points=\"")
+            .skip(1)
+            .filter_map(|p| p.split('"').next())
+            .collect();
+        assert_eq!(drawn_lines, runs, "{uci}");
+        drawn += 1;
+    }
+    assert!(drawn > 1, "{drawn} moves drawn");
+}

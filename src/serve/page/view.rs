@@ -97,6 +97,9 @@ pub(crate) struct Moves {
     pub total: [u64; 3],
     /// Whether the position has more moves than `rows` lists.
     pub more: bool,
+    /// The position's games month by month, for its trend chart (empty
+    /// on a player's tree).
+    pub months: Vec<(String, u64)>,
 }
 
 /// One move's line.
@@ -108,6 +111,8 @@ pub(crate) struct MoveRow {
     pub counts: [u64; 3],
     /// The mover's average rating (the opponents' on a player's tree).
     pub rating: Option<i64>,
+    /// Its games in each of [`Moves::months`], for its trend line.
+    pub history: Vec<u64>,
 }
 
 /// A game of the top or recent games.
@@ -297,6 +302,8 @@ struct MovesTable {
     bar: Bar,
     /// The "show all moves" link, when not all are listed.
     all: Option<String>,
+    /// The position's games by month.
+    trend: Option<super::trend::MonthBars>,
 }
 
 struct MoveLine {
@@ -307,6 +314,7 @@ struct MoveLine {
     share: String,
     bar: Bar,
     rating: String,
+    trend: Option<super::trend::Spark>,
 }
 
 /// White wins, draws and black wins as a bar's three parts.
@@ -373,6 +381,7 @@ impl MovesTable {
                     share: format!("{:.0}%", percent(games, total)),
                     bar: Bar::of(row.counts),
                     rating: row.rating.map(|r| r.to_string()).unwrap_or_default(),
+                    trend: super::trend::spark(&moves.months, &row.history),
                 }
             })
             .collect();
@@ -384,6 +393,7 @@ impl MovesTable {
             all: moves
                 .more
                 .then(|| links.all_moves(&view.play, &view.forward)),
+            trend: super::trend::month_bars(&moves.months),
         }
     }
 }
@@ -641,9 +651,11 @@ mod tests {
                     san: hostile.into(),
                     counts: [1, 0, 0],
                     rating: None,
+                    history: vec![1, 0],
                 }],
                 total: [1, 0, 0],
                 more: false,
+                months: vec![(hostile.into(), 1), (hostile.into(), 0)],
             }),
             top_games: vec![game.clone()],
             recent_games: vec![game],
@@ -667,12 +679,14 @@ mod tests {
             san: san.into(),
             counts,
             rating: Some(1500),
+            history: Vec::new(),
         };
         let view = ExplorerView {
             moves: Some(Moves {
                 rows: vec![row("e4", [2, 1, 1]), row("d4", [1, 0, 1])],
                 total: [4, 2, 4],
                 more: true,
+                months: Vec::new(),
             }),
             filters: Filters {
                 speeds: vec![TimeClass::Blitz],
