@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 
 use polars::prelude::*;
 
+use crate::model::Month;
 use crate::read::explore::{Filters, GameCounts, MoveLine, Target, explore};
 use crate::read::source::Data;
 use crate::sink::columns::{ColumnError, Columns};
@@ -53,6 +54,11 @@ pub struct ReportData {
     pub by_time_class: BTreeMap<String, (Counts, BTreeMap<String, u64>)>,
     /// The most played named openings: name, ECO, results.
     pub top_openings: Vec<(String, String, Counts)>,
+    /// Named games per month and opening family (months in order).
+    pub families_by_month: BTreeMap<Month, BTreeMap<String, u64>>,
+    /// Counted results of named games by rating band (the lower bound of
+    /// the two players' average rating's band).
+    pub by_rating_band: BTreeMap<i32, Counts>,
     /// Moves of the opening tree at the start, after 1.e4 and after 1.d4.
     pub first_moves: Vec<(String, Vec<MoveLine>)>,
     /// Counted results by material difference at plies 20, 40, 60.
@@ -102,7 +108,10 @@ pub fn read(dir: &Path) -> Result<ReportData, TableError> {
         add_results(Columns::new(&frame, &path(&results::TABLE)), &mut report)?;
     }
     if let Some(frame) = table(data, &opening_lines::TABLE)? {
-        report.top_openings = top_openings(Columns::new(&frame, &path(&opening_lines::TABLE)))?;
+        let at = path(&opening_lines::TABLE);
+        let rows = || Columns::new(&frame, &at);
+        report.top_openings = top_openings(rows())?;
+        (report.families_by_month, report.by_rating_band) = families_and_bands(rows())?;
     }
     if let Some(frame) = table(data, &material::TABLE)? {
         report.material = material_rows(Columns::new(&frame, &path(&material::TABLE)))?;
@@ -279,6 +288,46 @@ fn add_results(rows: Columns<'_>, report: &mut ReportData) -> Result<(), ColumnE
         .by_end_state
         .sort_by(|a, b| b.1.games.cmp(&a.1.games).then_with(|| a.0.cmp(&b.0)));
     Ok(())
+}
+
+/// Named games per month and family, and results per rating band.
+type FamiliesAndBands = (
+    BTreeMap<Month, BTreeMap<String, u64>>,
+    BTreeMap<i32, Counts>,
+);
+
+fn families_and_bands(rows: Columns<'_>) -> Result<FamiliesAndBands, ColumnError> {
+    let families = rows.required_texts(opening_lines::OPENING_FAMILY.name)?;
+    // A month that is not a month's first day is a damaged table.
+    let months = rows
+        .ints(opening_lines::MONTH.name)?
+        .into_iter()
+        .map(|days| {
+            days.map(|days| {
+                i32::try_from(days)
+                    .ok()
+                    .and_then(Month::from_column)
+                    .ok_or_else(|| rows.error(format!("month {days} is not a month's first day")))
+            })
+            .transpose()
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let bands = rows.ints(opening_lines::RATING_BAND.name)?;
+    let counted = counts(rows, RESULTS)?;
+    let (mut by_month, mut by_band): FamiliesAndBands = Default::default();
+    for (row, counts) in counted.into_iter().enumerate() {
+        if let Some(month) = months[row] {
+            *by_month
+                .entry(month)
+                .or_default()
+                .entry(families[row].clone())
+                .or_default() += counts.games;
+        }
+        if let Some(band) = bands[row].and_then(|b| i32::try_from(b).ok()) {
+            *by_band.entry(band).or_default() += counts;
+        }
+    }
+    Ok((by_month, by_band))
 }
 
 fn top_openings(rows: Columns<'_>) -> Result<Vec<(String, String, Counts)>, ColumnError> {

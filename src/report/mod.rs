@@ -1,10 +1,13 @@
 //! Report (`pgnlake report`): an import's statistics as charts a person
 //! reads at a glance, in one self-contained HTML file. `data` reads the
 //! numbers from the aggregate tables, `charts` draws them with plotters,
-//! `page` lays the sections out.
+//! `blocks` holds a section's parts, `openings` writes the openings'
+//! sections and `page` the others and lays them all out.
 
+mod blocks;
 pub mod charts;
 pub mod data;
+mod openings;
 pub mod page;
 
 use std::io::Write as _;

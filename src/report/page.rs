@@ -10,56 +10,16 @@ use std::collections::BTreeMap;
 
 use askama::Template;
 
-use crate::report::charts::{self, Bars, Drawn, Line, Lines, Series};
-use crate::report::data::{MATERIAL_PLIES, ReportData, TOP_ENDGAMES, TOP_OPENINGS};
+use super::blocks::{
+    Block, Section, Table, WDB, chart_and_table, counts_chart, counts_row, percent, result_series,
+};
+use super::openings::{bands, families, openings, tree};
+use crate::report::charts::{self, Bars, Line, Lines, Series, Timeline};
+use crate::report::data::{MATERIAL_PLIES, ReportData, TOP_ENDGAMES};
 use crate::stats::counts::Counts;
 
 /// The page's style.
 const STYLE: &str = include_str!("assets/report.css");
-
-/// One section: its anchor, title, caption and body (charts and tables),
-/// or why it is empty.
-struct Section {
-    id: &'static str,
-    title: &'static str,
-    caption: String,
-    body: Result<Vec<Block>, String>,
-}
-
-/// A part of a section's body.
-enum Block {
-    /// A paragraph.
-    Text(String),
-    /// A paragraph saying what is missing.
-    Empty(String),
-    /// A sub-heading.
-    Heading(String),
-    Table(Table),
-    Chart(Chart),
-}
-
-/// A table of text cells, its header first (none when empty).
-struct Table {
-    header: Vec<String>,
-    rows: Vec<Vec<String>>,
-}
-
-impl Table {
-    fn new(header: &[impl AsRef<str>], rows: &[Vec<String>]) -> Table {
-        Table {
-            header: header.iter().map(|h| h.as_ref().to_owned()).collect(),
-            rows: rows.to_vec(),
-        }
-    }
-}
-
-/// A chart (plotters' SVG, its labels escaped by plotters), every number
-/// it plots (folded under it) and its summary table beside it.
-struct Chart {
-    svg: String,
-    numbers: Table,
-    summary: Table,
-}
 
 /// The whole page, as its template takes it.
 #[derive(Template)]
@@ -77,6 +37,14 @@ struct ReportPage<'a> {
 #[template(path = "report/templates/blocks.html", config = "src/askama.toml")]
 struct Blocks<'a> {
     blocks: &'a [Block],
+    /// What names the CSV files (a section's id in the page).
+    section: Named,
+}
+
+/// A section's id, for [`Blocks`].
+#[cfg(test)]
+struct Named {
+    id: &'static str,
 }
 
 /// The whole page.
@@ -88,6 +56,8 @@ pub(crate) fn render(data: &ReportData, source: &str) -> Result<String, String> 
         rating(data),
         draws(data),
         openings(data),
+        families(data),
+        bands(data),
         tree(data)?,
         material(data),
         endgames(data),
@@ -99,89 +69,6 @@ pub(crate) fn render(data: &ReportData, source: &str) -> Result<String, String> 
     let mut html = page.render().map_err(|e| e.to_string())?;
     html.push('\n');
     Ok(html)
-}
-
-/// A chart with every number it plots (folded under it) and its summary
-/// table beside it.
-fn chart_and_table(
-    chart: Result<Drawn, String>,
-    header: &[&str],
-    rows: &[Vec<String>],
-) -> Result<Block, String> {
-    let chart = chart?;
-    Ok(Block::Chart(Chart {
-        numbers: Table::new(&chart.header, &chart.rows),
-        svg: chart.svg,
-        summary: Table::new(header, rows),
-    }))
-}
-
-fn percent(value: Option<f64>) -> String {
-    value.map_or("–".into(), |v| format!("{:.1}%", v * 100.0))
-}
-
-/// Shares of white wins, draws and black wins (percent of finished games).
-fn result_series(counts: &[Counts], names: [&str; 3]) -> Vec<Series> {
-    let share = |n: fn(&Counts) -> u64| -> Vec<f64> {
-        counts
-            .iter()
-            .map(|c| match c.finished() {
-                0 => 0.0,
-                finished => 100.0 * n(c) as f64 / finished as f64,
-            })
-            .collect()
-    };
-    let values = [
-        share(|c| c.white_wins),
-        share(|c| c.draws),
-        share(|c| c.black_wins),
-    ];
-    names
-        .iter()
-        .zip(values)
-        .zip(charts::RESULT_COLOURS)
-        .map(|((name, values), colour)| Series {
-            name: (*name).to_owned(),
-            values,
-            colour,
-        })
-        .collect()
-}
-
-const WDB: [&str; 3] = ["white wins", "draws", "black wins"];
-
-fn counts_row(label: String, c: &Counts) -> Vec<String> {
-    vec![
-        label,
-        c.games.to_string(),
-        percent(share(c.white_wins, c.finished())),
-        percent(share(c.draws, c.finished())),
-        percent(share(c.black_wins, c.finished())),
-    ]
-}
-
-fn share(part: u64, whole: u64) -> Option<f64> {
-    (whole > 0).then(|| part as f64 / whole as f64)
-}
-
-/// Named counts as horizontal bars, with their table.
-fn counts_chart(counts: &[(String, u64)], what: &str, unit: &str) -> Result<Block, String> {
-    let chart = Bars {
-        x_label: unit.into(),
-        y_label: what.into(),
-        categories: counts.iter().map(|c| c.0.clone()).collect(),
-        series: vec![Series {
-            name: unit.into(),
-            values: counts.iter().map(|c| c.1 as f64).collect(),
-            colour: charts::VERMILLION,
-        }],
-        horizontal: true,
-    };
-    let rows: Vec<Vec<String>> = counts
-        .iter()
-        .map(|(name, n)| vec![name.clone(), n.to_string()])
-        .collect();
-    chart_and_table(charts::bars(&chart), &[what, unit], &rows)
 }
 
 /// The result audit: how many declared results the board confirms, and a
@@ -254,9 +141,13 @@ fn run_table(run: &crate::report::data::RunFacts) -> Block {
 /// than the gaps between them), or by century.
 const MOST_PERIODS: i64 = 40;
 
+/// A period of the years chart: its first year, its width in years, its
+/// name and its games per time class.
+type Period = (i64, i64, String, BTreeMap<String, u64>);
+
 /// The games per time class of each year, or of each decade (`1950s`) or
 /// century (`1800–1899`) when the years span more than [`MOST_PERIODS`].
-fn periods(by_year: &BTreeMap<i32, BTreeMap<String, u64>>) -> Vec<(String, BTreeMap<String, u64>)> {
+fn periods(by_year: &BTreeMap<i32, BTreeMap<String, u64>>) -> Vec<Period> {
     let (Some(first), Some(last)) = (by_year.keys().next(), by_year.keys().next_back()) else {
         return Vec::new();
     };
@@ -281,7 +172,7 @@ fn periods(by_year: &BTreeMap<i32, BTreeMap<String, u64>>) -> Vec<(String, BTree
     };
     periods
         .into_iter()
-        .map(|(start, m)| (name(start), m))
+        .map(|(start, m)| (start, width, name(start), m))
         .collect()
 }
 
@@ -297,10 +188,15 @@ fn years(data: &ReportData) -> Section {
     let body = if periods.is_empty() {
         Err("No game has a year (no Date tag with one).".to_owned())
     } else {
-        let chart = Bars {
+        let chart = Timeline {
             x_label: "year".into(),
             y_label: "games".into(),
-            categories: periods.iter().map(|(name, _)| name.clone()).collect(),
+            periods: periods
+                .iter()
+                .map(|(start, width, name, _)| {
+                    (*start as f64, (start + width) as f64, name.clone())
+                })
+                .collect(),
             series: classes
                 .iter()
                 .zip(charts::PALETTE.iter().cycle())
@@ -309,20 +205,19 @@ fn years(data: &ReportData) -> Section {
                     values: periods
                         .iter()
                         // A period without games of the class: none.
-                        .map(|(_, m)| m.get(class).copied().unwrap_or_default() as f64)
+                        .map(|(_, _, _, m)| m.get(class).copied().unwrap_or_default() as f64)
                         .collect(),
                     colour: *colour,
                 })
                 .collect(),
-            horizontal: false,
         };
         let rows: Vec<Vec<String>> = periods
             .iter()
             .rev()
             .take(12)
-            .map(|(name, m)| vec![name.clone(), m.values().sum::<u64>().to_string()])
+            .map(|(_, _, name, m)| vec![name.clone(), m.values().sum::<u64>().to_string()])
             .collect();
-        chart_and_table(charts::bars(&chart), &["latest 12", "games"], &rows).map(|b| vec![b])
+        chart_and_table(charts::timeline(&chart), &["latest 12", "games"], &rows).map(|b| vec![b])
     };
     Section {
         id: "years",
@@ -345,6 +240,7 @@ fn end_states(data: &ReportData) -> Section {
             categories: data.by_end_state.iter().map(|e| e.0.clone()).collect(),
             series: result_series(&counts, WDB),
             horizontal: true,
+            percent: true,
         };
         let rows: Vec<Vec<String>> = data
             .by_end_state
@@ -413,13 +309,18 @@ fn rating(data: &ReportData) -> Section {
                     name: "observed".into(),
                     points,
                     colour: charts::VERMILLION,
+                    reference: false,
                 },
                 Line {
                     name: "expected (Elo)".into(),
                     points: expected,
                     colour: charts::BLUE,
+                    reference: true,
                 },
             ],
+            gap: None,
+            time: false,
+            percent: false,
         };
         let rows: Vec<Vec<String>> = data
             .by_rating_diff
@@ -481,6 +382,7 @@ fn draws(data: &ReportData) -> Section {
                 })
                 .collect(),
             horizontal: false,
+            percent: false,
         };
         let rows: Vec<Vec<String>> = data
             .by_time_class
@@ -505,113 +407,6 @@ fn draws(data: &ReportData) -> Section {
     }
 }
 
-fn openings(data: &ReportData) -> Section {
-    let body = if data.top_openings.is_empty() {
-        Err("No named opening (no opening_lines table, or no standard game).".to_owned())
-    } else {
-        let counts: Vec<Counts> = data.top_openings.iter().map(|o| o.2).collect();
-        let chart = Bars {
-            x_label: "share of finished games (%)".into(),
-            y_label: "opening".into(),
-            categories: data
-                .top_openings
-                .iter()
-                .map(|(name, eco, _)| short(&format!("{eco} {name}"), 44))
-                .collect(),
-            series: result_series(&counts, WDB),
-            horizontal: true,
-        };
-        let rows: Vec<Vec<String>> = data
-            .top_openings
-            .iter()
-            .map(|(name, eco, c)| counts_row(format!("{eco} {name}"), c))
-            .collect();
-        chart_and_table(
-            charts::bars(&chart),
-            &["opening", "games", "white", "draws", "black"],
-            &rows,
-        )
-        .map(|b| vec![b])
-    };
-    Section {
-        id: "openings",
-        title: "The most played openings",
-        caption: format!(
-            "The {TOP_OPENINGS} most played named openings and their results (opening_lines table)."
-        ),
-        body,
-    }
-}
-
-fn short(text: &str, chars: usize) -> String {
-    if text.chars().count() <= chars {
-        return text.to_owned();
-    }
-    let cut: String = text.chars().take(chars - 1).collect();
-    format!("{cut}…")
-}
-
-fn tree(data: &ReportData) -> Result<Section, String> {
-    let mut body = Vec::new();
-    for (label, moves) in &data.first_moves {
-        let moves: Vec<_> = moves.iter().take(8).collect();
-        if moves.is_empty() {
-            let position = match label.as_str() {
-                "start" => "the start position".to_owned(),
-                after => format!("the position after {after}"),
-            };
-            body.push(Block::Empty(format!(
-                "No game of the opening tree reaches {position} (an import with \
-                 --opening-plies 0 has no tree)."
-            )));
-            continue;
-        }
-        let counts: Vec<Counts> = moves
-            .iter()
-            .map(|m| Counts {
-                games: m.games,
-                white_wins: m.white_wins,
-                draws: m.draws,
-                black_wins: m.black_wins,
-            })
-            .collect();
-        let chart = Bars {
-            x_label: "share of finished games (%)".into(),
-            y_label: format!("move ({label})"),
-            categories: moves.iter().map(|m| m.san.clone()).collect(),
-            series: result_series(&counts, WDB),
-            horizontal: true,
-        };
-        let rows: Vec<Vec<String>> = moves
-            .iter()
-            .zip(&counts)
-            .map(|(m, c)| counts_row(m.san.clone(), c))
-            .collect();
-        body.push(Block::Heading(if label == "start" {
-            "The start position".to_owned()
-        } else {
-            format!("After {label}")
-        }));
-        body.push(chart_and_table(
-            charts::bars(&chart),
-            &["move", "games", "white", "draws", "black"],
-            &rows,
-        )?);
-    }
-    Ok(Section {
-        id: "tree",
-        title: "The first moves of the opening tree",
-        caption: "The moves played from the start position, after 1.e4 and after 1.d4, with their \
-                  results (openings table, transpositions included)."
-            .into(),
-        body: if data.first_moves.is_empty() {
-            Err("No opening tree (openings table) in this folder.".to_owned())
-        } else {
-            Ok(body)
-        },
-    })
-}
-
 fn material(data: &ReportData) -> Section {
     let series: Vec<Line> = MATERIAL_PLIES
         .iter()
@@ -628,6 +423,7 @@ fn material(data: &ReportData) -> Section {
                 name: format!("ply {ply}"),
                 points,
                 colour,
+                reference: false,
             })
         })
         .collect();
@@ -640,6 +436,9 @@ fn material(data: &ReportData) -> Section {
             x_range: (-9.0, 9.0),
             y_range: (0.0, 1.0),
             series,
+            gap: None,
+            time: false,
+            percent: false,
         };
         let rows: Vec<Vec<String>> = MATERIAL_PLIES
             .iter()
@@ -693,6 +492,7 @@ fn endgames(data: &ReportData) -> Section {
             categories: data.endgames.iter().map(|e| e.signature.clone()).collect(),
             series: result_series(&counts, ["stronger side wins", "draws", "weaker side wins"]),
             horizontal: true,
+            percent: true,
         };
         let rows: Vec<Vec<String>> = data
             .endgames
@@ -732,12 +532,12 @@ mod tests {
     fn an_empty_import_says_so_in_every_section() {
         let page = render(&ReportData::default(), "out").unwrap_or_else(|e| panic!("{e}"));
         for id in [
-            "run", "years", "results", "rating", "draws", "openings", "tree", "material",
-            "endgames",
+            "run", "years", "results", "rating", "draws", "openings", "families", "bands", "tree",
+            "material", "endgames",
         ] {
             assert!(page.contains(&format!("<section id=\"{id}\">")), "{id}");
         }
-        assert_eq!(page.matches("class=\"empty\"").count(), 9);
+        assert_eq!(page.matches("class=\"empty\"").count(), 11);
         assert!(!page.contains("<svg"));
         assert!(!page.contains("<script"));
     }
@@ -756,8 +556,12 @@ mod tests {
     #[test]
     fn a_short_span_has_a_bar_a_year_a_long_one_a_bar_a_decade() {
         let short = periods(&by_year(&[(2019, "blitz", 2), (2021, "classical", 3)]));
-        let names: Vec<&str> = short.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["2019", "2021"]);
+        let names: Vec<(i64, i64, &str)> = short
+            .iter()
+            .map(|(s, w, n, _)| (*s, *w, n.as_str()))
+            .collect();
+        // On a continuous axis: 2020 has no bar.
+        assert_eq!(names, [(2019, 1, "2019"), (2021, 1, "2021")]);
         let long = periods(&by_year(&[
             (1851, "classical", 1),
             (1858, "classical", 2),
@@ -767,7 +571,7 @@ mod tests {
         ]));
         let rows: Vec<(&str, Option<&u64>, Option<&u64>)> = long
             .iter()
-            .map(|(n, m)| (n.as_str(), m.get("classical"), m.get("blitz")))
+            .map(|(_, _, n, m)| (n.as_str(), m.get("classical"), m.get("blitz")))
             .collect();
         assert_eq!(
             rows,
@@ -778,7 +582,7 @@ mod tests {
             ]
         );
         let wild = periods(&by_year(&[(1, "blitz", 1), (2024, "blitz", 1)]));
-        let names: Vec<&str> = wild.iter().map(|(n, _)| n.as_str()).collect();
+        let names: Vec<&str> = wild.iter().map(|(_, _, n, _)| n.as_str()).collect();
         assert_eq!(names, ["0–99", "2000–2099"]);
         assert!(periods(&BTreeMap::new()).is_empty());
     }
@@ -786,7 +590,12 @@ mod tests {
     /// `blocks` as the page writes them.
     fn blocks(blocks: &Result<Vec<Block>, String>) -> String {
         let blocks = blocks.as_ref().unwrap_or_else(|e| panic!("{e}"));
-        Blocks { blocks }.render().unwrap_or_else(|e| panic!("{e}"))
+        Blocks {
+            blocks,
+            section: Named { id: "test" },
+        }
+        .render()
+        .unwrap_or_else(|e| panic!("{e}"))
     }
 
     #[test]

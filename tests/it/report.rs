@@ -199,7 +199,8 @@ fn the_report_opens_in_a_real_browser() {
     let profile = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
     let (dom, log) = headless(&page, profile.path(), &["--dump-dom".to_owned()]);
     let sections = [
-        "run", "years", "results", "rating", "draws", "openings", "tree", "material", "endgames",
+        "run", "years", "results", "rating", "draws", "openings", "families", "bands", "tree",
+        "material", "endgames",
     ];
     for id in sections {
         let start = dom
@@ -314,4 +315,101 @@ fn sections_without_data_say_so_on_a_real_import() {
         "{}",
         section("results")
     );
+}
+
+/// The report of `data` measured in Chromium (`tests/oracle/report_layout.py`):
+/// its JSON line, and the page.
+fn layout(data: &Path) -> (serde_json::Value, String) {
+    let page = data.join("report.html");
+    let d = common::text(data);
+    let p = common::text(&page);
+    common::ok(common::pgnlake(&["report", "--data", &d, "-o", &p]));
+    let lines = common::run_oracle("report_layout.py", &[page.as_os_str()]);
+    let line = lines.last().cloned().unwrap_or_default();
+    let json = serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+    (json, std::fs::read_to_string(&page).unwrap_or_default())
+}
+
+/// The lichess sample's games, each its own text.
+fn lichess_games() -> Vec<String> {
+    let text = std::fs::read_to_string(common::sample("lichess-2025-05-30games.pgn"))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let games: Vec<String> = text
+        .split("\n\n[Event ")
+        .enumerate()
+        .map(|(i, g)| match i {
+            0 => format!("{}\n\n", g.trim_end()),
+            _ => format!("[Event {}\n\n", g.trim_end()),
+        })
+        .collect();
+    assert_eq!(games.len(), 30);
+    games
+}
+
+/// The charts as drawn, for an import of one game, of one month, of one
+/// year and a lake of thirty years: no legend over a bar or a line, shares
+/// up to 100 %, counts up to their greatest, years on a continuous axis,
+/// a table (not a chart) where there is one category, and each chart's
+/// numbers as CSV.
+#[test]
+fn the_charts_are_laid_out_without_flaws_from_one_game_to_a_lake_of_many_years() {
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let games = lichess_games();
+    let sections = |json: &serde_json::Value| -> Vec<String> {
+        serde_json::from_value(json["sections"].clone()).unwrap_or_default()
+    };
+
+    // One game: every section with data is a table.
+    let one = dir.path().join("one.pgn");
+    std::fs::write(&one, &games[0]).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("one");
+    common::app::import_to(&[one], &out);
+    let (json, page) = layout(&out);
+    assert_eq!(json["charts"], 0, "{json}");
+    assert!(!page.contains("<svg"), "a chart of one game");
+    assert!(page.contains("<section id=\"bands\">"), "{page}");
+
+    // One month: no time chart (one month, one year), the others drawn.
+    let out = dir.path().join("month");
+    common::app::import_to(&[common::sample("lichess-2025-05-30games.pgn")], &out);
+    let (json, _) = layout(&out);
+    let drawn = sections(&json);
+    assert!(!drawn.contains(&"years".to_owned()) && !drawn.contains(&"families".to_owned()));
+    assert!(drawn.contains(&"bands".to_owned()), "{json}");
+
+    // One year, a month each of its twelve: the families month by month.
+    let year = dir.path().join("year.pgn");
+    let moved: String = games
+        .iter()
+        .enumerate()
+        .map(|(i, g)| g.replace("2025.05.01", &format!("2024.{:02}.01", i % 12 + 1)))
+        .collect();
+    std::fs::write(&year, moved).unwrap_or_else(|e| panic!("{e}"));
+    let out = dir.path().join("year");
+    common::app::import_to(&[year], &out);
+    let (json, _) = layout(&out);
+    let drawn = sections(&json);
+    assert!(drawn.contains(&"families".to_owned()), "{json}");
+    assert!(!drawn.contains(&"years".to_owned()), "{json}");
+
+    // A lake of thirty years (1995 to 2025, with gaps).
+    let lake = dir.path().join("lake");
+    for name in ["openings.pgn", "results.pgn", "lichess-2025-05-30games.pgn"] {
+        let input = common::text(&common::sample(name));
+        common::ok(common::pgnlake(&[
+            "import",
+            &input,
+            "--into",
+            &common::text(&lake),
+            "-q",
+        ]));
+    }
+    let (json, _) = layout(&lake);
+    let drawn = sections(&json);
+    for id in ["years", "families", "bands", "rating", "results"] {
+        assert!(drawn.contains(&id.to_owned()), "{id}: {json}");
+    }
+    assert!(json["passed"]["time"].as_u64() >= Some(1), "{json}");
+    assert!(json["passed"]["legend"].as_u64() >= Some(5), "{json}");
+    eprintln!("report layout, lake of thirty years: {json}");
 }
