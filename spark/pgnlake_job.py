@@ -23,10 +23,11 @@ replaces its own shard only). The driver then merges with Spark SQL:
 - openings' games: game_id, top_game_id, first_game_id and last_game_id
   rebased as the games' before the sums; `ply` and `game_id` the least
   (ply, game_id) of the rows summed (the witness game), the top game the
-  greatest (top_game_elo_sum, top_game_id), first_game_id the least id and
-  last_game_id the greatest, a row of one game offering its own game (to
-  the top game when it has both ratings); top, first and last game kept
-  on rows of two games or more only;
+  greatest (top_game_elo_sum, top_game_id), first_game_id the least id
+  (null when it is the witness) and last_game_id the greatest, a row of
+  one game offering its own game (to the top game when it has both
+  ratings); top, first and last game kept on rows of two games or more
+  only;
 - openings' spelling (epd, move_san, next_position_key), null on a row of
   one game: a row of two games or more keeps its parts' spelling (any
   part's: the same text, the key's position); one whose parts were all
@@ -346,8 +347,11 @@ def summed_by_key(frame, table, derived):
         after[TOP_SUM] = F.col("_top").getField("sum")
         after[TOP_ID] = F.col("_top").getField("id")
     for name in named("earliest"):
-        aggregates.append(F.min(F.when(one, F.col(GAME_ID)).otherwise(F.col(name))).alias(name))
-        after[name] = F.col(name)
+        # A part without a first game has its witness first (and a row of
+        # one game its game); the sum names it only when it is not the
+        # sum's witness.
+        aggregates.append(F.min(F.coalesce(F.col(name), F.col(GAME_ID))).alias(name))
+        after[name] = F.when(F.col(name) != F.col(GAME_ID), F.col(name))
     for name in named("latest"):
         aggregates.append(F.max(F.when(one, F.col(GAME_ID)).otherwise(F.col(name))).alias(name))
         after[name] = F.col(name)

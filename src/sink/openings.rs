@@ -177,7 +177,10 @@ impl OpeningColumns {
         let top = s.top.filter(|_| many);
         self.top_game_id.push(top.map(|(_, id)| int(id)));
         self.top_game_elo_sum.push(top.map(|(sum, _)| int(sum)));
-        self.first_game_id.push(many.then(|| int(s.first)));
+        // The first game is nearly always the witness (a position is
+        // reached at one ply): named only when it is another.
+        self.first_game_id
+            .push((many && s.first != s.game_id).then(|| int(s.first)));
         self.last_game_id.push(many.then(|| int(s.last)));
     }
 }

@@ -68,8 +68,9 @@ pub enum Merge {
     /// (`top_game_elo_sum`, `top_game_id`), a row of one game offering its
     /// game when both its ratings are known.
     Top,
-    /// The least `game_id` of the rows summed, a row of one game offering
-    /// its game.
+    /// The least `game_id` of the rows summed, a row of one game (or a
+    /// row whose column is null) offering its witness; null when it is
+    /// the sum's witness.
     Earliest,
     /// The greatest `game_id` of the rows summed, a row of one game
     /// offering its game.
@@ -910,7 +911,7 @@ pub mod openings {
     pub(crate) const FIRST_GAME_ID: Column = Column::nullable(
         "first_game_id",
         I64,
-        "On a row of two games or more: its first game, the least `game_id` (the order games were read in); null on a row of one game. A move's first game (`explore --history`, `firstGame`) is the least of its first month's rows.",
+        "On a row of two games or more: its first game, the least `game_id` (the order games were read in), when it is not the witness `game_id`; null on a row of one game and when the witness is the first game (nearly always: a position is mostly reached at one ply). A move's first game (`explore --history`, `firstGame`) is the least of its first month's rows.",
     )
     .merged(Merge::Earliest)
     .plain();

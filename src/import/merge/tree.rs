@@ -140,7 +140,12 @@ fn tree_edges(columns: &Columns<'_>, shift: u64) -> Result<Vec<(EdgeKey, Edge)>,
                     (None, None) => None,
                     _ => return None,
                 };
-                (top, id(&earliest, row)?, id(&latest, row)?)
+                // No first game: the witness is the first.
+                let first = match int(&earliest, row) {
+                    None => game_id,
+                    Some(_) => id(&earliest, row)?,
+                };
+                (top, first, id(&latest, row)?)
             };
             let stats = EdgeStats {
                 results,

@@ -459,7 +459,8 @@ impl NamedGames {
             })
         };
         let last = named(&self.last_game_id, table::LAST_GAME_ID.name)?;
-        let first = named(&self.first_game_id, table::FIRST_GAME_ID.name)?;
+        // No first game: the witness is the first.
+        let first = self.first_game_id[row].unwrap_or(self.game_id[row]);
         let best = match (self.top_game_id[row], self.top_game_elo_sum[row]) {
             (Some(id), Some(rating)) => Some(RatedGame {
                 game: game(id),
@@ -537,7 +538,7 @@ mod tests {
             "game_id" => [1i64, 2, 9],
             "top_game_id" => [Some(4i64), None, Some(9)],
             "top_game_elo_sum" => [Some(4000i64), None, Some(4900)],
-            "first_game_id" => [Some(1i64), Some(2), Some(6)],
+            "first_game_id" => [None::<i64>, None, Some(6)],
             "last_game_id" => [Some(7i64), Some(8), Some(9)],
         )
         .unwrap_or_else(|e| panic!("{e}"))
@@ -735,7 +736,7 @@ mod tests {
             "game_id" => [2i64, 0, 0, 3, 1, 4],
             "top_game_id" => [Some(5i64), Some(1), None, None, None, None],
             "top_game_elo_sum" => [Some(5000i64), Some(5000), None, None, None, None],
-            "first_game_id" => [Some(2i64), Some(0), None, None, None, None],
+            "first_game_id" => [None::<i64>, None, None, None, None, None],
             "last_game_id" => [Some(7i64), Some(1), None, None, None, None],
             "import" => ["_compacted", "a", "b", "a", "b", "a"],
         )
@@ -815,14 +816,26 @@ mod tests {
     }
 
     #[test]
-    fn a_row_of_games_without_its_first_is_an_error() {
-        let first = Column::new("first_game_id".into(), [Some(1i64), Some(2), None]);
+    fn a_row_without_its_first_game_has_its_witness_first() {
+        let mut frame = rows();
+        let first = Column::new("first_game_id".into(), [None::<i64>, Some(2), None]);
+        frame
+            .replace("first_game_id", first)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let columns = Columns::new(&frame, Path::new("openings.parquet"));
+        let order = GameOrder::default();
+        let sums = sum_rows(
+            columns,
+            &Chess::default(),
+            &bounds(&Filters::default()),
+            &order,
+        );
+        let sums = sums.unwrap_or_else(|e| panic!("{e}"));
+        let e4 = sums.moves.iter().find(|m| m.uci == "e2e4");
+        // e4's rows: witnesses 1 and 9, neither naming another first game.
         assert_eq!(
-            error_with(first),
-            Some(
-                "openings.parquet: column \"first_game_id\" holds a null on a row of 2 games"
-                    .to_owned()
-            )
+            e4.and_then(|m| m.first.clone()).map(|f| f.game),
+            Some(game(1))
         );
     }
 
