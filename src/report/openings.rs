@@ -4,9 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::blocks::{
-    Block, Section, Table, WDB, chart_and_table, counts_row, percent, result_series,
-};
+use super::blocks::{Block, Section, WDB, chart_and_table, counts_row, percent, result_series};
 use crate::report::charts::{self, Bars, Line, Lines};
 use crate::report::data::{ReportData, TOP_OPENINGS};
 use crate::stats::counts::Counts;
@@ -65,7 +63,7 @@ pub(super) fn families(data: &ReportData) -> Section {
     let mut top: Vec<(&str, u64)> = totals.into_iter().collect();
     top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
     top.truncate(TOP_FAMILIES);
-    let x = |m: &crate::model::Month| m.year() as f64 + (m.month() - 1) as f64 / 12.0;
+    let (periods, step) = family_periods(&data.families_by_month);
     let body = if top.is_empty() {
         Err("No named game has a month.".to_owned())
     } else {
@@ -74,31 +72,32 @@ pub(super) fn families(data: &ReportData) -> Section {
             .zip(charts::PALETTE)
             .map(|((family, _), colour)| Line {
                 name: (*family).to_owned(),
-                points: data
-                    .families_by_month
+                points: periods
                     .iter()
-                    .map(|(month, families)| {
+                    .map(|(x, _, families)| {
                         let all: u64 = families.values().sum();
                         let games = families.get(*family).copied().unwrap_or(0);
-                        (x(month), 100.0 * games as f64 / all.max(1) as f64)
+                        (*x, 100.0 * games as f64 / all.max(1) as f64)
                     })
                     .collect(),
                 colour,
                 reference: false,
             })
             .collect();
-        let (first, last) = (
-            data.families_by_month.keys().next().map_or(0.0, x),
-            data.families_by_month.keys().next_back().map_or(1.0, x),
-        );
+        let first = periods.first().map_or(0.0, |p| p.0);
+        let last = periods.last().map_or(1.0, |p| p.0);
+        let by_year = step == 1.0;
         let chart = Lines {
-            x_label: "month".into(),
-            y_label: "share of the month's named games (%)".into(),
-            x_range: (first, (last + 1.0 / 12.0).max(first + 1.0 / 12.0)),
+            x_label: if by_year { "year" } else { "month" }.into(),
+            y_label: format!(
+                "share of the {}'s named games (%)",
+                if by_year { "year" } else { "month" }
+            ),
+            x_range: (first, last + step),
             y_range: (0.0, 100.0),
             series,
-            // Months one after another are joined; a gap breaks the line.
-            gap: Some(1.5 / 12.0),
+            // Periods one after another are joined; a gap breaks the line.
+            gap: Some(1.5 * step),
             time: true,
             percent: true,
         };
@@ -106,36 +105,71 @@ pub(super) fn families(data: &ReportData) -> Section {
             .iter()
             .map(|(family, games)| vec![(*family).to_owned(), games.to_string()])
             .collect();
-        chart_and_table(charts::lines(&chart), &["family", "games"], &rows).map(|mut b| {
-            // The table of a single month names its months as numbers:
-            // say them as months.
-            if let Block::Table(table) = &mut b {
-                relabel_months(table, &data.families_by_month);
+        chart_and_table(charts::lines(&chart), &["family", "games"], &rows).map(|mut block| {
+            // The numbers name their periods as numbers: say them as
+            // months (or years).
+            let table = match &mut block {
+                Block::Table(table) => table,
+                Block::Chart(chart) => &mut chart.numbers,
+                _ => return vec![block],
+            };
+            for (row, (_, label, _)) in table.rows.iter_mut().zip(&periods) {
+                if let Some(cell) = row.first_mut() {
+                    *cell = label.clone();
+                }
             }
-            vec![b]
+            if let Block::Chart(chart) = &mut block {
+                chart.csv = chart.numbers.csv_link();
+            }
+            vec![block]
         })
     };
     Section {
         id: "families",
-        title: "The most played opening families, month by month",
+        title: "The most played opening families over time",
         caption: format!(
-            "The share of each month's named games of the {TOP_FAMILIES} most played opening \
-             families (opening_lines table)."
+            "The share of each month's named games (each year's, over more than ten years) of \
+             the {TOP_FAMILIES} most played opening families (opening_lines table)."
         ),
         body,
     }
 }
 
-/// A families table's x values (years with a fraction) as `YYYY-MM`.
-fn relabel_months(
-    table: &mut Table,
+/// A families chart's period: its place on the time axis (a year and its
+/// fraction), its name and its games per family.
+type FamilyPeriod = (f64, String, BTreeMap<String, u64>);
+
+/// The months of `months`, or its years when they span more than ten
+/// years (a month a point over a century is noise); with the step
+/// between periods, in years.
+fn family_periods(
     months: &BTreeMap<crate::model::Month, BTreeMap<String, u64>>,
-) {
-    for (row, month) in table.rows.iter_mut().zip(months.keys()) {
-        if let Some(cell) = row.first_mut() {
-            *cell = month.to_string();
+) -> (Vec<FamilyPeriod>, f64) {
+    let (Some(first), Some(last)) = (months.keys().next(), months.keys().next_back()) else {
+        return (Vec::new(), 1.0 / 12.0);
+    };
+    if last.year() - first.year() <= 10 {
+        let periods = months
+            .iter()
+            .map(|(m, f)| {
+                let x = m.year() as f64 + (m.month() - 1) as f64 / 12.0;
+                (x, m.to_string(), f.clone())
+            })
+            .collect();
+        return (periods, 1.0 / 12.0);
+    }
+    let mut years: BTreeMap<i64, BTreeMap<String, u64>> = BTreeMap::new();
+    for (m, families) in months {
+        let year = years.entry(m.year()).or_default();
+        for (family, games) in families {
+            *year.entry(family.clone()).or_default() += games;
         }
     }
+    let periods = years
+        .into_iter()
+        .map(|(y, f)| (y as f64, y.to_string(), f))
+        .collect();
+    (periods, 1.0)
 }
 
 /// Results by rating band: white wins, draws and black wins as shares,

@@ -55,6 +55,12 @@ svg => {
   for (const c of plotGroup.querySelectorAll('circle')) {
     marks.push({kind: 'point', fill: colour(c.getAttribute('fill')), box: box(c)});
   }
+  // Every bar's box, however short (a period of few games among many is
+  // under a pixel high, but it is placed).
+  const columns = [...plotGroup.querySelectorAll('rect')]
+    .filter(r => ['#e69f00', '#56b4e9', '#009e73', '#f0e442', '#0072b2', '#d55e00', '#cc79a7', '#999999']
+      .includes(colour(r.getAttribute('fill'))))
+    .map(box).filter(b => b[2] - b[0] >= 1);
   const texts = [...plotGroup.querySelectorAll('text')].map(t => ({text: t.textContent.trim(), box: box(t)}));
   const node = svg.parentElement.closest('div.chart');
   const table = node ? node.querySelector('details table') : null;
@@ -64,7 +70,7 @@ svg => {
     percent: svg.dataset.percent === 'true', time: svg.dataset.time === 'true',
     horizontal: svg.dataset.horizontal === 'true',
     plot, legend: legend && legend.childElementCount ? box(legend) : null,
-    marks, texts, rows, csv: link ? link.getAttribute('href') : null,
+    marks, columns, texts, rows, csv: link ? link.getAttribute('href') : null,
     section: svg.closest('section').id,
   };
 }
@@ -111,9 +117,8 @@ def check(chart, passed):
     assert len(rows) >= 3, f"{name}: a chart of {len(rows) - 1} category"
     passed["categories"] += 1
     if chart["time"] and bars:
-        centres = sorted({round((b[0] + b[2]) / 2, 1) for b in bars})
-        starts = [int(re.match(r"-?\d+", r[0]).group()) for r in rows[1:]
-                  if any(number(c) for c in r[1:])]
+        centres = sorted({round((b[0] + b[2]) / 2, 1) for b in chart["columns"]})
+        starts = [int(re.match(r"-?\d+", r[0]).group()) for r in rows[1:]]
         assert len(centres) == len(starts), f"{name}: {len(centres)} bars, {len(starts)} periods"
         if len(starts) >= 3:
             step = (centres[-1] - centres[0]) / (starts[-1] - starts[0])
