@@ -54,6 +54,34 @@ fn the_corpus_history_equals_python_chess_recount() {
     check_history(imported.dir.path());
 }
 
+/// The corpus in a lake (the book collections and a week of TWIC, two
+/// imports), before and after `--compact`.
+#[test]
+#[cfg_attr(shared_data_absent, ignore = "needs ../shared/data")]
+fn a_corpus_lakes_history_equals_python_chess_before_and_after_compaction() {
+    let corpus = crate::common::corpus_data().join("corpus");
+    let dir = tempfile::tempdir().unwrap_or_else(|e| panic!("{e}"));
+    let lake = dir.path().join("lake");
+    for (name, file) in [
+        ("books", "book-collections.pgn.zst"),
+        ("twic", "twic0920.pgn"),
+    ] {
+        let input = text(&corpus.join(file));
+        ok(pgnlake(&[
+            "import",
+            &input,
+            "--into",
+            &text(&lake),
+            "--name",
+            name,
+            "-q",
+        ]));
+    }
+    check_history(&lake);
+    ok(pgnlake(&["lake", &text(&lake), "--compact"]));
+    check_history(&lake);
+}
+
 /// `explore --history` of a few positions of `data` against the oracle.
 fn check_history(data: &std::path::Path) {
     let data = text(data);
